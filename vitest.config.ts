@@ -1,0 +1,26 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+// Package names resolve to their sources, so tests need no build step.
+// Subpaths come first: the alias list is matched in order.
+const alias = [
+  { find: /^@tollgate\/core\/testing$/, replacement: src('./packages/core/src/testing.ts') },
+  { find: /^@tollgate\/adapters-node\/(redis|postgres|express|fastify)$/, replacement: src('./packages/adapters-node/src/$1.ts') },
+  { find: /^@tollgate\/(policy|codecs|core|adapters-node|adapters-edge)$/, replacement: src('./packages/$1/src/index.ts') },
+];
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    projects: [
+      { extends: true, test: { name: 'policy', include: ['packages/policy/src/**/*.test.ts'] } },
+      { extends: true, test: { name: 'codecs', include: ['packages/codecs/src/**/*.test.ts'] } },
+      { extends: true, test: { name: 'core', include: ['packages/core/src/**/*.test.ts'] } },
+      { extends: true, test: { name: 'adapters-node', include: ['packages/adapters-node/src/**/*.test.ts'] } },
+      { extends: true, test: { name: 'adapters-edge', include: ['packages/adapters-edge/src/**/*.test.ts'] } },
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },
+    ],
+  },
+});
