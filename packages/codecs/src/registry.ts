@@ -1,0 +1,24 @@
+import type { Codec } from './codec.js';
+import { GatewayError } from './errors/gateway-error.js';
+import type { WireFormat } from './ir/wire-format.js';
+import { anthropicMessagesCodec } from './anthropic-messages/index.js';
+import { openaiChatCodec } from './openai-chat/index.js';
+
+/** The per-format codecs, keyed by wire format. */
+export const codecs = {
+  openai_chat: openaiChatCodec,
+  anthropic_messages: anthropicMessagesCodec,
+} as const satisfies Partial<Record<WireFormat, Codec>>;
+
+const byFormat: Partial<Record<WireFormat, Codec>> = codecs;
+
+/** The codec for a format, or a canonical `unsupported_feature` error when there is none. */
+export function getCodec(format: WireFormat): Codec {
+  const codec = byFormat[format];
+  if (codec === undefined) throw new GatewayError('unsupported_feature', `The wire format ${format} is not supported.`);
+  return codec;
+}
+
+export function hasCodec(format: string): format is WireFormat {
+  return (byFormat as Record<string, Codec | undefined>)[format] !== undefined;
+}
