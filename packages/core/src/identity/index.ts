@@ -1,0 +1,21 @@
+export { createIdentityResolver } from './resolver.js';
+export type {
+  AuthMethod,
+  AuthResult,
+  IdentityLookup,
+  IdentityOptions,
+  IdentityResolver,
+  IdentityResolverOptions,
+} from './resolver.js';
+export { createVirtualKey, hashVirtualKey, isVirtualKeyShape, VIRTUAL_KEY_PREFIX } from './virtual-key.js';
+export { extractCredential, CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAM } from './credentials.js';
+export type { CredentialResult, CredentialSource } from './credentials.js';
+export { isJwtShape } from './jwt.js';
+export type { FetchLike, JwksOptions } from './jwks.js';
+export {
+  IdentityConfigSchema,
+  parseIdentityConfig,
+  JWT_ALGORITHMS,
+  DEFAULT_JWT_ALGORITHMS,
+} from './schema.js';
+export type { IdentityConfig, IdentityConfigInput, JwtAlgorithm } from './schema.js';

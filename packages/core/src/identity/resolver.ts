@@ -1,0 +1,125 @@
+/**
+ * `createIdentityResolver`: Request → Principal. Reads the credential only where vendor SDKs
+ * send it, then tries, by shape: a JWT (three segments) against the `jwt` entries, or a
+ * `tg_` key by its SHA-256 against `virtual_keys`, `applications`, then the lookup function.
+ */
+import { GatewayError } from '@tollgate/codecs';
+import { extractCredential } from './credentials.js';
+import { createJwtVerifier, isJwtShape, type JwtVerifier } from './jwt.js';
+import type { JwksOptions } from './jwks.js';
+import type { Principal } from './principal.js';
+import { parseIdentityConfig, type IdentityConfigInput } from './schema.js';
+import { constantTimeEqual, digest, hashBytes, isVirtualKeyShape, toHex } from './virtual-key.js';
+
+/** Resolves a key hash (`sha256:<hex>`) to a principal; `null` when unknown or revoked. */
+export type IdentityLookup = (keyHash: string) => Principal | null | Promise<Principal | null>;
+
+/** `options.identity`: the config section, a lookup function, or both. */
+export type IdentityOptions = IdentityConfigInput | IdentityLookup | (IdentityConfigInput & { lookup?: IdentityLookup });
+
+export type AuthMethod = 'virtual_key' | 'jwt' | 'application' | 'lookup';
+
+export type AuthResult =
+  | { ok: true; principal: Principal; method: AuthMethod; keyHash?: string }
+  | { ok: false; error: GatewayError };
+
+export interface IdentityResolverOptions extends JwksOptions {}
+
+export interface IdentityResolver {
+  authenticate(request: Request): Promise<AuthResult>;
+}
+
+interface KeyRecord {
+  bytes: Uint8Array;
+  principal: Principal;
+  method: 'virtual_key' | 'application';
+}
+
+const MISSING =
+  'Missing API key. Send it as "Authorization: Bearer <key>", "x-api-key", "x-goog-api-key" or the "key" query parameter.';
+const INVALID = 'Invalid API key or token.';
+const UNAVAILABLE = 'Authentication is temporarily unavailable. Try again shortly.';
+
+const fail = (message: string, detail: string): AuthResult => ({
+  ok: false,
+  error: new GatewayError('authentication_failed', message, { detail }),
+});
+const unavailable = (detail: string): AuthResult => ({
+  ok: false,
+  error: new GatewayError('unavailable', UNAVAILABLE, { detail }),
+});
+
+/** Validates the config (throws listing every violation) and returns the authenticator. */
+export function createIdentityResolver(identity: IdentityOptions, options: IdentityResolverOptions = {}): IdentityResolver {
+  const { lookup, config } = split(identity);
+  const parsed = parseIdentityConfig(config);
+
+  const keys = new Map<string, KeyRecord>();
+  for (const k of parsed.virtual_keys ?? []) {
+    const { user, leaders, ...rest } = k.principal;
+    const principal: Principal = { kind: 'user', id: user, ...rest };
+    if (leaders !== undefined) principal.leaders = Object.freeze([...leaders]);
+    keys.set(k.hash, { bytes: hashBytes(k.hash), principal: Object.freeze(principal), method: 'virtual_key' });
+  }
+  for (const a of parsed.applications ?? []) {
+    const principal: Principal = { kind: 'application', id: a.id, application: a.id };
+    if (a.bu !== undefined) principal.bu = a.bu;
+    if (a.tier !== undefined) principal.tier = a.tier;
+    keys.set(a.hash, { bytes: hashBytes(a.hash), principal: Object.freeze(principal), method: 'application' });
+  }
+  const jwt: JwtVerifier | null = parsed.jwt?.length ? createJwtVerifier(parsed.jwt, options) : null;
+
+  return {
+    async authenticate(request) {
+      const cred = extractCredential(request);
+      if (!cred.ok) return cred.reason === 'missing' ? fail(MISSING, 'credential: missing') : fail(INVALID, 'credential: malformed');
+      const secret = cred.secret;
+
+      if (isJwtShape(secret)) {
+        if (jwt === null) return fail(INVALID, 'jwt: not configured');
+        const r = await jwt.verify(secret);
+        if (r.ok) return { ok: true, principal: r.principal, method: 'jwt' };
+        return r.reason === 'unavailable' ? unavailable(r.detail) : fail(INVALID, r.detail);
+      }
+      if (!isVirtualKeyShape(secret)) return fail(INVALID, 'key: not a tollgate key');
+
+      const bytes = await digest(secret);
+      const keyHash = 'sha256:' + toHex(bytes);
+      const rec = keys.get(keyHash);
+      if (rec !== undefined && constantTimeEqual(rec.bytes, bytes)) {
+        return { ok: true, principal: rec.principal, method: rec.method, keyHash };
+      }
+      if (lookup !== undefined) {
+        let principal: Principal | null;
+        try {
+          principal = await lookup(keyHash);
+        } catch (err) {
+          return unavailable(`lookup: threw ${err instanceof Error ? err.name : typeof err}`);
+        }
+        if (principal !== null && principal !== undefined) {
+          if (!isPrincipal(principal)) return unavailable('lookup: returned an invalid principal');
+          return { ok: true, principal, method: 'lookup', keyHash };
+        }
+      }
+      return fail(INVALID, 'key: unknown');
+    },
+  };
+}
+
+function split(identity: IdentityOptions): { lookup: IdentityLookup | undefined; config: IdentityConfigInput } {
+  if (typeof identity === 'function') return { lookup: identity, config: {} };
+  if ('lookup' in identity) {
+    const { lookup, ...config } = identity;
+    if (lookup !== undefined && typeof lookup !== 'function') throw new TypeError('identity.lookup must be a function');
+    return { lookup, config };
+  }
+  return { lookup: undefined, config: identity };
+}
+
+const KINDS = new Set(['user', 'application', 'service']);
+
+function isPrincipal(p: unknown): p is Principal {
+  if (typeof p !== 'object' || p === null) return false;
+  const { kind, id } = p as { kind?: unknown; id?: unknown };
+  return typeof kind === 'string' && KINDS.has(kind) && typeof id === 'string' && id.length > 0;
+}
