@@ -1,0 +1,196 @@
+/**
+ * A policy bound to a registry view, indexed for the hot path: per model, the spend entries
+ * and rate rules that can apply, in precedence order; scopes as model-index lists. Compiled
+ * once per (policy, registry) pair and memoised, so treat both as immutable.
+ */
+import { compileAccess, type CompiledAccess } from './compile-access.js';
+import { SPEND_WINDOWS, type SpendWindow } from './calendar.js';
+import { parseUsdMicros } from './money.js';
+import type { DlpAction, Enforcement, Policy, SpendAction } from './policy-types.js';
+import { compilePopulation, type Population } from './principal.js';
+import { ALL_TAG, type RegistryView } from './registry-view.js';
+
+export interface CompiledScope {
+  name: string;
+  /** Model indices the scope covers. */
+  models: Int32Array;
+  /** Model ids the scope covers (frozen; shared by every hard cap of the scope). */
+  ids: readonly string[];
+}
+
+export interface CompiledSpendEntry {
+  ruleId: string;
+  entryIndex: number;
+  /** Rule-level shadow. */
+  shadow: boolean;
+  scope: CompiledScope;
+  scopeIdx: number;
+  window: SpendWindow;
+  windowIdx: number;
+  thresholdMicros: number;
+  actions: readonly SpendAction[];
+  pop: Population;
+  /** `${ruleId}#${entryIndex}`: what a BU override names. */
+  entryKey: string;
+}
+
+export interface CompiledOverride {
+  thresholdMicros: number;
+  actions: readonly SpendAction[];
+}
+
+export interface CompiledRate {
+  id: string;
+  pop: Population;
+  scope: string | null;
+  rpm: number | undefined;
+  tpm: number | undefined;
+  unlimited: boolean;
+  onStoreError: 'open' | 'closed';
+  shadow: boolean;
+}
+
+export interface CompiledToolList {
+  id: string;
+  pop: Population;
+  /** Model indices in scope, or null for every model. */
+  models: ReadonlySet<number> | null;
+  exact: ReadonlySet<string>;
+  prefixes: readonly string[];
+  any: boolean;
+}
+
+export interface CompiledPolicy {
+  readonly policy: Policy;
+  readonly registry: RegistryView;
+  readonly timezone: string;
+  readonly enforcement: Enforcement;
+  readonly modelIds: readonly string[];
+  readonly modelIndex: ReadonlyMap<string, number>;
+  readonly scopes: readonly CompiledScope[];
+  /** Per model index: spend entries whose scope covers the model, in precedence order. */
+  readonly spendByModel: readonly (readonly CompiledSpendEntry[])[];
+  /** BU → entry key → override. */
+  readonly overrides: ReadonlyMap<string, ReadonlyMap<string, CompiledOverride>>;
+  /** Per model index (plus one trailing list for "no model"): rate rules that can apply. */
+  readonly rateByModel: readonly (readonly CompiledRate[])[];
+  readonly access: CompiledAccess;
+  readonly tools: readonly CompiledToolList[];
+  readonly dlpDefault: Readonly<Record<string, DlpAction>>;
+  readonly dlpUseCases: readonly { id: string; pop: Population; actions: Readonly<Record<string, DlpAction>> }[];
+  /** Windows some spend entry uses. */
+  readonly windows: readonly SpendWindow[];
+}
+
+function micros(usd: string): number {
+  const m = parseUsdMicros(usd);
+  if (m === undefined) throw new TypeError(`invalid USD amount "${usd}": parse the policy with parsePolicy first`);
+  return m;
+}
+
+const sameKinds = (a: readonly SpendAction[], b: readonly SpendAction[]): boolean =>
+  [...new Set(a.map((x) => x.type))].sort().join() === [...new Set(b.map((x) => x.type))].sort().join();
+
+export function compilePolicy(policy: Policy, registry: RegistryView): CompiledPolicy {
+  const timezone = policy.timezone ?? 'UTC';
+  const modelIds = Object.keys(registry.models);
+  const modelIndex = new Map(modelIds.map((id, i) => [id, i] as const));
+  const tags = modelIds.map((id) => new Set([ALL_TAG, ...(registry.models[id]?.tags ?? [])]));
+
+  const scopes: CompiledScope[] = [];
+  const scopeIndex = new Map<string, number>();
+  const scopeOf = (name: string): number => {
+    let i = scopeIndex.get(name);
+    if (i === undefined) {
+      const exact = modelIndex.get(name);
+      const idx = exact !== undefined ? [exact] : modelIds.flatMap((_, m) => (tags[m]?.has(name) ? [m] : []));
+      i = scopes.length;
+      scopes.push({ name, models: Int32Array.from(idx), ids: Object.freeze(idx.map((m) => modelIds[m] as string)) });
+      scopeIndex.set(name, i);
+    }
+    return i;
+  };
+  const scopeModels = (name: string): readonly number[] => Array.from(scopes[scopeOf(name)]?.models ?? []);
+
+  // Spend entries in precedence order: weight (higher first), then file order.
+  const rules = (policy.spend?.rules ?? []).map((rule, order) => ({ rule, order }));
+  rules.sort((a, b) => (b.rule.weight ?? 0) - (a.rule.weight ?? 0) || a.order - b.order);
+  const entries: CompiledSpendEntry[] = [];
+  const byKey = new Map<string, CompiledSpendEntry>();
+  const windows = new Set<SpendWindow>();
+  for (const { rule } of rules) {
+    rule.matches.forEach((entry, entryIndex) => {
+      const scopeIdx = scopeOf(entry.match.scope);
+      const c: CompiledSpendEntry = {
+        ruleId: rule.id, entryIndex, shadow: rule.enforcement === 'shadow',
+        scope: scopes[scopeIdx] as CompiledScope, scopeIdx,
+        window: entry.match.window, windowIdx: SPEND_WINDOWS.indexOf(entry.match.window),
+        thresholdMicros: micros(entry.match.at_or_above_usd), actions: entry.actions,
+        pop: compilePopulation(entry.match), entryKey: `${rule.id}#${entryIndex}`,
+      };
+      windows.add(c.window);
+      entries.push(c);
+      if (!byKey.has(c.entryKey)) byKey.set(c.entryKey, c);
+    });
+  }
+  const spendByModel: CompiledSpendEntry[][] = modelIds.map(() => []);
+  for (const e of entries) for (const m of e.scope.models) spendByModel[m]?.push(e);
+
+  const overrides = new Map<string, Map<string, CompiledOverride>>();
+  for (const [bu, unit] of Object.entries(policy.business_units ?? {})) {
+    const map = new Map<string, CompiledOverride>();
+    for (const o of unit.spend_overrides ?? []) {
+      for (const e of entries) {
+        if (e.ruleId !== o.rule || e.scope.name !== o.scope || e.window !== o.window) continue;
+        if (o.actions !== undefined && !sameKinds(o.actions, e.actions)) continue;
+        if (!map.has(e.entryKey)) map.set(e.entryKey, { thresholdMicros: micros(o.at_or_above_usd), actions: o.actions ?? e.actions });
+      }
+    }
+    if (map.size > 0) overrides.set(bu, map);
+  }
+
+  const rates: CompiledRate[] = (policy.rate_limits ?? []).map((r) => ({
+    id: r.id, pop: compilePopulation(r.match ?? {}), scope: r.match?.scope ?? null, rpm: r.rpm, tpm: r.tpm,
+    unlimited: r.unlimited === true, onStoreError: r.on_store_error ?? 'closed', shadow: r.enforcement === 'shadow',
+  }));
+  const rateByModel: CompiledRate[][] = modelIds.map((_, m) =>
+    rates.filter((r) => r.scope === null || scopeModels(r.scope).includes(m)));
+  rateByModel.push(rates.filter((r) => r.scope === null));
+
+  const tools: CompiledToolList[] = (policy.tools?.allow_lists ?? []).map((t) => {
+    const patterns = t.allow;
+    return {
+      id: t.id, pop: compilePopulation(t.match ?? {}),
+      models: t.match?.scope === undefined ? null : new Set(scopeModels(t.match.scope)),
+      exact: new Set(patterns.filter((p) => !p.endsWith('*'))),
+      prefixes: patterns.filter((p) => p.endsWith('*') && p !== '*').map((p) => p.slice(0, -1)),
+      any: patterns.includes('*'),
+    };
+  });
+
+  return {
+    policy, registry, timezone, enforcement: policy.enforcement ?? 'enforce', modelIds, modelIndex, scopes,
+    spendByModel, overrides, rateByModel, tools,
+    access: compileAccess(policy, timezone, modelIds, scopeModels),
+    dlpDefault: policy.dlp?.default ?? {},
+    dlpUseCases: (policy.dlp?.use_cases ?? []).map((u) => ({ id: u.id, pop: compilePopulation(u.match ?? {}), actions: u.actions })),
+    windows: SPEND_WINDOWS.filter((w) => windows.has(w)),
+  };
+}
+
+const cache = new WeakMap<Policy, WeakMap<RegistryView, CompiledPolicy>>();
+
+/** The compiled form of (policy, registry), memoised by object identity. */
+export function compiled(policy: Policy, registry: RegistryView): CompiledPolicy {
+  let inner = cache.get(policy);
+  if (inner === undefined) {
+    inner = new WeakMap();
+    cache.set(policy, inner);
+  }
+  let c = inner.get(registry);
+  if (c === undefined) {
+    c = compilePolicy(policy, registry);
+    inner.set(registry, c);
+  }
+  return c;
+}

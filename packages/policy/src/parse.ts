@@ -1,0 +1,92 @@
+/**
+ * `parsePolicy(raw, { registry })`: the strict schema plus the cross-entry checks, every
+ * violation listed at once. Startup refuses a policy that does not parse.
+ */
+import * as z from 'zod';
+import { isValidTimeZone } from './calendar.js';
+import { checkPolicy, type SalvagedPolicy } from './checks.js';
+import { IssueList, type PolicyIssue } from './issues.js';
+import type { Policy } from './policy-types.js';
+import type { RegistryView } from './registry-view.js';
+import {
+  AccessRuleSchema, BusinessUnitSchema, DlpUseCaseSchema, LimitedAccessSchema, PilotSchema, PolicySchema,
+  RateLimitSchema, SpendRuleSchema, ToolAllowListSchema,
+} from './schema.js';
+
+export interface ParsePolicyOptions {
+  /** When given, scopes must be registry tags or model ids and model references must exist. */
+  registry?: RegistryView;
+}
+
+export type ParsePolicyResult = { ok: true; policy: Policy } | { ok: false; errors: PolicyIssue[] };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function salvageArray<T>(raw: unknown, schema: z.ZodType<T>): (T | undefined)[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.map((item) => {
+    const r = schema.safeParse(item);
+    return r.success ? r.data : undefined;
+  });
+}
+
+function salvageRecord<T>(raw: unknown, schema: z.ZodType<T>): Record<string, T> {
+  const out: Record<string, T> = {};
+  if (!isObject(raw)) return out;
+  for (const [k, v] of Object.entries(raw)) {
+    const r = schema.safeParse(v);
+    if (r.success && k !== '') out[k] = r.data;
+  }
+  return out;
+}
+
+/** The entries of a policy that failed the schema as a whole, so the checks still see them. */
+function salvage(raw: Record<string, unknown>): SalvagedPolicy {
+  const get = (o: unknown, k: string): unknown => (isObject(o) ? o[k] : undefined);
+  const tz = raw['timezone'];
+  return {
+    timezone: typeof tz === 'string' && isValidTimeZone(tz) ? tz : 'UTC',
+    access: salvageRecord(get(raw['access'], 'models'), AccessRuleSchema),
+    limitedAccess: salvageRecord(raw['limited_access'], LimitedAccessSchema),
+    pilots: salvageArray(raw['pilots'], PilotSchema),
+    businessUnits: salvageRecord(raw['business_units'], BusinessUnitSchema),
+    spendRules: salvageArray(get(raw['spend'], 'rules'), SpendRuleSchema),
+    rateLimits: salvageArray(raw['rate_limits'], RateLimitSchema),
+    toolLists: salvageArray(get(raw['tools'], 'allow_lists'), ToolAllowListSchema),
+    dlpUseCases: salvageArray(get(raw['dlp'], 'use_cases'), DlpUseCaseSchema),
+  };
+}
+
+function fromParsed(p: z.output<typeof PolicySchema>): SalvagedPolicy {
+  return {
+    timezone: p.timezone, access: p.access.models, limitedAccess: p.limited_access, pilots: p.pilots,
+    businessUnits: p.business_units, spendRules: p.spend.rules, rateLimits: p.rate_limits,
+    toolLists: p.tools.allow_lists, dlpUseCases: p.dlp.use_cases,
+  };
+}
+
+function schemaIssues(error: z.ZodError, issues: IssueList): void {
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) issues.add([...issue.path, key], 'unknown key');
+    } else {
+      issues.add(issue.path, issue.message);
+    }
+  }
+}
+
+/**
+ * Validate a policy document (the object a YAML or JSON policy file parses to). Returns the
+ * typed policy with defaults filled in (`enforcement: enforce`, `timezone: UTC`, empty
+ * sections), or every violation found, each with a readable path.
+ */
+export function parsePolicy(raw: unknown, opts: ParsePolicyOptions = {}): ParsePolicyResult {
+  const issues = new IssueList();
+  const parsed = PolicySchema.safeParse(raw);
+  if (!parsed.success) schemaIssues(parsed.error, issues);
+  if (isObject(raw)) {
+    checkPolicy(parsed.success ? fromParsed(parsed.data) : salvage(raw), opts.registry, issues);
+  }
+  if (parsed.success && issues.items.length === 0) return { ok: true, policy: parsed.data };
+  return { ok: false, errors: issues.items };
+}

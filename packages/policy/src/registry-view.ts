@@ -1,0 +1,37 @@
+/**
+ * The part of the registry policy needs: model ids and their tags. Core's loaded registry
+ * (`{ models: { [id]: { tags?: string[], … } } }`) satisfies this type structurally, so it can
+ * be passed as is. Every model implicitly has the tag `all`.
+ */
+export interface RegistryView {
+  readonly models: Readonly<Record<string, { readonly tags?: readonly string[] | undefined }>>;
+}
+
+/** The tag every model has. */
+export const ALL_TAG = 'all';
+
+/** A model's tags, `all` included. */
+export function modelTags(registry: RegistryView, model: string): readonly string[] | undefined {
+  const m = Object.hasOwn(registry.models, model) ? registry.models[model] : undefined;
+  if (m === undefined) return undefined;
+  return [ALL_TAG, ...(m.tags ?? [])];
+}
+
+/** True when `scope` names a model id or a tag of some model (or `all`). */
+export function isKnownScope(registry: RegistryView, scope: string): boolean {
+  if (scope === ALL_TAG || Object.hasOwn(registry.models, scope)) return true;
+  for (const id in registry.models) {
+    if ((registry.models[id]?.tags ?? []).includes(scope)) return true;
+  }
+  return false;
+}
+
+/** The model ids a scope (model id or tag) covers, in registry order. */
+export function modelsInScope(registry: RegistryView, scope: string): string[] {
+  if (Object.hasOwn(registry.models, scope)) return [scope];
+  const out: string[] = [];
+  for (const id in registry.models) {
+    if (scope === ALL_TAG || (registry.models[id]?.tags ?? []).includes(scope)) out.push(id);
+  }
+  return out;
+}
