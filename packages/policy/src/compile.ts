@@ -6,7 +6,7 @@
 import { compileAccess, type CompiledAccess } from './compile-access.js';
 import { SPEND_WINDOWS, type SpendWindow } from './calendar.js';
 import { parseUsdMicros } from './money.js';
-import type { DlpAction, Enforcement, Policy, SpendAction } from './policy-types.js';
+import type { Enforcement, Policy, SpendAction } from './policy-types.js';
 import { compilePopulation, type Population } from './principal.js';
 import { ALL_TAG, type RegistryView } from './registry-view.js';
 
@@ -76,8 +76,6 @@ export interface CompiledPolicy {
   readonly rateByModel: readonly (readonly CompiledRate[])[];
   readonly access: CompiledAccess;
   readonly tools: readonly CompiledToolList[];
-  readonly dlpDefault: Readonly<Record<string, DlpAction>>;
-  readonly dlpUseCases: readonly { id: string; pop: Population; actions: Readonly<Record<string, DlpAction>> }[];
   /** Windows some spend entry uses. */
   readonly windows: readonly SpendWindow[];
 }
@@ -172,8 +170,6 @@ export function compilePolicy(policy: Policy, registry: RegistryView): CompiledP
     policy, registry, timezone, enforcement: policy.enforcement ?? 'enforce', modelIds, modelIndex, scopes,
     spendByModel, overrides, rateByModel, tools,
     access: compileAccess(policy, timezone, modelIds, scopeModels),
-    dlpDefault: policy.dlp?.default ?? {},
-    dlpUseCases: (policy.dlp?.use_cases ?? []).map((u) => ({ id: u.id, pop: compilePopulation(u.match ?? {}), actions: u.actions })),
     windows: SPEND_WINDOWS.filter((w) => windows.has(w)),
   };
 }

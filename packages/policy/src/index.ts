@@ -1,1 +1,36 @@
-export {};
+/**
+ * @tollgate/policy — pure decisions over plain data: no I/O, no clock reads, no randomness.
+ * `now` is always an input; the gateway gathers state and performs effects.
+ */
+export type { Principal, PopulationSpec } from './principal.js';
+export { ALL_TAG, isKnownScope, modelTags, modelsInScope, type RegistryView } from './registry-view.js';
+export { MICROS_PER_USD, formatMicros, parseUsdMicros } from './money.js';
+export {
+  SPEND_WINDOWS, isValidTimeZone, windowBounds, windowKey, windowKeys,
+  type Instant, type SpendWindow, type WindowBounds,
+} from './calendar.js';
+export type {
+  AccessRule, BusinessUnit, DlpAction, DlpPolicy, DlpUseCase, Enforcement, LimitedAccess, Pilot, PilotEnforcement,
+  Policy, RateLimitRule, RateMatch, RosterMember, SpendAction, SpendActionType, SpendEntry, SpendMatch,
+  SpendOverride, SpendRule, ToolAllowList,
+} from './policy-types.js';
+export type { PolicyIssue } from './issues.js';
+export { parsePolicy, type ParsePolicyOptions, type ParsePolicyResult } from './parse.js';
+export {
+  allowedModels, decideAccess, type AccessDecision, type AccessDenial, type AccessInput, type AccessLayer,
+} from './access.js';
+export { decideSpend } from './spend.js';
+export type {
+  HardCap, LatchMarker, Markers, PauseMarker, SpendCounters, SpendDecision, SpendInput, SpendNotification,
+  SpendSubstitution, Utilization,
+} from './spend-types.js';
+export { decideRate, type RateConstraint, type RateDecision, type RateInput } from './rate.js';
+export {
+  decideSubstitution, type SubstitutionDecision, type SubstitutionInput,
+} from './substitution.js';
+export { decideTools, type ToolVerdict, type ToolsDecision, type ToolsInput } from './tools.js';
+export { decideDlp, stricterDlpAction, type DlpDecision, type DlpInput } from './dlp.js';
+export {
+  whatIf, type CounterTable, type WhatIfBlock, type WhatIfOptions, type WhatIfResult,
+} from './what-if.js';
+export { defaultMaxTokens } from './limits.js';
