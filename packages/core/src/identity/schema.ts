@@ -42,8 +42,10 @@ export const DEFAULT_JWT_ALGORITHMS: readonly JwtAlgorithm[] = ['RS256', 'ES256'
 const Claim = z.string().min(1).max(128);
 
 /** A public verification key: RSA, EC or OKP, no private or symmetric material. */
+const KTYS: ReadonlySet<unknown> = new Set(['RSA', 'EC', 'OKP']);
 const PublicJwk = z
-  .looseObject({ kty: z.enum(['RSA', 'EC', 'OKP'], 'a JWKS holds public RSA, EC or OKP keys only') })
+  .looseObject({ kty: z.string().optional() })
+  .refine((k) => KTYS.has(k.kty), 'a JWKS holds public RSA, EC or OKP keys only')
   .refine((k) => !('d' in k) && !('k' in k) && !('p' in k), 'a JWKS must hold public keys only (remove "d")');
 
 const JwksUrl = z.url().refine((s) => {
