@@ -1,0 +1,96 @@
+/**
+ * The state store: where governance state lives (spend counters, reservations, rate buckets,
+ * one-shot markers). Policy says which limits apply and what a request may cost at most; the
+ * store does the arithmetic atomically. The embedded default is in memory; the Redis store in
+ * @tollgate/adapters-node shares state across replicas. Both pass the conformance suite in
+ * `@tollgate/core/testing`.
+ *
+ * All money is integer micro-USD. Keys are opaque strings chosen by the gateway.
+ */
+
+/** A hard cap: committed spend on `counters` plus live holds on `key` may not pass `limit`. */
+export interface SpendConstraint {
+  /** Stable key of this limit (e.g. `spend:<rule>:<principal>:<window key>`); holds are tracked per key. */
+  key: string;
+  /** The cap in micro-USD. */
+  limit: number;
+  /** Counter keys whose committed sum counts against the cap (one per model in scope). */
+  counters: string[];
+}
+
+export interface ReserveRequest {
+  /** Reservation id (the request id). Reserving an id that is already held is an error. */
+  id: string;
+  /** Worst-case cost in micro-USD. */
+  amount: number;
+  /** The hold expires (stops counting) this long after the store's clock at reserve/renew. */
+  ttlMs: number;
+  constraints: SpendConstraint[];
+}
+
+export type ReserveResult =
+  | { ok: true }
+  | {
+      ok: false;
+      /** The first constraint that could not take the amount. */
+      key: string;
+      limit: number;
+      /** Committed spend on its counters. */
+      committed: number;
+      /** Live holds on it, excluding this request. */
+      held: number;
+    };
+
+export interface SettleRequest {
+  id: string;
+  /** Actual (or estimated) cost per counter key, added to the committed counters. */
+  charges: Array<{ counter: string; amount: number }>;
+  /** Committed counters expire this long after the store's clock (window length + slack). */
+  counterTtlMs?: number;
+}
+
+/** A rate bucket: at most `limit` units per fixed window of `windowMs`. */
+export interface RateBucket {
+  key: string;
+  limit: number;
+  windowMs: number;
+  /** Units this request takes (1 for requests, the token bound for tokens). */
+  cost: number;
+}
+
+export type RateResult = { ok: true } | { ok: false; key: string; retryAfterMs: number };
+
+export interface StateStore {
+  /** Reserve `amount` only if, for every constraint, committed + held + amount ≤ limit. All or nothing. */
+  reserve(request: ReserveRequest): Promise<ReserveResult>;
+  /** Extend a live hold (a streaming request is still running). False when the hold is gone. */
+  renew(id: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Replace the hold with the actual cost: removes the hold and adds the charges to the
+   * counters. Idempotent: settling the same id again changes nothing and returns false.
+   */
+  settle(request: SettleRequest): Promise<boolean>;
+  /** Drop a hold without charging (the request was refused before it reached an upstream). */
+  release(id: string): Promise<void>;
+  /** Committed values of counters (0 when absent). */
+  getCounters(keys: readonly string[]): Promise<Record<string, number>>;
+  /** Live holds (sum) per constraint key, for status and tests. */
+  getHeld(keys: readonly string[]): Promise<Record<string, number>>;
+  /** Take `cost` from every bucket, or from none when any would pass its limit. */
+  hitRate(buckets: readonly RateBucket[]): Promise<RateResult>;
+  /** Set a one-shot marker; true when this call set it, false when it was already set. */
+  setOnce(key: string, ttlMs: number): Promise<boolean>;
+  /** Whether a marker is set. */
+  hasMarker(key: string): Promise<boolean>;
+  /** Tidy expired holds (they stop counting at once anyway); returns how many were removed. */
+  sweep(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Thrown (or rejected) by a store that cannot reach its backend. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
