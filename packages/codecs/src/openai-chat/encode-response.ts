@@ -60,7 +60,7 @@ export function encodeResponse(response: Response, options: EncodeResponseOption
   };
   if (response.usage !== null) body.usage = encodeUsage(response.usage);
   if (vendor.service_tier !== undefined) body.service_tier = vendor.service_tier;
-  if (vendor.system_fingerprint !== undefined) body.system_fingerprint = vendor.system_fingerprint;
+  body.system_fingerprint = vendor.system_fingerprint ?? null;
   if (response.vendor !== undefined && response.vendor.format !== FORMAT) {
     for (const key of Object.keys(response.vendor.fields)) {
       warnings.push(dropped(key, `it is a ${response.vendor.format} field with no OpenAI Chat equivalent`));
