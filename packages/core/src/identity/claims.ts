@@ -4,7 +4,7 @@
  * `principal.tags` only, never in tier, bu or leaders.
  */
 import type { JWTPayload } from 'jose';
-import type { Principal } from './principal.js';
+import type { Principal } from '@tollgate/policy';
 import type { JwtEntry } from './schema.js';
 
 export const MAX_TAGS = 16;

@@ -6,7 +6,7 @@
 import { decodeJwt, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { principalFromClaims } from './claims.js';
 import { createJwksProvider, JwksUnavailableError, type JwksOptions } from './jwks.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '@tollgate/policy';
 import { DEFAULT_JWT_ALGORITHMS, type JwtEntry } from './schema.js';
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { Principal } from './principal.js';
+import type { Principal } from '@tollgate/policy';
 import { createIdentityResolver, type AuthResult } from './resolver.js';
 import { createVirtualKey } from './virtual-key.js';
 

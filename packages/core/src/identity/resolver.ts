@@ -7,7 +7,7 @@ import { GatewayError } from '@tollgate/codecs';
 import { extractCredential } from './credentials.js';
 import { createJwtVerifier, isJwtShape, type JwtVerifier } from './jwt.js';
 import type { JwksOptions } from './jwks.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '@tollgate/policy';
 import { parseIdentityConfig, type IdentityConfigInput } from './schema.js';
 import { constantTimeEqual, digest, hashBytes, isVirtualKeyShape, toHex } from './virtual-key.js';
 
