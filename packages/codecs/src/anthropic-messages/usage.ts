@@ -1,0 +1,62 @@
+import { emptyUsage, type Usage } from '../ir/usage.js';
+import { isObject, tokenCount, type JsonObject } from '../shared/guards.js';
+import type { WireUsage } from './schemas.js';
+
+/**
+ * Anthropic usage → canonical usage (non-overlapping kinds). `input_tokens` already excludes cache
+ * reads and writes. Fields absent from `wire` keep their value from `previous`: stream
+ * `message_delta` usage is cumulative but may name only `output_tokens`.
+ */
+export function decodeUsage(wire: unknown, previous?: Usage): Usage {
+  const base = previous ?? emptyUsage();
+  if (!isObject(wire)) return { ...base };
+  const usage: Usage = { ...base, measured: true };
+  if ('input_tokens' in wire) usage.input = tokenCount(wire['input_tokens']);
+  if ('cache_read_input_tokens' in wire) usage.cacheRead = tokenCount(wire['cache_read_input_tokens']);
+  if ('output_tokens' in wire) usage.output = tokenCount(wire['output_tokens']);
+  const breakdown = wire['cache_creation'];
+  if (isObject(breakdown)) {
+    usage.cacheWrite = tokenCount(breakdown['ephemeral_5m_input_tokens']);
+    usage.cacheWrite1h = tokenCount(breakdown['ephemeral_1h_input_tokens']);
+  } else if ('cache_creation_input_tokens' in wire) {
+    // No TTL breakdown: keep the 1-hour share already known (if it still fits), the rest is 5-minute.
+    const total = tokenCount(wire['cache_creation_input_tokens']);
+    usage.cacheWrite1h = Math.min(base.cacheWrite1h, total);
+    usage.cacheWrite = total - usage.cacheWrite1h;
+  }
+  // Anthropic does not split reasoning out of output, except in newer `output_tokens_details`.
+  const details = wire['output_tokens_details'];
+  if (isObject(details) && 'thinking_tokens' in details) usage.reasoning = tokenCount(details['thinking_tokens']);
+  return usage;
+}
+
+/** Canonical usage → the Anthropic `usage` object of a message. */
+export function encodeUsage(usage: Usage | null | undefined): WireUsage {
+  const u = usage ?? emptyUsage();
+  return {
+    input_tokens: u.input,
+    cache_creation_input_tokens: u.cacheWrite + u.cacheWrite1h,
+    cache_read_input_tokens: u.cacheRead,
+    cache_creation: { ephemeral_5m_input_tokens: u.cacheWrite, ephemeral_1h_input_tokens: u.cacheWrite1h },
+    output_tokens: u.output,
+  };
+}
+
+/** The cumulative usage of a stream `message_delta` (the fields the SDK copies). */
+export function encodeDeltaUsage(u: Usage): JsonObject {
+  return {
+    output_tokens: u.output,
+    input_tokens: u.input,
+    cache_creation_input_tokens: u.cacheWrite + u.cacheWrite1h,
+    cache_read_input_tokens: u.cacheRead,
+  };
+}
+
+/** Usage keys that decodeUsage reads; anything else in a response's usage is vendor data. */
+export const USAGE_KEYS = new Set([
+  'input_tokens',
+  'cache_creation_input_tokens',
+  'cache_read_input_tokens',
+  'cache_creation',
+  'output_tokens',
+]);
