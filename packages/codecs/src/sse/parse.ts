@@ -60,7 +60,11 @@ export function createSseReader(
       parser.feed(text);
     },
     end() {
-      if (!failed) parser.reset({ consume: true });
+      if (failed) return;
+      // eventsource-parser's reset({ consume }) parses a pending line but never dispatches the
+      // event it belongs to; a blank line does, so a last event missing its terminator is delivered.
+      parser.feed('\n\n');
+      parser.reset();
     },
   };
 }
