@@ -56,6 +56,16 @@ describe('identity: JWT via a JWKS URL', () => {
     expect(server.state.fetches).toBe(3);
   });
 
+  it('fetches once for a burst of concurrent first requests', async () => {
+    const a = await makeKey('a');
+    const server = fakeJwksServer([a.publicJwk]);
+    const resolver = createIdentityResolver({ jwt: [entry] }, { fetch: server.fetch });
+    const token = await sign(a);
+    const results = await Promise.all(Array.from({ length: 20 }, () => resolver.authenticate(bearer(token))));
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(server.state.fetches).toBe(1);
+  });
+
   it('shares one cached key set between entries with the same URL', async () => {
     const a = await makeKey('a');
     const server = fakeJwksServer([a.publicJwk]);

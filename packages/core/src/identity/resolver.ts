@@ -15,7 +15,7 @@ import { constantTimeEqual, digest, hashBytes, isVirtualKeyShape, toHex } from '
 export type IdentityLookup = (keyHash: string) => Principal | null | Promise<Principal | null>;
 
 /** `options.identity`: the config section, a lookup function, or both. */
-export type IdentityOptions = IdentityConfigInput | IdentityLookup | (IdentityConfigInput & { lookup?: IdentityLookup });
+export type IdentityOptions = IdentityLookup | (IdentityConfigInput & { lookup?: IdentityLookup });
 
 export type AuthMethod = 'virtual_key' | 'jwt' | 'application' | 'lookup';
 
@@ -23,7 +23,8 @@ export type AuthResult =
   | { ok: true; principal: Principal; method: AuthMethod; keyHash?: string }
   | { ok: false; error: GatewayError };
 
-export interface IdentityResolverOptions extends JwksOptions {}
+/** Injectable fetch and JWKS timings (cool-down, max age, timeout, failure back-off). */
+export type IdentityResolverOptions = JwksOptions;
 
 export interface IdentityResolver {
   authenticate(request: Request): Promise<AuthResult>;
