@@ -6,20 +6,39 @@
 import { policyInstant, type SpendWindow } from './calendar.js';
 import type { IssueList } from './issues.js';
 import { parseUsdMicros } from './money.js';
+import { overrideTarget } from './overrides.js';
 import type {
-  AccessRule, BusinessUnit, DlpUseCase, LimitedAccess, Pilot, RateLimitRule, SpendRule, ToolAllowList,
+  AccessRule, BusinessUnit, DlpUseCase, LimitedAccess, Pilot, RateLimitRule, SpendEntry, ToolAllowList,
 } from './policy-types.js';
 import { compilePopulation } from './principal.js';
 import { isKnownScope, modelsInScope, type RegistryView } from './registry-view.js';
 
+/** A spend rule whose valid entries survived, positions kept. */
+export interface SalvagedRule {
+  id: string | undefined;
+  matches: (SpendEntry | undefined)[];
+  /** Each entry's scope as written, checked even when the entry is otherwise invalid. */
+  scopes: (string | undefined)[];
+}
+
+/** Ids as written (undefined where not a string), for duplicate checks of invalid entries too. */
+export interface SalvagedIds {
+  spendRules: (string | undefined)[];
+  rateLimits: (string | undefined)[];
+  pilots: (string | undefined)[];
+  toolLists: (string | undefined)[];
+  dlpUseCases: (string | undefined)[];
+}
+
 /** The entries that passed the schema; arrays keep positions (`undefined` where invalid). */
 export interface SalvagedPolicy {
   timezone: string;
+  ids: SalvagedIds;
   access: Record<string, AccessRule>;
   limitedAccess: Record<string, LimitedAccess>;
   pilots: (Pilot | undefined)[];
   businessUnits: Record<string, BusinessUnit>;
-  spendRules: (SpendRule | undefined)[];
+  spendRules: (SalvagedRule | undefined)[];
   rateLimits: (RateLimitRule | undefined)[];
   toolLists: (ToolAllowList | undefined)[];
   dlpUseCases: (DlpUseCase | undefined)[];
@@ -27,13 +46,13 @@ export interface SalvagedPolicy {
 
 type Path = readonly PropertyKey[];
 
-function duplicateIds(items: readonly ({ id: string } | undefined)[], at: Path, what: string, issues: IssueList): void {
+function duplicateIds(ids: readonly (string | undefined)[], at: Path, what: string, issues: IssueList): void {
   const first = new Map<string, number>();
-  items.forEach((item, i) => {
-    if (item === undefined) return;
-    const seen = first.get(item.id);
-    if (seen === undefined) first.set(item.id, i);
-    else issues.add([...at, i, 'id'], `duplicate ${what} id "${item.id}" (first used at index ${seen})`);
+  ids.forEach((id, i) => {
+    if (id === undefined || id === '') return;
+    const seen = first.get(id);
+    if (seen === undefined) first.set(id, i);
+    else issues.add([...at, i, 'id'], `duplicate ${what} id "${id}" (first used at index ${seen})`);
   });
 }
 
@@ -44,16 +63,18 @@ function scope(registry: RegistryView | undefined, s: string, path: Path, issues
 }
 
 const WINDOW_RANK: Record<SpendWindow, number> = { daily: 0, weekly: 1, monthly: 2, quarterly: 3, yearly: 4 };
-const actionKey = (types: readonly string[]): string => [...new Set(types)].sort().join('+');
 
 function spendChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issues: IssueList): void {
   // Block caps of one scope and population must not shrink as the window grows.
   const caps = new Map<string, { window: SpendWindow; micros: number; usd: string; path: Path }[]>();
   p.spendRules.forEach((rule, r) => {
+    rule?.scopes.forEach((s, e) => {
+      if (s !== undefined) scope(registry, s, ['spend', 'rules', r, 'matches', e, 'match', 'scope'], issues);
+    });
     rule?.matches.forEach((entry, e) => {
+      if (entry === undefined) return;
       const at: Path = ['spend', 'rules', r, 'matches', e];
       const m = entry.match;
-      scope(registry, m.scope, [...at, 'match', 'scope'], issues);
       const inScope = registry === undefined ? [] : modelsInScope(registry, m.scope);
       entry.actions.forEach((a, k) => {
         if (a.type !== 'substitute') return;
@@ -84,8 +105,8 @@ function spendChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issu
 }
 
 function overrideChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issues: IssueList): void {
-  const rules = new Map<string, SpendRule>();
-  for (const r of p.spendRules) if (r !== undefined && !rules.has(r.id)) rules.set(r.id, r);
+  const rules = new Map<string, SalvagedRule>();
+  for (const r of p.spendRules) if (r?.id !== undefined && !rules.has(r.id)) rules.set(r.id, r);
   for (const [bu, unit] of Object.entries(p.businessUnits)) {
     for (const s of Object.keys(unit.models ?? {})) scope(registry, s, ['business_units', bu, 'models', s], issues);
     const superseded = new Set<string>();
@@ -94,24 +115,20 @@ function overrideChecks(p: SalvagedPolicy, registry: RegistryView | undefined, i
       scope(registry, o.scope, [...at, 'scope'], issues);
       const rule = rules.get(o.rule);
       if (rule === undefined) return issues.add([...at, 'rule'], `unknown spend rule "${o.rule}"`);
-      const wanted = o.actions === undefined ? undefined : actionKey(o.actions.map((a) => a.type));
-      const hits = rule.matches
-        .map((entry, e) => ({ entry, e }))
-        .filter(({ entry }) => entry.match.scope === o.scope && entry.match.window === o.window)
-        .filter(({ entry }) => wanted === undefined || actionKey(entry.actions.map((a) => a.type)) === wanted);
-      if (hits.length === 0) {
-        return issues.add(at, `rule "${o.rule}" has no ${o.window} entry for scope "${o.scope}"${wanted ? ` with actions ${wanted}` : ''} to override`);
+      const target = overrideTarget(rule.matches, o);
+      if ('error' in target) {
+        const which = o.actions === undefined ? '' : ` with actions ${o.actions.map((a) => a.type).join('+')}`;
+        return issues.add(at, target.error === 'none'
+          ? `rule "${o.rule}" has no ${o.window} entry for scope "${o.scope}"${which} to override`
+          : `rule "${o.rule}" has ${target.count} ${o.window} entries for scope "${o.scope}"; give actions to choose one`);
       }
-      if (hits.length > 1) {
-        return issues.add(at, `rule "${o.rule}" has ${hits.length} ${o.window} entries for scope "${o.scope}"; give actions to choose one`);
-      }
-      const hit = hits[0] as { entry: SpendRule['matches'][number]; e: number };
-      const key = `${o.rule}#${hit.e}`;
+      const entry = rule.matches[target.index] as SpendEntry;
+      const key = `${o.rule}#${target.index}`;
       if (superseded.has(key)) issues.add(at, `a second override of the same entry of rule "${o.rule}"`);
       superseded.add(key);
-      const platform = parseUsdMicros(hit.entry.match.at_or_above_usd) ?? 0;
+      const platform = parseUsdMicros(entry.match.at_or_above_usd) ?? 0;
       if ((parseUsdMicros(o.at_or_above_usd) ?? 0) <= platform) {
-        issues.add([...at, 'at_or_above_usd'], `an override must raise the threshold above the platform's "${hit.entry.match.at_or_above_usd}"`);
+        issues.add([...at, 'at_or_above_usd'], `an override must raise the threshold above the platform's "${entry.match.at_or_above_usd}"`);
       }
     });
   }
@@ -119,11 +136,11 @@ function overrideChecks(p: SalvagedPolicy, registry: RegistryView | undefined, i
 
 /** Runs every cross-entry check, adding to `issues`. */
 export function checkPolicy(p: SalvagedPolicy, registry: RegistryView | undefined, issues: IssueList): void {
-  duplicateIds(p.spendRules, ['spend', 'rules'], 'spend rule', issues);
-  duplicateIds(p.rateLimits, ['rate_limits'], 'rate limit', issues);
-  duplicateIds(p.pilots, ['pilots'], 'pilot', issues);
-  duplicateIds(p.toolLists, ['tools', 'allow_lists'], 'tool allow-list', issues);
-  duplicateIds(p.dlpUseCases, ['dlp', 'use_cases'], 'DLP use case', issues);
+  duplicateIds(p.ids.spendRules, ['spend', 'rules'], 'spend rule', issues);
+  duplicateIds(p.ids.rateLimits, ['rate_limits'], 'rate limit', issues);
+  duplicateIds(p.ids.pilots, ['pilots'], 'pilot', issues);
+  duplicateIds(p.ids.toolLists, ['tools', 'allow_lists'], 'tool allow-list', issues);
+  duplicateIds(p.ids.dlpUseCases, ['dlp', 'use_cases'], 'DLP use case', issues);
   for (const s of Object.keys(p.access)) scope(registry, s, ['access', 'models', s], issues);
   for (const s of Object.keys(p.limitedAccess)) scope(registry, s, ['limited_access', s], issues);
   p.pilots.forEach((pilot, i) => {

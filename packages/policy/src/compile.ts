@@ -6,6 +6,7 @@
 import { compileAccess, type CompiledAccess } from './compile-access.js';
 import { SPEND_WINDOWS, type SpendWindow } from './calendar.js';
 import { parseUsdMicros } from './money.js';
+import { overrideTarget } from './overrides.js';
 import type { Enforcement, Policy, SpendAction } from './policy-types.js';
 import { compilePopulation, type Population } from './principal.js';
 import { ALL_TAG, type RegistryView } from './registry-view.js';
@@ -86,9 +87,6 @@ function micros(usd: string): number {
   return m;
 }
 
-const sameKinds = (a: readonly SpendAction[], b: readonly SpendAction[]): boolean =>
-  [...new Set(a.map((x) => x.type))].sort().join() === [...new Set(b.map((x) => x.type))].sort().join();
-
 export function compilePolicy(policy: Policy, registry: RegistryView): CompiledPolicy {
   const timezone = policy.timezone ?? 'UTC';
   const modelIds = Object.keys(registry.models);
@@ -138,10 +136,12 @@ export function compilePolicy(policy: Policy, registry: RegistryView): CompiledP
   for (const [bu, unit] of Object.entries(policy.business_units ?? {})) {
     const map = new Map<string, CompiledOverride>();
     for (const o of unit.spend_overrides ?? []) {
-      for (const e of entries) {
-        if (e.ruleId !== o.rule || e.scope.name !== o.scope || e.window !== o.window) continue;
-        if (o.actions !== undefined && !sameKinds(o.actions, e.actions)) continue;
-        if (!map.has(e.entryKey)) map.set(e.entryKey, { thresholdMicros: micros(o.at_or_above_usd), actions: o.actions ?? e.actions });
+      const rule = (policy.spend?.rules ?? []).find((r) => r.id === o.rule);
+      const target = rule === undefined ? undefined : overrideTarget(rule.matches, o);
+      if (target === undefined || 'error' in target) continue; // parsePolicy reports these
+      const e = byKey.get(`${o.rule}#${target.index}`);
+      if (e !== undefined && !map.has(e.entryKey)) {
+        map.set(e.entryKey, { thresholdMicros: micros(o.at_or_above_usd), actions: o.actions ?? e.actions });
       }
     }
     if (map.size > 0) overrides.set(bu, map);

@@ -4,13 +4,13 @@
  */
 import * as z from 'zod';
 import { isValidTimeZone } from './calendar.js';
-import { checkPolicy, type SalvagedPolicy } from './checks.js';
+import { checkPolicy, type SalvagedPolicy, type SalvagedRule } from './checks.js';
 import { IssueList, type PolicyIssue } from './issues.js';
 import type { Policy } from './policy-types.js';
 import type { RegistryView } from './registry-view.js';
 import {
   AccessRuleSchema, BusinessUnitSchema, DlpUseCaseSchema, LimitedAccessSchema, PilotSchema, PolicySchema,
-  RateLimitSchema, SpendRuleSchema, ToolAllowListSchema,
+  RateLimitSchema, SpendEntrySchema, SpendRuleSchema, ToolAllowListSchema,
 } from './schema.js';
 
 export interface ParsePolicyOptions {
@@ -30,6 +30,26 @@ function salvageArray<T>(raw: unknown, schema: z.ZodType<T>): (T | undefined)[] 
   });
 }
 
+const get = (o: unknown, k: string): unknown => (isObject(o) ? o[k] : undefined);
+
+const idsOf = (raw: unknown): (string | undefined)[] =>
+  Array.isArray(raw) ? raw.map((x) => (isObject(x) && typeof x['id'] === 'string' ? x['id'] : undefined)) : [];
+
+/** A spend rule keeps its valid entries even when another entry (or the rule itself) is invalid. */
+function salvageRules(raw: unknown): (SalvagedRule | undefined)[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.map((rule) => {
+    if (!isObject(rule)) return undefined;
+    const id = typeof rule['id'] === 'string' ? rule['id'] : undefined;
+    const raws: unknown[] = Array.isArray(rule['matches']) ? rule['matches'] : [];
+    const scopes = raws.map((e) => {
+      const s = get(get(e, 'match'), 'scope');
+      return typeof s === 'string' && s !== '' ? s : undefined;
+    });
+    return { id, matches: salvageArray(raws, SpendEntrySchema), scopes };
+  });
+}
+
 function salvageRecord<T>(raw: unknown, schema: z.ZodType<T>): Record<string, T> {
   const out: Record<string, T> = {};
   if (!isObject(raw)) return out;
@@ -42,15 +62,19 @@ function salvageRecord<T>(raw: unknown, schema: z.ZodType<T>): Record<string, T>
 
 /** The entries of a policy that failed the schema as a whole, so the checks still see them. */
 function salvage(raw: Record<string, unknown>): SalvagedPolicy {
-  const get = (o: unknown, k: string): unknown => (isObject(o) ? o[k] : undefined);
   const tz = raw['timezone'];
+  const rules = get(raw['spend'], 'rules');
   return {
     timezone: typeof tz === 'string' && isValidTimeZone(tz) ? tz : 'UTC',
+    ids: {
+      spendRules: idsOf(rules), rateLimits: idsOf(raw['rate_limits']), pilots: idsOf(raw['pilots']),
+      toolLists: idsOf(get(raw['tools'], 'allow_lists')), dlpUseCases: idsOf(get(raw['dlp'], 'use_cases')),
+    },
     access: salvageRecord(get(raw['access'], 'models'), AccessRuleSchema),
     limitedAccess: salvageRecord(raw['limited_access'], LimitedAccessSchema),
     pilots: salvageArray(raw['pilots'], PilotSchema),
     businessUnits: salvageRecord(raw['business_units'], BusinessUnitSchema),
-    spendRules: salvageArray(get(raw['spend'], 'rules'), SpendRuleSchema),
+    spendRules: salvageRules(rules),
     rateLimits: salvageArray(raw['rate_limits'], RateLimitSchema),
     toolLists: salvageArray(get(raw['tools'], 'allow_lists'), ToolAllowListSchema),
     dlpUseCases: salvageArray(get(raw['dlp'], 'use_cases'), DlpUseCaseSchema),
@@ -58,10 +82,16 @@ function salvage(raw: Record<string, unknown>): SalvagedPolicy {
 }
 
 function fromParsed(p: z.output<typeof PolicySchema>): SalvagedPolicy {
+  const ids = <T extends { id: string }>(xs: readonly T[]): string[] => xs.map((x) => x.id);
   return {
-    timezone: p.timezone, access: p.access.models, limitedAccess: p.limited_access, pilots: p.pilots,
-    businessUnits: p.business_units, spendRules: p.spend.rules, rateLimits: p.rate_limits,
-    toolLists: p.tools.allow_lists, dlpUseCases: p.dlp.use_cases,
+    timezone: p.timezone,
+    ids: {
+      spendRules: ids(p.spend.rules), rateLimits: ids(p.rate_limits), pilots: ids(p.pilots),
+      toolLists: ids(p.tools.allow_lists), dlpUseCases: ids(p.dlp.use_cases),
+    },
+    access: p.access.models, limitedAccess: p.limited_access, pilots: p.pilots, businessUnits: p.business_units,
+    spendRules: p.spend.rules.map((r) => ({ id: r.id, matches: r.matches, scopes: r.matches.map((e) => e.match.scope) })),
+    rateLimits: p.rate_limits, toolLists: p.tools.allow_lists, dlpUseCases: p.dlp.use_cases,
   };
 }
 

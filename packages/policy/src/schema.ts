@@ -7,6 +7,10 @@ import { isPolicyDate, isValidTimeZone } from './calendar.js';
 import { parseUsdMicros } from './money.js';
 import type { Policy } from './policy-types.js';
 
+/** Lets a cross-field refinement run even when other keys failed, as long as the input is an object. */
+const isObjectPayload = (payload: { value: unknown }): boolean =>
+  typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value);
+
 const Id = z.string().min(1, 'must not be empty');
 const Ids = z.array(Id);
 
@@ -48,19 +52,17 @@ export const SpendActionSchema = z.discriminatedUnion('type', [
 
 const Actions = z.array(SpendActionSchema).min(1, 'an entry needs at least one action');
 
+export const SpendEntrySchema = z.strictObject({
+  match: z.strictObject({ ...PopulationShape, scope: Id, window: Window, at_or_above_usd: UsdSchema }),
+  actions: Actions,
+});
+
 export const SpendRuleSchema = z.strictObject({
   id: Id,
   weight: z.number().finite().default(0),
   enforcement: Enforcement.optional(),
   description: z.string().optional(),
-  matches: z
-    .array(
-      z.strictObject({
-        match: z.strictObject({ ...PopulationShape, scope: Id, window: Window, at_or_above_usd: UsdSchema }),
-        actions: Actions,
-      }),
-    )
-    .min(1, 'a rule needs at least one entry'),
+  matches: z.array(SpendEntrySchema).min(1, 'a rule needs at least one entry'),
 });
 
 const PositiveInt = z.number().int('must be an integer').positive('must be positive');
@@ -76,13 +78,17 @@ export const RateLimitSchema = z
     enforcement: Enforcement.optional(),
   })
   .superRefine((r, ctx) => {
-    if (r.unlimited === true && (r.rpm !== undefined || r.tpm !== undefined)) {
+    // Runs even when other keys are invalid (`when`), so the input is only loosely typed here.
+    const rpm = (r as { rpm?: unknown }).rpm;
+    const tpm = (r as { tpm?: unknown }).tpm;
+    const unlimited = (r as { unlimited?: unknown }).unlimited === true;
+    if (unlimited && (rpm !== undefined || tpm !== undefined)) {
       ctx.addIssue({ code: 'custom', path: ['unlimited'], message: 'unlimited: true cannot also set rpm or tpm' });
     }
-    if (r.unlimited !== true && r.rpm === undefined && r.tpm === undefined) {
+    if (!unlimited && rpm === undefined && tpm === undefined) {
       ctx.addIssue({ code: 'custom', path: [], message: 'set rpm, tpm, or unlimited: true' });
     }
-  });
+  }, { when: isObjectPayload });
 
 export const AccessRuleSchema = z
   .strictObject({
@@ -93,10 +99,10 @@ export const AccessRuleSchema = z
     block_bus: Ids.optional(),
   })
   .superRefine((a, ctx) => {
-    if (a.allow_bus !== undefined && a.block_bus !== undefined) {
+    if ((a as { allow_bus?: unknown }).allow_bus !== undefined && (a as { block_bus?: unknown }).block_bus !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['block_bus'], message: 'use allow_bus or block_bus, not both' });
     }
-  });
+  }, { when: isObjectPayload });
 
 const RosterMember = z.union([
   Id,
