@@ -127,6 +127,9 @@ function fused(
   const write = (chunk: string) => {
     out += chunk;
   };
+  const observe = (event: StreamEvent) => {
+    if (onEvent !== undefined) onEvent(event);
+  };
   const emit = (event: StreamEvent) => {
     if (finished) return;
     if (onEvent !== undefined) onEvent(event);
@@ -137,7 +140,8 @@ function fused(
     (message) => {
       if (finished) return;
       if (sink.raw !== undefined) {
-        if (onEvent !== undefined) decoder.push(message, onEvent);
+        // The decoder still runs so that a cut stream is noticed at the end (and for onEvent).
+        decoder.push(message, observe);
         sink.raw(message, write);
       } else {
         decoder.push(message, emit);
@@ -170,7 +174,11 @@ function fused(
             reader.feed(text.decode());
             reader.end();
             if (sink.raw !== undefined) {
-              if (onEvent !== undefined) decoder.end(onEvent);
+              // A stream that ended without its terminal event gets the format's error event.
+              decoder.end((event) => {
+                observe(event);
+                if (event.type === 'error' && !finished) sink.encode(event, write);
+              });
             } else {
               decoder.end(emit);
             }
