@@ -1,0 +1,55 @@
+import { GatewayError } from '@tollgate/codecs';
+
+export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+
+/** Read a request body, refusing (413) as soon as it passes `max` bytes; never buffers beyond it. */
+export async function readBoundedBody(request: Request, max: number): Promise<Uint8Array> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > max) throw tooLarge(max);
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(max);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+function tooLarge(max: number): GatewayError {
+  return new GatewayError('request_too_large', `The request body is larger than the ${max}-byte limit.`);
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Parse a JSON request body; a clear 400 on anything else. */
+export function parseJsonBody(bytes: Uint8Array): unknown {
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    throw new GatewayError('invalid_request', 'The request body is not valid UTF-8.');
+  }
+  if (text.trim() === '') throw new GatewayError('invalid_request', 'The request body is empty; a JSON object was expected.');
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new GatewayError('invalid_request', 'The request body is not valid JSON.', {
+      detail: cause instanceof Error ? cause.message : String(cause),
+    });
+  }
+}

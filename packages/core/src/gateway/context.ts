@@ -1,0 +1,127 @@
+import type { Request as IRRequest, Usage, WireFormat } from '@tollgate/codecs';
+import type { Principal } from '@tollgate/policy';
+import type { CostMicros, RecordStatus, UsageRecord } from './usage-record.js';
+
+/** Everything the gateway learns about one request as it walks the stages; becomes the usage record. */
+export class RequestContext {
+  readonly id: string;
+  readonly startedAt: number;
+  principal: Principal | null = null;
+  entryFormat: WireFormat | null = null;
+  upstreamFormat: WireFormat | null = null;
+  requestedModel: string | null = null;
+  model: string | null = null;
+  substitutedFrom: string | null = null;
+  deployment: string | null = null;
+  provider: string | null = null;
+  upstreamModel: string | null = null;
+  stream = false;
+  /** The client asked for usage in the stream (OpenAI include_usage). */
+  includeUsage = false;
+  ir: IRRequest | null = null;
+  usage: Usage | null = null;
+  cost: CostMicros | null = null;
+  reservedMicros = 0;
+  status: RecordStatus = 'ok';
+  reason: string | null = null;
+  httpStatus = 200;
+  wouldBlock: string[] = [];
+  ttfbMs: number | null = null;
+  attempts = 0;
+  unclassified = 0;
+  toolsDeclared: string[] = [];
+  readonly toolsInvoked = new Set<string>();
+  /** Output relayed, counted locally: the estimate when usage never arrives. */
+  outputDeltas = 0;
+  /** The stream reached its terminal event; `streamError` holds the code of an in-stream error. */
+  streamCompleted = false;
+  streamError: string | null = null;
+  /** The client went away (aborted the request or cancelled the body). */
+  clientCancelled = false;
+  outputBytes = 0;
+  promptBound = 0;
+  private recorded = false;
+
+  constructor(
+    private readonly now: () => number,
+    readonly registryRevision: string,
+    readonly policyRevision: string | null,
+  ) {
+    this.id = `req_${crypto.randomUUID().replace(/-/g, '')}`;
+    this.startedAt = now();
+  }
+
+  elapsed(): number {
+    return Math.max(0, Math.round(this.now() - this.startedAt));
+  }
+
+  markFirstByte(): void {
+    if (this.ttfbMs === null) this.ttfbMs = this.elapsed();
+  }
+
+  reject(status: number, reason: string, recordStatus: RecordStatus = 'rejected'): void {
+    this.status = recordStatus;
+    this.httpStatus = status;
+    this.reason = reason;
+  }
+
+  /** Build the record once; later calls return null so a request is never recorded twice. */
+  takeRecord(): UsageRecord | null {
+    if (this.recorded) return null;
+    this.recorded = true;
+    const p = this.principal;
+    const u = this.usage;
+    return {
+      schema: 1,
+      request_id: this.id,
+      ts: new Date(this.startedAt).toISOString(),
+      principal:
+        p === null
+          ? null
+          : {
+              kind: p.kind,
+              id: p.id,
+              tier: p.tier ?? null,
+              bu: p.bu ?? null,
+              application: p.application ?? null,
+              platform: p.platform ?? null,
+              workflow: p.workflow ?? null,
+            },
+      entry_format: this.entryFormat,
+      upstream_format: this.upstreamFormat,
+      requested_model: this.requestedModel,
+      model: this.model,
+      substituted_from: this.substitutedFrom,
+      deployment: this.deployment,
+      provider: this.provider,
+      upstream_model: this.upstreamModel,
+      stream: this.stream,
+      usage:
+        u === null
+          ? null
+          : {
+              input: u.input,
+              output: u.output,
+              cache_read: u.cacheRead,
+              cache_write: u.cacheWrite,
+              cache_write_1h: u.cacheWrite1h,
+              reasoning: u.reasoning,
+              measured: u.measured,
+            },
+      cost_micros: this.cost,
+      reserved_micros: this.reservedMicros,
+      status: this.status,
+      reason: this.reason,
+      http_status: this.httpStatus,
+      would_block: this.wouldBlock,
+      ttfb_ms: this.ttfbMs,
+      duration_ms: this.elapsed(),
+      attempts: this.attempts,
+      unclassified_fields: this.unclassified,
+      tools_declared: this.toolsDeclared,
+      tools_invoked: [...this.toolsInvoked],
+      registry_revision: this.registryRevision,
+      policy_revision: this.policyRevision,
+    };
+  }
+}

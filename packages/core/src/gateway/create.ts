@@ -1,0 +1,138 @@
+import { GatewayError } from '@tollgate/codecs';
+import { parsePolicy, type Policy } from '@tollgate/policy';
+import { createIdentityResolver, type IdentityResolver } from '../identity/index.js';
+import { loadRegistry, type Registry } from '../registry/index.js';
+import { canonicalJson } from '../util/canonical-json.js';
+import { sha256Hex } from '../util/sha256.js';
+import { createMemoryStore } from '../store/index.js';
+import { spendPlan } from './admission.js';
+import { DEFAULT_MAX_REQUEST_BYTES } from './body.js';
+import { Breakers } from './breaker.js';
+import { GatewayConfigError } from './config-error.js';
+import { RequestContext } from './context.js';
+import { writeRecord } from './finalize.js';
+import type { Gateway, GatewayOptions, GatewayStats } from './options.js';
+import { errorResponse } from './render.js';
+import { SecretCache, secretResolver } from './secrets.js';
+import { toUsageSink, type SinkStats } from './usage-record.js';
+import { walk, type WalkDeps } from './walk.js';
+
+function isLoadedRegistry(value: unknown): value is Registry {
+  return typeof value === 'object' && value !== null && typeof (value as { revision?: unknown }).revision === 'string' &&
+    typeof (value as { deployments?: unknown }).deployments === 'object' && Array.isArray((value as { entryRoutes?: unknown }).entryRoutes);
+}
+
+/** Load and validate the registry, or refuse to start listing every violation. */
+function registryFrom(raw: unknown): Registry {
+  if (isLoadedRegistry(raw)) return raw;
+  const loaded = loadRegistry(raw);
+  if (!loaded.ok) throw new GatewayConfigError('registry', loaded.errors);
+  return loaded.registry;
+}
+
+function policyFrom(raw: unknown, registry: Registry): { policy: Policy | null; revision: string | null } {
+  if (raw === undefined || raw === null) return { policy: null, revision: null };
+  const parsed = parsePolicy(raw, { registry });
+  if (!parsed.ok) throw new GatewayConfigError('policy', parsed.errors.map((e) => ({ path: e.path, message: e.message })));
+  return { policy: parsed.policy, revision: `sha256:${sha256Hex(canonicalJson(raw))}` };
+}
+
+function identityFrom(options: GatewayOptions): IdentityResolver {
+  try {
+    return createIdentityResolver(options.identity, options.jwksFetch === undefined ? {} : { fetch: options.jwksFetch });
+  } catch (error) {
+    throw new GatewayConfigError('identity', [{ path: 'identity', message: error instanceof Error ? error.message : String(error) }]);
+  }
+}
+
+/**
+ * Create a gateway: the governed pipeline from `Request` to `Response`. Refuses to start
+ * (throws `GatewayConfigError` listing every violation) on an invalid registry, policy or
+ * identity configuration.
+ */
+export function createGateway(options: GatewayOptions): Gateway {
+  const registry = registryFrom(options.registry);
+  const { policy, revision: policyRevision } = policyFrom(options.policy, registry);
+  const identity = identityFrom(options);
+  const now = options.now ?? Date.now;
+  const ownsStore = options.store === undefined;
+  const store = options.store ?? createMemoryStore();
+  const sinkStats: SinkStats = { written: 0, failed: 0 };
+  const sink = toUsageSink(options.usage, sinkStats);
+  const stats = { requests: 0, settleFailures: 0 };
+  const openStreams = new Set<Promise<void>>();
+  let closed = false;
+
+  const deps: WalkDeps = {
+    registry,
+    policy,
+    identity,
+    store,
+    sink,
+    secrets: new SecretCache(secretResolver(options.secrets)),
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    breakers: new Breakers(options.breaker, now),
+    spendPlan: spendPlan(policy, registry),
+    maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
+    failover: options.failover ?? {},
+    sizing: options.sizing ?? {},
+    reservationTtlMs: options.reservationTtlMs ?? 5 * 60_000,
+    filters: options.filters ?? [],
+    now,
+    timezone: policy?.timezone ?? 'UTC',
+    onSettleFailure: () => void stats.settleFailures++,
+    trackStream(done) {
+      openStreams.add(done);
+      void done.finally(() => openStreams.delete(done));
+    },
+  };
+
+  async function handle(request: Request): Promise<Response> {
+    stats.requests++;
+    const ctx = new RequestContext(now, registry.revision, policyRevision);
+    if (closed) {
+      return errorResponse(new GatewayError('unavailable', 'The gateway is shutting down.'), null, { 'x-tollgate-request-id': ctx.id });
+    }
+    try {
+      const response = await walk(request, ctx, deps);
+      if (!response.headers.has('x-tollgate-request-id')) response.headers.set('x-tollgate-request-id', ctx.id);
+      return response;
+    } catch (error) {
+      // Anything unexpected: fail closed, in the caller's format, and still record it.
+      const e = GatewayError.from(error);
+      await store.release(ctx.id).catch(() => {});
+      ctx.reject(e.status, ctx.reason ?? `error:${e.code}`, 'error');
+      writeRecord(ctx, sink);
+      return errorResponse(e, ctx.entryFormat, { 'x-tollgate-request-id': ctx.id });
+    }
+  }
+
+  const gatewayFetch = ((input: RequestInfo | URL, init?: RequestInit) => handle(new Request(input, init))) as typeof fetch;
+
+  return {
+    handle,
+    fetch: gatewayFetch,
+    registry,
+    policy,
+    policyRevision,
+    stats(): GatewayStats {
+      return { requests: stats.requests, usageWritten: sinkStats.written, usageFailed: sinkStats.failed, settleFailures: stats.settleFailures };
+    },
+    async close(closeOptions = {}) {
+      closed = true;
+      const drainMs = closeOptions.drainMs ?? 30_000;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.all([...openStreams]),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, drainMs);
+          (timer as { unref?: () => void }).unref?.();
+        }),
+      ]);
+      if (timer !== undefined) clearTimeout(timer);
+      await sink.flush().catch(() => {});
+      await sink.close().catch(() => {});
+      if (ownsStore) await store.close().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import pRetry, { AbortError } from 'p-retry';
+import { GatewayError } from '@tollgate/codecs';
+import type { Breakers } from './breaker.js';
+import type { UpstreamCall, UpstreamTarget } from './upstream.js';
+
+export interface FailoverOptions {
+  /** Attempts across candidates, the first included. Default 3. */
+  maxAttempts?: number;
+  /** Overall deadline for getting response headers from some candidate. Default 60 s. */
+  deadlineMs?: number;
+}
+
+export interface DispatchResult {
+  target: UpstreamTarget;
+  response: Response;
+  attempts: number;
+}
+
+/** A failed attempt that may move on to the next candidate. */
+class Retryable extends Error {
+  constructor(
+    readonly target: UpstreamTarget,
+    readonly response: Response | null,
+    readonly failure: unknown,
+  ) {
+    super('retryable upstream failure');
+  }
+}
+
+/**
+ * Call the candidates in order until one answers. Failover happens only before anything is
+ * committed downstream (this function returns before the body is read), bounded in attempts
+ * and time, and only on connection errors, 503, 529, or a 429 when a different deployment
+ * remains. Anything else (including other 4xx/5xx) is returned as the answer.
+ */
+export async function dispatch(
+  targets: readonly UpstreamTarget[],
+  build: (target: UpstreamTarget) => Promise<UpstreamCall>,
+  fetchImpl: typeof fetch,
+  breakers: Breakers,
+  options: FailoverOptions,
+  clientSignal: AbortSignal,
+): Promise<DispatchResult> {
+  const maxAttempts = Math.max(1, options.maxAttempts ?? 3);
+  const deadline = Date.now() + (options.deadlineMs ?? 60_000);
+  const open = targets.filter((t) => breakers.allow(t.deploymentId));
+  // With every breaker open, try the preferred candidate anyway rather than fail outright.
+  const queue = open.length > 0 ? open : targets.slice(0, 1);
+  let index = 0;
+  let attempts = 0;
+  let last: Retryable | null = null;
+
+  const attempt = async (): Promise<DispatchResult> => {
+    const target = queue[index++];
+    if (target === undefined) throw new AbortError(last ?? new Error('no candidate'));
+    attempts++;
+    let response: Response;
+    try {
+      const call = await build(target);
+      response = await fetchImpl(call.url, call.init);
+    } catch (cause) {
+      if (clientSignal.aborted) {
+        breakers.abandon(target.deploymentId);
+        throw new AbortError(new GatewayError('cancelled', 'The client cancelled the request.', { cause }));
+      }
+      if (GatewayError.isInstance(cause)) throw new AbortError(cause);
+      breakers.failure(target.deploymentId);
+      throw (last = new Retryable(target, null, cause));
+    }
+    const status = response.status;
+    if (status === 503 || status === 529 || status >= 500) breakers.failure(target.deploymentId);
+    else breakers.success(target.deploymentId);
+    const others = queue.slice(index).some((t) => t.deploymentId !== target.deploymentId);
+    if (status === 503 || status === 529 || (status === 429 && others)) {
+      if (index < queue.length) {
+        void response.body?.cancel().catch(() => {});
+        throw (last = new Retryable(target, response, null));
+      }
+    }
+    return { target, response, attempts };
+  };
+
+  try {
+    return await pRetry(attempt, {
+      retries: Math.min(maxAttempts, queue.length) - 1,
+      minTimeout: 0,
+      maxTimeout: 0,
+      factor: 1,
+      randomize: false,
+      maxRetryTime: Math.max(0, deadline - Date.now()),
+      signal: clientSignal,
+      shouldRetry: ({ error }) => error instanceof Retryable && index < queue.length && Date.now() < deadline,
+    });
+  } catch (error) {
+    const failure = error instanceof AbortError ? error.originalError : error;
+    if (failure instanceof Retryable) {
+      if (failure.response !== null) return { target: failure.target, response: failure.response, attempts };
+      throw new GatewayError('upstream_error', 'The upstream could not be reached.', {
+        detail: `deployment ${failure.target.deploymentId}: ${String(failure.failure)}`,
+        cause: failure.failure,
+      });
+    }
+    if (GatewayError.isInstance(failure)) throw failure;
+    if (clientSignal.aborted) throw new GatewayError('cancelled', 'The client cancelled the request.');
+    throw GatewayError.from(failure);
+  }
+}

@@ -1,0 +1,64 @@
+import type { Usage } from '@tollgate/codecs';
+import { priceUsage, type Pricing } from '../pricing/index.js';
+import type { StateStore } from '../store/types.js';
+import { chargeKeys } from './admission.js';
+import type { RequestContext } from './context.js';
+import type { UsageSink } from './usage-record.js';
+
+/** Counters outlive the longest window (a year) with slack. */
+const COUNTER_TTL_MS = 400 * 24 * 3600 * 1000;
+
+/**
+ * The local estimate when the upstream never reported usage: the prompt bound plus the
+ * output actually relayed (one token per delta at least, or a quarter of its bytes). Input
+ * figures the upstream did report (Anthropic reports them at the start) are kept.
+ */
+export function estimateUsage(ctx: RequestContext): Usage {
+  const reported = ctx.usage;
+  const relayed = Math.max(ctx.outputDeltas, Math.ceil(ctx.outputBytes / 4));
+  const reportedPrompt = reported === null ? 0 : reported.input + reported.cacheRead + reported.cacheWrite + reported.cacheWrite1h;
+  return {
+    input: reportedPrompt > 0 ? reported!.input : ctx.promptBound,
+    cacheRead: reported?.cacheRead ?? 0,
+    cacheWrite: reported?.cacheWrite ?? 0,
+    cacheWrite1h: reported?.cacheWrite1h ?? 0,
+    output: Math.max(reported?.output ?? 0, relayed),
+    reasoning: reported?.reasoning ?? 0,
+    measured: false,
+  };
+}
+
+export interface SettleInput {
+  ctx: RequestContext;
+  store: StateStore;
+  pricing: Pricing | null;
+  timezone: string;
+  /** Measured usage is trusted only for a request that completed. */
+  completed: boolean;
+  onSettleFailure(): void;
+}
+
+/** Price the usage (measured or estimated) and settle: the actual cost replaces the hold. */
+export async function settleUsage(input: SettleInput): Promise<void> {
+  const { ctx } = input;
+  if (!input.completed || ctx.usage === null) ctx.usage = estimateUsage(ctx);
+  if (input.pricing !== null) ctx.cost = priceUsage(input.pricing, ctx.usage);
+  const total = ctx.cost?.total ?? 0;
+  if (ctx.principal === null || ctx.model === null) return;
+  try {
+    await input.store.settle({
+      id: ctx.id,
+      charges: chargeKeys(ctx.principal.id, ctx.model, ctx.startedAt, input.timezone).map((counter) => ({ counter, amount: total })),
+      counterTtlMs: COUNTER_TTL_MS,
+    });
+  } catch {
+    // The hold stays until its TTL: a budget is never shrunk by a failed settle, only delayed.
+    input.onSettleFailure();
+  }
+}
+
+/** Write the record once; never throws into the request path. */
+export function writeRecord(ctx: RequestContext, sink: UsageSink): void {
+  const record = ctx.takeRecord();
+  if (record !== null) sink.write(record);
+}

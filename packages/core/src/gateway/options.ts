@@ -1,0 +1,68 @@
+import type { Policy } from '@tollgate/policy';
+import type { IdentityOptions } from '../identity/index.js';
+import type { Registry } from '../registry/index.js';
+import type { StateStore } from '../store/types.js';
+import type { BreakerOptions } from './breaker.js';
+import type { FailoverOptions } from './dispatch.js';
+import type { RequestFilter } from './filters.js';
+import type { SecretsOption } from './secrets.js';
+import type { SizingOptions } from './sizing.js';
+import type { UsageOption } from './usage-record.js';
+
+export interface GatewayOptions {
+  /** The registry: the object a registry YAML/JSON file parses to, or an already loaded one. */
+  registry: unknown | Registry;
+  /** The policy: the object a policy file parses to. Without one, every catalog model is allowed and nothing is capped. */
+  policy?: unknown;
+  /** Virtual keys, JWT issuers and applications (the service config's `identity`), or a key-hash lookup. */
+  identity: IdentityOptions;
+  /** Where counters, holds and rate buckets live. Default: a new in-memory store (per process). */
+  store?: StateStore;
+  /** Where usage records go: a sink or a function. Default: nowhere (counted only). */
+  usage?: UsageOption;
+  /** Provider secrets by name. Default: the process environment, where the runtime has one. */
+  secrets?: SecretsOption;
+  /** The fetch used to call upstreams. Default: `globalThis.fetch`. */
+  fetch?: typeof fetch;
+  /** Request bodies larger than this are refused with 413. Default 32 MiB. */
+  maxRequestBytes?: number;
+  failover?: FailoverOptions;
+  breaker?: BreakerOptions;
+  sizing?: SizingOptions;
+  /** How long a reservation lives without renewal. Default 5 minutes; streams renew it. */
+  reservationTtlMs?: number;
+  /** Request filters (DLP, policy prompts, cache shaping), run in order after routing. */
+  filters?: RequestFilter[];
+  /** Clock for records and policy windows. Default `Date.now`. */
+  now?: () => number;
+  /** JWKS fetching (identity): the fetch to use and its cache timings. */
+  jwksFetch?: typeof fetch;
+}
+
+export interface GatewayStats {
+  /** Requests handled. */
+  requests: number;
+  /** Usage records handed to the sink, and those the sink failed to take. */
+  usageWritten: number;
+  usageFailed: number;
+  /** Settlements the store could not complete (the hold expires after its TTL). */
+  settleFailures: number;
+}
+
+export interface Gateway {
+  /** Govern one request: `Request → Response`, in the caller's wire format. */
+  handle(request: Request): Promise<Response>;
+  /** A `fetch` to hand to a vendor SDK: `new OpenAI({ fetch: gateway.fetch, apiKey: virtualKey })`. */
+  readonly fetch: typeof fetch;
+  /** The loaded registry and policy, and their revisions. */
+  readonly registry: Registry;
+  readonly policy: Policy | null;
+  readonly policyRevision: string | null;
+  stats(): GatewayStats;
+  /** Wait for open streams to finish (bounded by `drainMs`), flush usage, close the store if the gateway made it. */
+  close(options?: { drainMs?: number }): Promise<void>;
+}
+
+export type { Policy };
+export type { Registry };
+export type { UsageOption, SecretsOption };

@@ -1,0 +1,174 @@
+import { GatewayError, codeForStatus, getCodec, type ErrorInfo } from '@tollgate/codecs';
+import type { Candidate } from '../registry/index.js';
+import type { Admission } from './admission.js';
+import type { RequestContext } from './context.js';
+import { settleUsage, writeRecord } from './finalize.js';
+import { relayStream, type StreamOutcome } from './relay.js';
+import { errorResponse } from './render.js';
+import { scrubMessage } from './scrub.js';
+import type { UpstreamTarget } from './upstream.js';
+import type { WalkDeps } from './walk.js';
+
+export interface RespondInput {
+  deps: WalkDeps;
+  ctx: RequestContext;
+  candidate: Candidate;
+  target: UpstreamTarget;
+  response: Response;
+  admission: Admission;
+  /** The model name the client asked for, shown in translated responses. */
+  clientModel: string;
+  cleanup(): void;
+}
+
+const MAX_ERROR_BODY = 1024 * 1024;
+const MAX_RESPONSE_BODY = 64 * 1024 * 1024;
+
+/** Headers every governed response carries. */
+function governanceHeaders(ctx: RequestContext, admission: Admission): Record<string, string> {
+  const headers: Record<string, string> = {
+    'x-tollgate-request-id': ctx.id,
+    'x-tollgate-unclassified-fields': String(ctx.unclassified),
+  };
+  const g = admission.spend?.governing;
+  if (g !== undefined) {
+    headers['x-tollgate-budget-rule'] = g.ruleId;
+    headers['x-tollgate-budget-utilization'] = g.ratio.toFixed(4);
+    headers['x-tollgate-budget-remaining-usd'] = (g.remainingMicros / 1e6).toFixed(6);
+  }
+  if (ctx.substitutedFrom !== null) headers['x-tollgate-model-fallback'] = `${ctx.substitutedFrom} -> ${ctx.model}`;
+  return headers;
+}
+
+/** Read at most `max` bytes of a body as text; the rest is cancelled. */
+async function readText(body: ReadableStream<Uint8Array> | null, max: number): Promise<string | null> {
+  if (body === null) return '';
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let out = '';
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return out + decoder.decode();
+      size += value.byteLength;
+      if (size > max) {
+        await reader.cancel().catch(() => {});
+        return null;
+      }
+      out += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** Answer from the upstream's response: an error in the caller's format, a relayed stream, or a converted body. */
+export async function respond(input: RespondInput): Promise<Response> {
+  const { deps, ctx, candidate, target, response, admission } = input;
+  const entry = ctx.entryFormat!;
+  const headers = governanceHeaders(ctx, admission);
+  const pricing = candidate.deployment.pricing;
+  const settle = (completed: boolean) =>
+    settleUsage({ ctx, store: deps.store, pricing, timezone: deps.timezone, completed, onSettleFailure: deps.onSettleFailure });
+
+  if (!response.ok) {
+    input.cleanup();
+    const text = await readText(response.body, MAX_ERROR_BODY);
+    let parsed: unknown = text;
+    try {
+      parsed = text === null ? null : JSON.parse(text);
+    } catch {
+      // not JSON: decodeError copes with anything
+    }
+    const decoded = getCodec(target.upstreamFormat).decodeError(response.status, parsed);
+    const info = upstreamErrorForClient(response, decoded, target, deps);
+    await deps.store.release(ctx.id).catch(() => {});
+    ctx.reject(info.status, `upstream_${response.status}`, 'upstream_error');
+    writeRecord(ctx, deps.sink);
+    return errorResponse(info, entry, headers);
+  }
+
+  if (ctx.stream) {
+    if (response.body === null) {
+      input.cleanup();
+      await settle(false);
+      ctx.reject(502, 'upstream_empty_body', 'upstream_error');
+      writeRecord(ctx, deps.sink);
+      return errorResponse(new GatewayError('upstream_error', 'The upstream returned no stream.'), entry, headers);
+    }
+    const ttl = deps.reservationTtlMs;
+    const renewal = admission.reserved > 0 ? setInterval(() => void deps.store.renew(ctx.id, ttl).catch(() => {}), Math.max(1000, Math.floor(ttl / 3))) : null;
+    (renewal as { unref?: () => void } | null)?.unref?.();
+    let resolveDone!: () => void;
+    deps.trackStream(new Promise<void>((r) => (resolveDone = r)));
+    const onEnd = (outcome: StreamOutcome) => {
+      if (renewal !== null) clearInterval(renewal);
+      input.cleanup();
+      if (outcome === 'cancelled' || ctx.clientCancelled) {
+        ctx.status = 'cancelled';
+        ctx.reason = 'client_cancelled';
+      } else if (outcome === 'failed') {
+        ctx.status = 'upstream_error';
+        ctx.reason = `stream_${ctx.streamError ?? 'failed'}`;
+      }
+      void settle(outcome === 'completed' && !ctx.clientCancelled).finally(() => {
+        writeRecord(ctx, deps.sink);
+        resolveDone();
+      });
+    };
+    const relayOptions: Parameters<typeof relayStream>[2] = {
+      upstreamFormat: target.upstreamFormat,
+      entryFormat: entry,
+      clientModel: input.clientModel,
+      includeUsage: ctx.includeUsage,
+      onEnd,
+    };
+    const body = relayStream(response.body, ctx, relayOptions);
+    ctx.httpStatus = 200;
+    return new Response(body, {
+      status: 200,
+      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers },
+    });
+  }
+
+  const text = await readText(response.body, MAX_RESPONSE_BODY);
+  input.cleanup();
+  ctx.markFirstByte();
+  let out: string;
+  try {
+    if (text === null) throw new Error('upstream body unreadable or too large');
+    const parsed: unknown = JSON.parse(text);
+    const decoded = getCodec(target.upstreamFormat).decodeResponse(parsed);
+    ctx.usage = decoded.response.usage;
+    for (const p of decoded.response.content) if (p.type === 'tool_call') ctx.toolsInvoked.add(p.name);
+    if (target.upstreamFormat === entry && target.plan === 'identity') out = text;
+    else out = JSON.stringify(getCodec(entry).encodeResponse(decoded.response, { model: input.clientModel }).body);
+  } catch (cause) {
+    await settle(false);
+    ctx.reject(502, 'upstream_bad_response', 'upstream_error');
+    writeRecord(ctx, deps.sink);
+    return errorResponse(new GatewayError('upstream_error', 'The upstream returned a response that could not be read.', { cause }), entry, headers);
+  }
+  await settle(ctx.usage !== null);
+  ctx.httpStatus = 200;
+  writeRecord(ctx, deps.sink);
+  return new Response(out, { status: 200, headers: { 'content-type': 'application/json', ...headers } });
+}
+
+/**
+ * An upstream error as the caller should see it: the message scrubbed; the gateway's own
+ * credential problems (401/403 upstream) shown as a gateway-side failure, not the caller's.
+ */
+function upstreamErrorForClient(response: Response, decoded: ErrorInfo, target: UpstreamTarget, deps: WalkDeps): ErrorInfo {
+  const status = response.status;
+  if (status === 401 || status === 403) {
+    if (target.credential !== null) deps.secrets.drop(target.credential.secret);
+    return { code: 'upstream_error', status: 502, message: 'The upstream provider rejected the gateway credentials.' };
+  }
+  const info: ErrorInfo = { code: decoded.code ?? codeForStatus(status), status: decoded.status || status, message: scrubMessage(decoded.message) };
+  if (decoded.param !== undefined) info.param = decoded.param;
+  const retryAfter = Number(response.headers.get('retry-after'));
+  if (Number.isFinite(retryAfter) && retryAfter > 0) info.retryAfterS = Math.ceil(retryAfter);
+  return info;
+}

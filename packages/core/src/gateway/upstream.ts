@@ -1,0 +1,125 @@
+import { GatewayError, getCodec, type Request as IRRequest, type WireFormat } from '@tollgate/codecs';
+import type { Credential } from '../registry/index.js';
+
+/** What the gateway needs to call one deployment (built from a registry candidate). */
+export interface UpstreamTarget {
+  deploymentId: string;
+  providerId: string;
+  baseUrl: string;
+  /** The operation path with `{model}` substituted; `streamPath` when streaming and declared. */
+  path: string;
+  streamPath?: string;
+  upstreamFormat: WireFormat;
+  upstreamModel: string;
+  plan: 'identity' | 'raw' | 'translate';
+  /** Null for an upstream that takes no credential (a local pool). */
+  credential: Credential | null;
+  headers: Readonly<Record<string, string>>;
+}
+
+export interface UpstreamCall {
+  url: string;
+  init: RequestInit & { headers: Headers };
+}
+
+/** Body fields the gateway changes on an identity plan: only what the upstream call needs. */
+export interface IdentityEdits {
+  model?: string;
+  /** The output bound the gateway sets when the client sent none. */
+  maxTokens?: number;
+  /** Ask an OpenAI Chat upstream for usage in the stream. */
+  includeUsage?: boolean;
+}
+
+/** Where each format carries the output bound. */
+const MAX_TOKENS_PATH: Record<WireFormat, readonly string[]> = {
+  openai_chat: ['max_completion_tokens'],
+  openai_responses: ['max_output_tokens'],
+  anthropic_messages: ['max_tokens'],
+  anthropic_vertex: ['max_tokens'],
+  gemini_generate_content: ['generationConfig', 'maxOutputTokens'],
+};
+
+function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node = target;
+  for (let i = 0; i < path.length - 1; i++) {
+    const key = path[i]!;
+    const next = node[key];
+    const copy: Record<string, unknown> = typeof next === 'object' && next !== null && !Array.isArray(next) ? { ...(next as Record<string, unknown>) } : {};
+    node[key] = copy;
+    node = copy;
+  }
+  node[path[path.length - 1]!] = value;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Build the upstream body. Identity: the client's bytes unchanged unless the model id, the
+ * output bound or usage reporting must change, in which case only those fields change.
+ * Translate and raw: encode the canonical request in the upstream format.
+ */
+export function upstreamBody(
+  target: UpstreamTarget,
+  raw: Uint8Array,
+  parsed: Record<string, unknown>,
+  ir: IRRequest,
+  entryFormat: WireFormat,
+  irChanged: boolean,
+  edits: IdentityEdits,
+): Uint8Array {
+  if (target.plan === 'identity' && target.upstreamFormat === entryFormat && !irChanged) {
+    const needsModel = edits.model !== undefined && 'model' in parsed && parsed.model !== edits.model;
+    const needsMax = edits.maxTokens !== undefined;
+    const needsUsage = edits.includeUsage === true && entryFormat === 'openai_chat';
+    if (!needsModel && !needsMax && !needsUsage) return raw;
+    const copy: Record<string, unknown> = { ...parsed };
+    if (needsModel) copy.model = edits.model;
+    if (needsMax) setPath(copy, MAX_TOKENS_PATH[entryFormat], edits.maxTokens);
+    if (needsUsage) {
+      const existing = typeof copy.stream_options === 'object' && copy.stream_options !== null ? copy.stream_options : {};
+      copy.stream_options = { ...(existing as Record<string, unknown>), include_usage: true };
+    }
+    return encoder.encode(JSON.stringify(copy));
+  }
+  const encoded = getCodec(target.upstreamFormat).encodeRequest(ir, { model: target.upstreamModel, stream: ir.stream });
+  return encoder.encode(JSON.stringify(encoded.body));
+}
+
+/** Headers never forwarded from the client: its credentials, hop-by-hop and identity claims. */
+const CLIENT_HEADERS_TO_FORWARD = ['anthropic-beta', 'openai-beta', 'user-agent', 'accept'];
+
+export async function buildUpstreamCall(
+  target: UpstreamTarget,
+  body: Uint8Array,
+  stream: boolean,
+  clientHeaders: Headers,
+  secret: (name: string) => Promise<string>,
+  signal: AbortSignal,
+): Promise<UpstreamCall> {
+  const path = stream && target.streamPath !== undefined ? target.streamPath : target.path;
+  const url = new URL(target.baseUrl.replace(/\/+$/, '') + path);
+  const headers = new Headers();
+  headers.set('content-type', 'application/json');
+  for (const name of CLIENT_HEADERS_TO_FORWARD) {
+    const value = clientHeaders.get(name);
+    // anthropic-beta only makes sense to an Anthropic upstream with the same envelope.
+    if (value !== null && (name !== 'anthropic-beta' || target.upstreamFormat.startsWith('anthropic'))) headers.set(name, value);
+  }
+  if (stream) headers.set('accept', 'text/event-stream');
+  for (const [k, v] of Object.entries(target.headers)) headers.set(k, v);
+  const c = target.credential;
+  if (c === null) return { url: url.toString(), init: { method: 'POST', headers, body: body as BodyInit, signal } };
+  let value: string;
+  try {
+    value = await secret(c.secret);
+  } catch (cause) {
+    throw new GatewayError('unavailable', 'The upstream credential is not configured.', {
+      detail: `secret ${c.secret} for provider ${target.providerId}: ${cause instanceof Error ? cause.message : String(cause)}`,
+    });
+  }
+  if (c.kind === 'bearer') headers.set('authorization', `Bearer ${value}`);
+  else if (c.kind === 'header') headers.set(c.header, value);
+  else url.searchParams.set(c.param, value);
+  return { url: url.toString(), init: { method: 'POST', headers, body: body as BodyInit, signal } };
+}

@@ -1,0 +1,272 @@
+import {
+  GatewayError,
+  ISSUER_OF_FORMAT,
+  getCodec,
+  hasCodec,
+  type Issuer,
+  type Request as IRRequest,
+  type WireFormat,
+} from '@tollgate/codecs';
+import { decideAccess, defaultMaxTokens, type Policy, type Principal } from '@tollgate/policy';
+import type { IdentityResolver } from '../identity/index.js';
+import { candidates as candidatesFor, pickWeighted, resolveEntry, resolveModel, type Candidate, type Registry } from '../registry/index.js';
+import { maxWorstCase } from '../pricing/index.js';
+import type { StateStore } from '../store/types.js';
+import { admit, AdmissionRefused, type Admission, type SpendPlan } from './admission.js';
+import { parseJsonBody, readBoundedBody } from './body.js';
+import type { Breakers } from './breaker.js';
+import type { RequestContext } from './context.js';
+import { dispatch, type FailoverOptions } from './dispatch.js';
+import type { RequestFilter } from './filters.js';
+import { listModelsFor } from './discovery-route.js';
+import { errorResponse, guessFormat } from './render.js';
+import { respond } from './respond.js';
+import type { SecretCache } from './secrets.js';
+import { promptTokenBound, type SizingOptions } from './sizing.js';
+import { buildUpstreamCall, upstreamBody, type UpstreamTarget } from './upstream.js';
+import type { UsageSink } from './usage-record.js';
+import { writeRecord } from './finalize.js';
+
+/** Everything the walk needs that lives as long as the gateway. */
+export interface WalkDeps {
+  registry: Registry;
+  policy: Policy | null;
+  identity: IdentityResolver;
+  store: StateStore;
+  sink: UsageSink;
+  secrets: SecretCache;
+  fetch: typeof fetch;
+  breakers: Breakers;
+  spendPlan: SpendPlan;
+  maxRequestBytes: number;
+  failover: FailoverOptions;
+  sizing: SizingOptions;
+  reservationTtlMs: number;
+  filters: RequestFilter[];
+  now: () => number;
+  timezone: string;
+  onSettleFailure(): void;
+  trackStream(done: Promise<void>): void;
+}
+
+/** Refuse: record the reason, answer in the caller's format. */
+function refuse(deps: WalkDeps, ctx: RequestContext, error: GatewayError, reason: string, headers: Record<string, string> = {}): Response {
+  ctx.reject(error.status, reason, error.code === 'internal' ? 'error' : 'rejected');
+  writeRecord(ctx, deps.sink);
+  return errorResponse(error, ctx.entryFormat, headers);
+}
+
+const DISCOVERY_PATHS = new Set(['/v1/models', '/v1beta/models', '/models']);
+
+/** The walk of one request (DESIGN.md): each stage has one home, in this order. */
+export async function walk(request: Request, ctx: RequestContext, deps: WalkDeps): Promise<Response> {
+  const url = new URL(request.url);
+  const path = url.pathname;
+
+  // 1. entry route
+  if (request.method === 'GET' && DISCOVERY_PATHS.has(path)) return discovery(request, path, ctx, deps);
+  const entry = resolveEntry(deps.registry, request.method, path);
+  if (entry === null) {
+    ctx.entryFormat = guessFormat(request, path);
+    return refuse(deps, ctx, new GatewayError('not_found', `No route for ${request.method} ${path}.`), 'route_not_found');
+  }
+  const format = entry.format;
+  ctx.entryFormat = format;
+  if (!hasCodec(format)) {
+    return refuse(deps, ctx, new GatewayError('unsupported_feature', `The wire format ${format} is not supported yet.`), 'format_unsupported');
+  }
+
+  // 2. authenticate
+  const auth = await deps.identity.authenticate(request);
+  if (!auth.ok) return refuse(deps, ctx, auth.error, auth.error.code === 'unavailable' ? 'identity_unavailable' : 'authentication_failed');
+  const principal = auth.principal;
+  ctx.principal = principal;
+
+  // 3. parse, bounded
+  let raw: Uint8Array;
+  let body: unknown;
+  let ir: IRRequest;
+  try {
+    raw = await readBoundedBody(request, deps.maxRequestBytes);
+    body = parseJsonBody(raw);
+    const decodeOptions: { model?: string; stream?: boolean } = {};
+    if (entry.model !== null) decodeOptions.model = entry.model;
+    if (entry.stream) decodeOptions.stream = true;
+    const decoded = getCodec(format).decodeRequest(body, decodeOptions);
+    ir = decoded.request;
+    ctx.unclassified = decoded.unclassified.length;
+  } catch (error) {
+    const e = GatewayError.from(error);
+    return refuse(deps, ctx, e, e.code === 'request_too_large' ? 'request_too_large' : 'invalid_request');
+  }
+  ctx.stream = ir.stream;
+  ctx.includeUsage = ir.includeUsage === true;
+  ctx.toolsDeclared = ir.tools.map((t) => t.name);
+  const requested = ir.model ?? entry.model ?? undefined;
+  ctx.requestedModel = requested ?? null;
+
+  // 4. resolve model, 5. access: denied and unknown answer alike
+  const model = requested === undefined ? null : resolveModel(deps.registry, requested);
+  const notFound = () =>
+    new GatewayError('model_not_found', `The model '${requested ?? ''}' does not exist or you do not have access to it.`, { param: 'model' });
+  if (model === null || model.staged) return refuse(deps, ctx, notFound(), 'model_not_found');
+  ctx.model = model.id;
+  if (deps.policy !== null) {
+    const access = decideAccess({ policy: deps.policy, registry: deps.registry, principal, model: model.id, now: deps.now() });
+    for (const d of access.wouldDeny) if (!ctx.wouldBlock.includes(d.detail)) ctx.wouldBlock.push(d.detail);
+    if (!access.allowed) return refuse(deps, ctx, notFound(), access.reason ?? 'access_denied');
+  }
+  if (!model.entryFormats.includes(format)) return refuse(deps, ctx, notFound(), 'format_not_offered');
+
+  // 6. route: candidates by priority/plan/weight, sticky per conversation, healthy first
+  let list = candidatesFor(deps.registry, model, format).filter((c) => c.deployment.enabled);
+  const issuer = vendorScopedIssuer(ir);
+  if (issuer !== null) {
+    const same = list.filter((c) => ISSUER_OF_FORMAT[c.upstreamFormat] === issuer);
+    if (same.length > 0) list = same;
+  }
+  list = list.filter((c) => hasCodec(c.upstreamFormat));
+  if (list.length === 0) return refuse(deps, ctx, notFound(), 'no_route');
+  list = pickWeighted(list, stickyKey(principal, request, ir));
+
+  // 7. filters
+  const original = ir;
+  for (const filter of deps.filters) {
+    try {
+      ir = await filter.apply(ir, { principal, model: model.id, requestId: ctx.id });
+    } catch (error) {
+      const e = GatewayError.isInstance(error)
+        ? error
+        : new GatewayError('unavailable', 'A required request check could not complete; the request was not sent.', { cause: error });
+      return refuse(deps, ctx, e, `filter:${filter.name}`);
+    }
+  }
+  const irChanged = ir !== original;
+
+  // 8. size the worst case, rate + spend, reserve
+  let maxTokensEdit: number | undefined;
+  if (ir.maxTokens === undefined) {
+    const fallback = deps.policy === null ? model.capabilities.max_output_tokens : defaultMaxTokens(deps.policy, model.capabilities.max_output_tokens);
+    maxTokensEdit = fallback ?? 4096;
+    ir = { ...ir, maxTokens: maxTokensEdit };
+  }
+  ctx.promptBound = promptTokenBound(ir, deps.sizing);
+  const bounds = { promptTokens: ctx.promptBound, outputTokens: ir.maxTokens! + (ir.reasoning?.budgetTokens ?? 0) };
+  const worst = maxWorstCase(list, bounds);
+  let admission: Admission;
+  try {
+    admission = await admit({
+      ctx,
+      policy: deps.policy,
+      registry: deps.registry,
+      store: deps.store,
+      plan: deps.spendPlan,
+      principal,
+      model: model.id,
+      now: deps.now(),
+      worstCaseMicros: worst,
+      tokenBound: bounds.promptTokens + bounds.outputTokens,
+      reservationTtlMs: deps.reservationTtlMs,
+    });
+  } catch (error) {
+    if (error instanceof AdmissionRefused) return refuse(deps, ctx, error.error, error.reason, error.headers);
+    throw error;
+  }
+  ctx.reservedMicros = admission.reserved;
+
+  // 9. convert and dispatch, failing over before anything is committed
+  const targets = list.map(toTarget);
+  const byDeployment = new Map(list.map((c) => [c.deployment.id, c] as const));
+  const upstreamAbort = new AbortController();
+  const onClientAbort = () => {
+    ctx.clientCancelled = true;
+    upstreamAbort.abort();
+  };
+  if (request.signal.aborted) onClientAbort();
+  else request.signal.addEventListener('abort', onClientAbort, { once: true });
+  const parsed = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const result = await dispatch(
+    targets,
+    async (target) => {
+      const encoded = upstreamBody(target, raw, parsed, ir, format, irChanged, {
+        model: target.upstreamModel,
+        ...(maxTokensEdit !== undefined ? { maxTokens: maxTokensEdit } : {}),
+        includeUsage: ir.stream && !ctx.includeUsage,
+      });
+      return buildUpstreamCall(target, encoded, ir.stream, request.headers, (n) => deps.secrets.get(n), upstreamAbort.signal);
+    },
+    deps.fetch,
+    deps.breakers,
+    deps.failover,
+    upstreamAbort.signal,
+  ).catch((error: unknown) => error as Error);
+
+  if (!(result instanceof Error)) {
+    const candidate = byDeployment.get(result.target.deploymentId)!;
+    ctx.attempts = result.attempts;
+    ctx.deployment = candidate.deployment.id;
+    ctx.provider = candidate.provider.id;
+    ctx.upstreamModel = candidate.deployment.upstreamModel;
+    ctx.upstreamFormat = candidate.upstreamFormat;
+    return respond({ deps, ctx, candidate, target: result.target, response: result.response, admission, clientModel: requested ?? model.id, cleanup: () => request.signal.removeEventListener('abort', onClientAbort) });
+  }
+  request.signal.removeEventListener('abort', onClientAbort);
+  await deps.store.release(ctx.id).catch(() => {});
+  const e = GatewayError.from(result);
+  ctx.attempts = Math.max(ctx.attempts, 1);
+  if (e.code === 'cancelled') {
+    ctx.reject(499, 'client_cancelled', 'cancelled');
+    writeRecord(ctx, deps.sink);
+    return errorResponse(e, format);
+  }
+  ctx.reject(e.status, `upstream:${e.code}`, 'upstream_error');
+  writeRecord(ctx, deps.sink);
+  return errorResponse(e, format);
+}
+
+function toTarget(c: Candidate): UpstreamTarget {
+  const t: UpstreamTarget = {
+    deploymentId: c.deployment.id,
+    providerId: c.provider.id,
+    baseUrl: c.provider.baseUrl,
+    path: c.path,
+    streamPath: c.streamPath,
+    upstreamFormat: c.upstreamFormat,
+    upstreamModel: c.deployment.upstreamModel,
+    plan: c.plan,
+    credential: c.credential,
+    headers: c.provider.headers,
+  };
+  return t;
+}
+
+/** The issuer of vendor-scoped state the request carries (signatures, encrypted reasoning), if any. */
+function vendorScopedIssuer(ir: IRRequest): Issuer | null {
+  for (const m of ir.messages) {
+    if (m.role !== 'assistant') continue;
+    for (const p of m.content) {
+      if (p.type === 'reasoning' && p.issuer !== undefined && (p.signature !== undefined || p.redactedData !== undefined || p.encryptedContent !== undefined)) return p.issuer;
+      if (p.type === 'tool_call' && p.thoughtSignature !== undefined) return 'google';
+    }
+  }
+  return null;
+}
+
+/** Sticky per conversation: principal plus a session key, else the conversation's first turn. */
+function stickyKey(principal: Principal, request: Request, ir: IRRequest): string {
+  const session = request.headers.get('x-tollgate-session') ?? request.headers.get('x-session-id');
+  if (session !== null) return `${principal.id}\u0000${session}`;
+  const first = ir.messages[0];
+  let text = '';
+  if (first !== undefined) for (const p of first.content) if (p.type === 'text') text += p.text;
+  return `${principal.id}\u0000${ir.system.map((s) => s.text).join('\n').slice(0, 512)}\u0000${text.slice(0, 512)}`;
+}
+
+async function discovery(request: Request, path: string, ctx: RequestContext, deps: WalkDeps): Promise<Response> {
+  const kind = path.startsWith('/v1beta') ? 'gemini' : request.headers.has('anthropic-version') ? 'anthropic' : 'openai';
+  ctx.entryFormat = (kind === 'gemini' ? 'gemini_generate_content' : kind === 'anthropic' ? 'anthropic_messages' : 'openai_chat') as WireFormat;
+  const auth = await deps.identity.authenticate(request);
+  if (!auth.ok) return errorResponse(auth.error, ctx.entryFormat);
+  const body = listModelsFor(deps, auth.principal, kind);
+  return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json', 'x-tollgate-request-id': ctx.id } });
+}
