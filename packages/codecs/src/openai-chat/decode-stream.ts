@@ -26,11 +26,13 @@ export function createStreamDecoder(): StreamDecoder {
   /** [DONE] seen or an error emitted: nothing more is decoded. */
   let stopped = false;
   let nextIndex = 0;
-  /** The open text-like block; a different kind of block closes it. */
-  let current: { kind: TextKind; index: number } | undefined;
-  /** Tool calls by their wire `index`; they stay open until the finish (deltas may interleave). */
+  /**
+   * The one open block. Another kind of block (or the next tool call) closes it, as the `openai`
+   * SDK itself treats a new `tool_calls[].index` as the end of the previous call.
+   */
+  let current: { key: TextKind | number | string; index: number } | undefined;
+  /** Tool calls by their wire `index`. */
   const tools = new Map<number | string, number>();
-  const openTools: number[] = [];
 
   const fail = (emit: Emit, message: string) => {
     stopped = true;
@@ -43,18 +45,12 @@ export function createStreamDecoder(): StreamDecoder {
     current = undefined;
   };
 
-  const closeAll = (emit: Emit) => {
-    closeCurrent(emit);
-    for (const index of openTools) emit({ type: 'block_stop', index });
-    openTools.length = 0;
-  };
-
   const textBlock = (emit: Emit, kind: TextKind): number => {
-    if (current !== undefined && current.kind === kind) return current.index;
+    if (current !== undefined && current.key === kind) return current.index;
     closeCurrent(emit);
     const index = nextIndex++;
     emit({ type: 'block_start', index, block: { kind } });
-    current = { kind, index };
+    current = { key: kind, index };
     return index;
   };
 
@@ -64,9 +60,11 @@ export function createStreamDecoder(): StreamDecoder {
       closeCurrent(emit);
       index = nextIndex++;
       tools.set(key, index);
-      openTools.push(index);
+      current = { key: `tool:${key}`, index };
       emit({ type: 'block_start', index, block: { kind: 'tool_call', id: id ?? `call_${key}`, name: name ?? '' } });
     }
+    // Arguments for an earlier call that arrive after the next one started (never seen from
+    // OpenAI) are still delivered, to the block they belong to: nothing is lost.
     if (args !== undefined && args !== '') emit({ type: 'tool_args_delta', index, delta: args });
   };
 
@@ -92,7 +90,7 @@ export function createStreamDecoder(): StreamDecoder {
   };
 
   const finish = (emit: Emit, raw: unknown) => {
-    closeAll(emit);
+    closeCurrent(emit);
     finished = true;
     emit({ type: 'finish', finishReason: decodeFinishReason(raw) });
   };
@@ -109,7 +107,7 @@ export function createStreamDecoder(): StreamDecoder {
     stopped = true;
     if (!started) start(emit, {});
     if (!finished) {
-      closeAll(emit);
+      closeCurrent(emit);
       finished = true;
       emit({ type: 'finish', finishReason: { unified: tools.size > 0 ? 'tool_calls' : 'stop', raw: null } });
     }

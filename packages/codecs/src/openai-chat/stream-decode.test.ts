@@ -157,6 +157,25 @@ describe('openai_chat stream deviations', () => {
     expect(result).toMatchObject({ finish: 'tool_calls', finishRaw: 'function_call' });
   });
 
+  it('closes a tool call when the next one starts; late argument fragments are not lost', () => {
+    const text = sse(
+      delta({ tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'f', arguments: '{"x":' } }] }),
+      delta({ tool_calls: [{ index: 1, id: 'b', type: 'function', function: { name: 'g', arguments: '{}' } }] }),
+      delta({ tool_calls: [{ index: 0, function: { arguments: '1}' } }] }),
+      delta({}, 'tool_calls'),
+      '[DONE]',
+    );
+    const events = decodeText(text);
+    expect(events.slice(1, 6).map((e) => e.type)).toEqual(['block_start', 'tool_args_delta', 'block_stop', 'block_start', 'tool_args_delta']);
+    const args = (index: number) =>
+      events.flatMap((e) => (e.type === 'tool_args_delta' && e.index === index ? [e.delta] : [])).join('');
+    expect(args(0)).toBe('{"x":1}');
+    expect(args(1)).toBe('{}');
+    // Translated back to OpenAI Chat, the late fragment goes to the right tool call.
+    const out = payloads(translateChunks([bytes(text)])) as Array<{ choices?: Array<{ delta: { tool_calls?: unknown[] } }> }>;
+    expect(out.flatMap((c) => c.choices?.[0]?.delta.tool_calls ?? []).at(-1)).toEqual({ index: 0, function: { arguments: '1}' } });
+  });
+
   it('ignores choices other than the first and anything after [DONE]', () => {
     const result = assemble(
       decodeText(
