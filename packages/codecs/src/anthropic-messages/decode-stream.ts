@@ -162,7 +162,7 @@ export function createStreamDecoder(): StreamDecoder {
       const parsed = parseJson(message.data);
       if (!parsed.ok || !isObject(parsed.value)) {
         if (message.event === 'ping' || message.data.trim().length === 0) return;
-        fail(emit, 'The upstream sent a stream event that is not valid JSON.');
+        fail(emit, 'The upstream sent a stream event that is not a valid JSON object.');
         return;
       }
       const data = parsed.value;
