@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { fixtureFiles, fixtureJson } from '../../../../test/support/fixtures.js';
-import { GatewayError } from '../errors/gateway-error.js';
 import type { Request } from '../ir/request.js';
 import { openaiChatCodec as codec } from './index.js';
 
