@@ -1,0 +1,66 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { listModels } from './discovery.js';
+import { loadRegistry } from './load.js';
+import { candidates, resolveModel } from './resolve.js';
+import { RegistrySchema } from './schema.js';
+import type { Registry } from './types.js';
+
+const dir = fileURLToPath(new URL('../../../../examples/registry/', import.meta.url));
+const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
+
+function load(file: string): Registry {
+  const result = loadRegistry(parse(readFileSync(dir + file, 'utf8')));
+  if (!result.ok) throw new Error(`${file}:\n${result.errors.map((e) => `${e.path}: ${e.message}`).join('\n')}`);
+  return result.registry;
+}
+
+describe('example registries', () => {
+  it('are the four the docs promise', () => {
+    expect(files).toEqual(['anthropic.yaml', 'gemini.yaml', 'openai.yaml', 'vllm-pool.yaml']);
+  });
+
+  it.each(files)('%s validates, and every served model can be reached in each format it advertises', (file) => {
+    const registry = load(file);
+    expect(RegistrySchema.safeParse(parse(readFileSync(dir + file, 'utf8'))).success).toBe(true);
+    for (const model of Object.values(registry.models)) {
+      if (model.staged) continue;
+      for (const format of model.entryFormats) expect(candidates(registry, model.id, format).length).toBeGreaterThan(0);
+    }
+  });
+
+  it('anthropic.yaml: Claude direct, identity for Anthropic clients, translation for OpenAI ones', () => {
+    const registry = load('anthropic.yaml');
+    expect(candidates(registry, 'claude-sonnet-latest', 'anthropic_messages').map((c) => c.plan)).toEqual(['identity']);
+    expect(candidates(registry, 'claude-sonnet', 'openai_chat')[0]).toMatchObject({ plan: 'translate', url: 'https://api.anthropic.com/v1/messages' });
+    expect(resolveModel(registry, 'claude-opus-4-1')).toBeNull(); // staged
+  });
+
+  it('gemini.yaml: the API key in x-goog-api-key, streaming over SSE', () => {
+    const [c] = candidates(load('gemini.yaml'), 'gemini-2.5-pro', 'gemini_generate_content');
+    expect(c).toMatchObject({
+      credential: { kind: 'header', header: 'x-goog-api-key', secret: 'GEMINI_API_KEY' },
+      streamUrl: 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse',
+    });
+  });
+
+  it('openai.yaml: hidden models are served but not listed', () => {
+    const registry = load('openai.yaml');
+    expect(resolveModel(registry, 'gpt-4o-mini')).not.toBeNull();
+    expect(listModels(registry, 'openai', () => true).data.map((m) => m.id)).not.toContain('gpt-4o-mini');
+  });
+
+  it('vllm-pool.yaml: the pool first, the vendor as overflow', () => {
+    const registry = load('vllm-pool.yaml');
+    const list = candidates(registry, 'gpt-oss-120b', 'openai_chat');
+    expect(list.map((c) => [c.deployment.id, c.deployment.priority])).toEqual([
+      ['gpt-oss-120b@vllm-a', 1],
+      ['gpt-oss-120b@vllm-b', 1],
+      ['gpt-oss-120b@groq', 2],
+    ]);
+    expect(list[0]).toMatchObject({ url: 'http://127.0.0.1:8000/v1/chat/completions', credential: { kind: 'bearer', secret: 'VLLM_API_KEY' } });
+    expect(candidates(registry, 'gpt-oss-120b', 'anthropic_messages').every((c) => c.plan === 'translate')).toBe(true);
+  });
+});

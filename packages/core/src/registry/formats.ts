@@ -1,0 +1,67 @@
+// Types only: the registry needs no codec code at run time (and scripts run from source).
+import type { Family, Issuer, WireFormat } from '@tollgate/codecs';
+import type { ConversionPlan } from './types.js';
+
+/** Every wire format tollgate speaks, with its family: spread it into a registry's `wire_formats`. */
+export const DEFAULT_WIRE_FORMATS: Readonly<Record<WireFormat, { readonly family: Family }>> = Object.freeze({
+  openai_chat: Object.freeze({ family: 'chat' }),
+  openai_responses: Object.freeze({ family: 'responses' }),
+  anthropic_messages: Object.freeze({ family: 'chat' }),
+  anthropic_vertex: Object.freeze({ family: 'chat' }),
+  gemini_generate_content: Object.freeze({ family: 'chat' }),
+});
+
+/** The paths each vendor SDK calls, as entry routes: spread them into a registry's `entry_routes`. */
+export const DEFAULT_ENTRY_ROUTES: readonly { readonly path: string; readonly format: WireFormat; readonly stream?: boolean }[] =
+  Object.freeze([
+    Object.freeze({ path: '/v1/chat/completions', format: 'openai_chat' }),
+    Object.freeze({ path: '/v1/responses', format: 'openai_responses' }),
+    Object.freeze({ path: '/v1/messages', format: 'anthropic_messages' }),
+    Object.freeze({ path: '/v1beta/models/{model}:generateContent', format: 'gemini_generate_content' }),
+    Object.freeze({ path: '/v1beta/models/{model}:streamGenerateContent', format: 'gemini_generate_content', stream: true }),
+  ] as const);
+
+/**
+ * Which vendor issues each format's opaque state, as codecs' `ISSUER_OF_FORMAT` says (a test
+ * keeps the two equal; the `Record` type makes a new format a compile error here).
+ */
+export const FORMAT_ISSUER: Readonly<Record<WireFormat, Issuer>> = Object.freeze({
+  openai_chat: 'openai',
+  openai_responses: 'openai',
+  anthropic_messages: 'anthropic',
+  anthropic_vertex: 'anthropic',
+  gemini_generate_content: 'google',
+});
+
+/** Every wire format tollgate speaks, in codecs' order. */
+export const KNOWN_FORMATS: readonly WireFormat[] = Object.freeze(Object.keys(DEFAULT_WIRE_FORMATS) as WireFormat[]);
+
+export function isKnownFormat(name: string): name is WireFormat {
+  return Object.hasOwn(DEFAULT_WIRE_FORMATS, name);
+}
+
+/**
+ * The conversion plan from an entry format to an upstream format, given that a route exists:
+ * identity for the same format; raw between formats of one envelope family — the same issuer
+ * of opaque state and the same request family (anthropic_messages ⇄ anthropic_vertex);
+ * translate otherwise.
+ */
+export function conversionPlan(from: WireFormat, to: WireFormat, familyOf: (f: WireFormat) => Family): ConversionPlan {
+  if (from === to) return 'identity';
+  if (FORMAT_ISSUER[from] === FORMAT_ISSUER[to] && familyOf(from) === familyOf(to)) return 'raw';
+  return 'translate';
+}
+
+export const PLAN_RANK: Readonly<Record<ConversionPlan, number>> = { identity: 0, raw: 1, translate: 2 };
+
+/** The `{…}` placeholders of a path template that are not `{model}`, and how many `{model}` it has. */
+export function templateProblems(path: string): { unknown: string[]; modelCount: number; strayBrace: boolean } {
+  const unknown: string[] = [];
+  let modelCount = 0;
+  const stripped = path.replace(/\{([^{}]*)\}/g, (_, name: string) => {
+    if (name === 'model') modelCount++;
+    else unknown.push(name);
+    return '';
+  });
+  return { unknown, modelCount, strayBrace: /[{}]/.test(stripped) };
+}

@@ -1,0 +1,32 @@
+export { loadRegistry } from './load.js';
+export { resolveEntry, resolveModel, candidates } from './resolve.js';
+export { pickWeighted } from './weighted.js';
+export { listModels } from './discovery.js';
+export type { DiscoveryFormat, OpenAIModelList, AnthropicModelList, GeminiModelList, ModelListByFormat } from './discovery.js';
+export { registryRevision } from './revision.js';
+export { DEFAULT_WIRE_FORMATS, DEFAULT_ENTRY_ROUTES } from './formats.js';
+export { formatRegistryIssues } from './issues.js';
+export { RegistrySchema } from './schema.js';
+export type { RegistryFile, RegistryFileInput } from './schema.js';
+export { registryJsonSchema, renderRegistryJsonSchema } from './json-schema.js';
+export type {
+  Candidate,
+  Capabilities,
+  ConversionPlan,
+  Converter,
+  Credential,
+  Deployment,
+  EntryMatch,
+  EntryRoute,
+  LoadRegistryResult,
+  Model,
+  Operation,
+  Provider,
+  Registry,
+  RegistryIssue,
+  Visibility,
+  WireFormatInfo,
+} from './types.js';
+export * from '../pricing/index.js';
+export { canonicalJson } from '../util/canonical-json.js';
+export { sha256, sha256Hex } from '../util/sha256.js';

@@ -1,0 +1,187 @@
+import { describe, expect, it } from 'vitest';
+import { baseRegistry } from './__tests__/fixtures.js';
+import { loadRegistry } from './load.js';
+import { RegistrySchema } from './schema.js';
+import type { RegistryIssue } from './types.js';
+
+type Raw = Record<string, any>;
+
+function errorsOf(raw: unknown): RegistryIssue[] {
+  const result = loadRegistry(raw);
+  if (result.ok) throw new Error('expected the registry to be rejected');
+  return result.errors;
+}
+
+const sonnet = (r: Raw) => r.models['claude-sonnet'];
+const dep = (r: Raw, i = 1) => sonnet(r).deployments[i];
+
+/** One row per rule: a way to break the base registry, and the violation it must produce. */
+const VIOLATIONS: [name: string, mutate: (r: Raw) => void, path: string, message: RegExp][] = [
+  ['unknown top-level key', (r) => (r.extra = 1), 'extra', /unknown key "extra"/],
+  ['missing section', (r) => delete r.operations, 'operations', /missing required key "operations"/],
+  ['section of the wrong type', (r) => (r.converters = {}), 'converters', /must be a list/],
+  ['unknown key in a model', (r) => (sonnet(r).color = 'blue'), 'models.claude-sonnet.color', /unknown key "color"/],
+  ['unknown key in pricing', (r) => (dep(r).pricing.vat = '0'), 'models.claude-sonnet.deployments[1].pricing.vat', /unknown key/],
+  ['missing model key', (r) => delete sonnet(r).brand, 'models.claude-sonnet.brand', /missing required key "brand"/],
+  ['invalid model id', (r) => (r.models['bad id'] = sonnet(r)), 'models["bad id"]', /invalid name/],
+  ['unknown wire format', (r) => (r.wire_formats.cohere_chat = { family: 'chat' }), 'wire_formats.cohere_chat', /unknown wire format "cohere_chat"/],
+  ['wrong family for a format', (r) => (r.wire_formats.openai_responses.family = 'chat'), 'wire_formats.openai_responses.family', /family of openai_responses is "responses"/],
+  ['entry route to an undeclared format', (r) => r.entry_routes.push({ path: '/x', format: 'openai_realtime' }), 'entry_routes[5].format', /"openai_realtime" is not declared/],
+  ['entry route with another placeholder', (r) => r.entry_routes.push({ path: '/v1/{org}/chat', format: 'openai_chat' }), 'entry_routes[5].path', /only one placeholder, \{model\}/],
+  ['entry route with a query', (r) => r.entry_routes.push({ path: '/v1/chat?x=1', format: 'openai_chat' }), 'entry_routes[5].path', /no query/],
+  ['duplicate entry route', (r) => r.entry_routes.push({ path: '/v1/messages', format: 'anthropic_messages' }), 'entry_routes[5].path', /duplicate entry route: entry_routes\[2\]/],
+  ['converter from an undeclared format', (r) => r.converters.push({ from: 'nope', to: 'openai_chat' }), 'converters[4].from', /"nope" is not declared/],
+  ['identity converter', (r) => r.converters.push({ from: 'openai_chat', to: 'openai_chat' }), 'converters[4]', /implicit \(identity\)/],
+  ['duplicate converter', (r) => r.converters.push({ from: 'openai_chat', to: 'anthropic_messages' }), 'converters[4]', /duplicate converter: same as converters\[0\]/],
+  ['unsupported credential kind', (r) => (r.credentials.aws = { kind: 'aws_sigv4', secret: 'AWS' }), 'credentials.aws.kind', /./],
+  ['credential missing its header', (r) => delete r.credentials.anthropic.header, 'credentials.anthropic.header', /missing required key "header"/],
+  ['credential with a key of another kind', (r) => (r.credentials.openai.param = 'key'), 'credentials.openai.param', /unknown key/],
+  ['provider credential unresolved', (r) => (r.providers.openai.credential = 'openai-prod'), 'providers.openai.credential', /credential "openai-prod" is not declared/],
+  ['secret in a static header', (r) => (r.providers.openai.headers = { Authorization: 'Bearer sk-live' }), 'providers.openai.headers.Authorization', /would carry a secret/],
+  ['static header shadowing the credential header', (r) => (r.credentials.anthropic.header = 'x-tenant-key', r.providers.anthropic.headers['X-Tenant-Key'] = 'v'), 'providers.anthropic.headers.X-Tenant-Key', /collides with the header of credential "anthropic"/],
+  ['provider base_url not http(s)', (r) => (r.providers.openai.base_url = 'ftp://api.openai.com'), 'providers.openai.base_url', /http\(s\) URL/],
+  ['provider base_url with a query', (r) => (r.providers.openai.base_url = 'https://api.openai.com?x=1'), 'providers.openai.base_url', /without query/],
+  ['operation provider unresolved', (r) => r.operations.push({ provider: 'azure', format: 'openai_chat', family: 'chat', path: '/x' }), 'operations[6].provider', /provider "azure" is not declared/],
+  ['operation family differs from its format', (r) => (r.operations[3].family = 'chat'), 'operations[3].family', /belongs to family "responses"/],
+  ['duplicate operation', (r) => r.operations.push({ provider: 'openai', format: 'openai_chat', family: 'chat', path: '/v2/chat' }), 'operations[6]', /duplicate operation for \(openai, openai_chat, chat\)/],
+  ['operation path with another placeholder', (r) => (r.operations[0].path = '/v1/{version}/messages'), 'operations[0].path', /only placeholder .* is \{model\}/],
+  ['model entry format undeclared', (r) => sonnet(r).entry_formats.push('bedrock_converse'), 'models.claude-sonnet.entry_formats[3]', /"bedrock_converse" is not declared/],
+  ['model entry format listed twice', (r) => sonnet(r).entry_formats.push('openai_chat'), 'models.claude-sonnet.entry_formats[3]', /listed twice/],
+  ['alias equal to its own id', (r) => sonnet(r).aliases.push('claude-sonnet'), 'models.claude-sonnet.aliases[1]', /collides with model id "claude-sonnet"/],
+  ['alias equal to another model id', (r) => sonnet(r).aliases.push('gpt-5'), 'models.claude-sonnet.aliases[1]', /collides with model id "gpt-5"/],
+  ['alias shared by two models', (r) => (r.models['gpt-5'].aliases = ['claude-sonnet-latest']), 'models.gpt-5.aliases[0]', /collides with an alias of model "claude-sonnet"/],
+  ['alias repeated in one model', (r) => sonnet(r).aliases.push('claude-sonnet-latest'), 'models.claude-sonnet.aliases[1]', /collides with an alias of model "claude-sonnet"/],
+  ['tag equal to a model id', (r) => sonnet(r).tags.push('gpt-5'), 'models.claude-sonnet.tags[3]', /tag "gpt-5" collides with model id "gpt-5"/],
+  ['model named after the implicit tag', (r) => (r.models.all = r.models['llama-local'], delete r.models['llama-local']), 'models.all', /tag every model has/],
+  ['deployment id used twice', (r) => (r.models['gpt-5'].deployments[1].id = 'sonnet@vertex'), 'models.gpt-5.deployments[1].id', /already used by a deployment of model "claude-sonnet"/],
+  ['deployment provider unresolved', (r) => (dep(r, 3).provider = 'bedrock'), 'models.claude-sonnet.deployments[3].provider', /provider "bedrock" is not declared/],
+  ['deployment format undeclared', (r) => (dep(r, 3).format = 'bedrock_converse'), 'models.claude-sonnet.deployments[3].format', /"bedrock_converse" is not declared/],
+  ['enabled deployment without pricing', (r) => delete dep(r, 2).pricing, 'models.claude-sonnet.deployments[2].pricing', /must be priced/],
+  ['enabling an unpriced deployment', (r) => (dep(r, 3).enabled = true), 'models.claude-sonnet.deployments[3].pricing', /must be priced/],
+  ['enabled deployment without an operation', (r) => (r.models['gpt-5'].deployments[0].provider = 'google'), 'models.gpt-5.deployments[0]', /no operation for \(google, openai_chat, chat\)/],
+  ['negative price', (r) => (dep(r).pricing.input = '-3'), 'models.claude-sonnet.deployments[1].pricing.input', /non-negative decimal/],
+  ['negative numeric price', (r) => (dep(r).pricing.output = -15), 'models.claude-sonnet.deployments[1].pricing.output', /non-negative decimal/],
+  ['price in exponent notation', (r) => (dep(r).pricing.input = '3e0'), 'models.claude-sonnet.deployments[1].pricing.input', /non-negative decimal/],
+  ['price with a comma', (r) => (dep(r).pricing.cache_write = '3,75'), 'models.claude-sonnet.deployments[1].pricing.cache_write', /non-negative decimal/],
+  ['price that is not a number', (r) => (dep(r).pricing.output = true), 'models.claude-sonnet.deployments[1].pricing.output', /non-negative decimal/],
+  ['unknown price unit', (r) => (dep(r).pricing.unit = 'usd_per_ktok'), 'models.claude-sonnet.deployments[1].pricing.unit', /./],
+  ['long tier without a threshold', (r) => delete dep(r).pricing.threshold_tokens, 'models.claude-sonnet.deployments[1].pricing.threshold_tokens', /needs threshold_tokens/],
+  ['threshold without a long tier', (r) => (r.models['gpt-5'].deployments[1].pricing.threshold_tokens = 1000), 'models.gpt-5.deployments[1].pricing.long', /needs a long-context tier/],
+  ['long tier missing a rate its base names', (r) => (dep(r, 2).pricing = { unit: 'usd_per_mtok', input: '3.3', output: '16.5', cache_read: '0.33', threshold_tokens: 200000, long: { input: '6.6', output: '24.75' } }), 'models.claude-sonnet.deployments[2].pricing.long.cache_read', /must name cache_read because the base names it/],
+  ['fractional weight', (r) => (dep(r).weight = 1.5), 'models.claude-sonnet.deployments[1].weight', /./],
+  ['negative priority', (r) => (dep(r).priority = -1), 'models.claude-sonnet.deployments[1].priority', /./],
+  ['unknown visibility', (r) => (sonnet(r).visibility = 'secret'), 'models.claude-sonnet.visibility', /./],
+  ['no entry formats', (r) => (sonnet(r).entry_formats = []), 'models.claude-sonnet.entry_formats', /./],
+  ['entry format with no converter', (r) => (r.models['gemini-flash'].entry_formats = ['gemini_generate_content', 'anthropic_messages']), 'models.gemini-flash.entry_formats[1]', /not serviceable: no enabled deployment takes anthropic_messages/],
+  ['entry format served only by a disabled deployment', (r) => (r.models['gpt-5'].deployments[1].enabled = false), 'models.gpt-5.entry_formats[1]', /not serviceable: .*openai_responses/],
+  ['converter removed under a model', (r) => r.converters.splice(3, 1), 'models.claude-sonnet.entry_formats[2]', /not serviceable: .*openai_responses/],
+];
+
+const STRUCTURAL = new Set(['unknown top-level key', 'unknown key in a model', 'unknown key in pricing', 'missing model key', 'invalid model id', 'entry route with a query', 'unsupported credential kind', 'credential missing its header', 'credential with a key of another kind', 'provider base_url not http(s)', 'provider base_url with a query', 'negative price', 'negative numeric price', 'price in exponent notation', 'price with a comma', 'price that is not a number', 'unknown price unit', 'fractional weight', 'negative priority', 'unknown visibility', 'no entry formats']);
+const SECTION = new Set(['missing section', 'section of the wrong type']);
+
+describe('loadRegistry', () => {
+  it('accepts the base registry', () => {
+    const result = loadRegistry(baseRegistry());
+    expect(result.ok ? [] : result.errors).toEqual([]);
+  });
+
+  it('the whole-file schema accepts the base registry too', () => {
+    expect(RegistrySchema.safeParse(baseRegistry()).success).toBe(true);
+  });
+
+  it.each(VIOLATIONS)('rejects: %s', (_name, mutate, path, message) => {
+    const raw = baseRegistry();
+    mutate(raw);
+    const errors = errorsOf(raw);
+    expect(errors).toContainEqual({ path, message: expect.stringMatching(message) });
+  });
+
+  // A structurally broken entry cannot be checked further, so structural and cross-reference
+  // violations are combined separately (the next test mixes the two).
+  it.each([
+    ['every cross-reference violation', VIOLATIONS.filter(([name]) => !STRUCTURAL.has(name) && !SECTION.has(name))],
+    ['every structural violation', VIOLATIONS.filter(([name]) => STRUCTURAL.has(name))],
+  ])('reports %s at once', (_name, rows) => {
+    const raw = baseRegistry();
+    for (const [, mutate] of rows) mutate(raw);
+    const errors = errorsOf(raw);
+    const anyIndex = (path: string) => path.replace(/\[\d+\]/g, '[*]');
+    const missing = rows.filter(([, , path, message]) => !errors.some((e) => anyIndex(e.path) === anyIndex(path) && message.test(e.message)));
+    expect(missing.map(([name]) => name)).toEqual([]);
+    expect(rows.length).toBeGreaterThan(15);
+  });
+
+  it('does not cascade: a broken entry hides none of the others, and references to it are not reported', () => {
+    const raw = baseRegistry();
+    r_break(raw);
+    const errors = errorsOf(raw);
+    expect(errors).toEqual([
+      { path: 'providers.openai.base_url', message: expect.stringMatching(/http\(s\) URL/) },
+      { path: 'models.gemini-flash.deployments[0].pricing.input', message: expect.stringMatching(/non-negative decimal/) },
+      { path: 'models.gpt-5.aliases[0]', message: 'alias "gemini-flash" collides with model id "gemini-flash"' },
+    ]);
+  });
+
+  it('rejects data that is not a registry', () => {
+    expect(errorsOf(null)).toEqual([{ path: '', message: expect.stringMatching(/must be an object/) }]);
+    expect(errorsOf([])).toHaveLength(1);
+    expect(errorsOf({}).map((e) => e.path).sort()).toEqual(['entry_routes', 'models', 'operations', 'providers', 'wire_formats']);
+  });
+
+  it('accepts numbers as prices and parses them through their decimal string', () => {
+    const result = loadRegistry(baseRegistry());
+    if (!result.ok) throw new Error('invalid');
+    const pricing = result.registry.deployments['gpt-5@chat']!.pricing!;
+    expect(pricing.cache_read).toEqual({ units: 125n, scale: 3 });
+    expect(pricing.input).toEqual({ units: 125n, scale: 2 });
+  });
+
+  it('accepts a staged model (no enabled deployment) without checking its serviceability', () => {
+    const result = loadRegistry(baseRegistry());
+    if (!result.ok) throw new Error('invalid');
+    expect(result.registry.models['claude-next']!.staged).toBe(true);
+    expect(result.registry.models['claude-sonnet']!.staged).toBe(false);
+  });
+
+  it('accepts a disabled deployment without pricing or an operation', () => {
+    const raw = baseRegistry();
+    raw.models['gpt-5'].deployments.push({ id: 'gpt-5@google', provider: 'google', format: 'openai_chat', upstream_model: 'x', enabled: false });
+    expect(loadRegistry(raw).ok).toBe(true);
+  });
+
+  it('accepts a converter across families (a Responses client reaching a Messages deployment)', () => {
+    const raw = baseRegistry();
+    raw.models['claude-sonnet'].entry_formats = ['openai_responses'];
+    expect(loadRegistry(raw).ok).toBe(true);
+  });
+
+  it('accepts a long tier that names more rates than its base', () => {
+    const raw = baseRegistry();
+    raw.models['gpt-5'].deployments[1].pricing = { unit: 'usd_per_mtok', input: '1', output: '2', threshold_tokens: 10, long: { input: '2', output: '4', cache_read: '1' } };
+    expect(loadRegistry(raw).ok).toBe(true);
+  });
+
+  it('fills defaults: enabled, priority, weight, visibility, tags with `all`', () => {
+    const result = loadRegistry(baseRegistry());
+    if (!result.ok) throw new Error('invalid');
+    const { registry } = result;
+    expect(registry.deployments['gpt-5@chat']).toMatchObject({ enabled: true, priority: 1, weight: 1, region: null });
+    expect(registry.models['gpt-5']).toMatchObject({ visibility: 'listed', tags: ['all', 'gpt', 'frontier'], aliases: [] });
+    expect(registry.providers.openai!.baseUrl).toBe('https://api.openai.com');
+    expect(registry.providers.local!.credential).toBeNull();
+  });
+
+  it('returns frozen data', () => {
+    const result = loadRegistry(baseRegistry());
+    if (!result.ok) throw new Error('invalid');
+    expect(Object.isFrozen(result.registry.models['gpt-5'])).toBe(true);
+    expect(Object.isFrozen(result.registry.models['gpt-5']!.deployments[0]!.pricing)).toBe(true);
+  });
+});
+
+function r_break(raw: Raw): void {
+  raw.providers.openai.base_url = 'not a url'; // openai is still known: no "provider not declared" cascade
+  raw.models['gemini-flash'].deployments[0].pricing.input = 'free'; // the model breaks structurally...
+  raw.models['gpt-5'].aliases = ['gemini-flash']; // ...but its id still collides
+}

@@ -1,0 +1,145 @@
+/**
+ * Structural parsing, one entry at a time, so a structural error in one entry does not hide
+ * the cross-reference errors of the others: broken entries are reported and remembered, and
+ * later checks do not cascade from them.
+ */
+import type * as z from 'zod';
+import { IssueList, type PathSegment } from './issues.js';
+import {
+  Name,
+  SECTIONS,
+  type ConverterDecl,
+  type CredentialDecl,
+  type EntryRouteDecl,
+  type ModelDecl,
+  type OperationDecl,
+  type ProviderDecl,
+  type WireFormatDecl,
+} from './schema.js';
+
+type SectionName = keyof typeof SECTIONS;
+
+/** What parsed, with a record of what did not. */
+export interface ParsedFile {
+  wire_formats: Map<string, WireFormatDecl | null>;
+  credentials: Map<string, CredentialDecl | null>;
+  providers: Map<string, ProviderDecl | null>;
+  models: Map<string, ModelDecl | null>;
+  entry_routes: EntryRouteDecl[];
+  converters: ConverterDecl[];
+  operations: OperationDecl[];
+  /** Lists with a structurally broken item (or missing): checks that assert absence skip them. */
+  incomplete: Set<'entry_routes' | 'converters' | 'operations' | 'wire_formats' | 'credentials' | 'providers' | 'models'>;
+}
+
+export function parseFile(raw: unknown, issues: IssueList): ParsedFile {
+  const out: ParsedFile = {
+    wire_formats: new Map(),
+    credentials: new Map(),
+    providers: new Map(),
+    models: new Map(),
+    entry_routes: [],
+    converters: [],
+    operations: [],
+    incomplete: new Set(),
+  };
+  if (!isRecord(raw)) {
+    issues.add([], 'the registry must be an object (a YAML mapping)');
+    for (const name of Object.keys(SECTIONS) as SectionName[]) out.incomplete.add(name);
+    return out;
+  }
+  for (const key of Object.keys(raw)) {
+    if (!Object.hasOwn(SECTIONS, key)) issues.add([key], `unknown key "${key}"; expected one of ${Object.keys(SECTIONS).join(', ')}`);
+  }
+  parseRecord(raw, 'wire_formats', out.wire_formats, out, issues);
+  parseRecord(raw, 'credentials', out.credentials, out, issues);
+  parseRecord(raw, 'providers', out.providers, out, issues);
+  parseRecord(raw, 'models', out.models, out, issues);
+  parseArray(raw, 'entry_routes', out.entry_routes, out, issues);
+  parseArray(raw, 'converters', out.converters, out, issues);
+  parseArray(raw, 'operations', out.operations, out, issues);
+  return out;
+}
+
+function parseRecord<T>(
+  raw: Record<string, unknown>,
+  section: 'wire_formats' | 'credentials' | 'providers' | 'models',
+  into: Map<string, T | null>,
+  out: ParsedFile,
+  issues: IssueList,
+): void {
+  const spec = SECTIONS[section];
+  const value = raw[section];
+  if (value === undefined) {
+    if (spec.required) {
+      issues.add([section], `missing required key "${section}"`);
+      out.incomplete.add(section);
+    }
+    return;
+  }
+  if (!isRecord(value)) {
+    issues.add([section], `"${section}" must be a mapping of name to entry`);
+    out.incomplete.add(section);
+    return;
+  }
+  for (const [name, item] of Object.entries(value)) {
+    const nameOk = Name.safeParse(name);
+    if (!nameOk.success) issues.add([section, name], `invalid name: ${nameOk.error.issues[0]?.message ?? 'invalid'}`);
+    const parsed = (spec.item as unknown as z.ZodType<T>).safeParse(item);
+    if (parsed.success && nameOk.success) {
+      into.set(name, parsed.data);
+    } else {
+      into.set(name, null);
+      if (!parsed.success) reportZod(parsed.error, [section, name], issues);
+    }
+  }
+}
+
+function parseArray<T>(
+  raw: Record<string, unknown>,
+  section: 'entry_routes' | 'converters' | 'operations',
+  into: T[],
+  out: ParsedFile,
+  issues: IssueList,
+): void {
+  const spec = SECTIONS[section];
+  const value = raw[section];
+  if (value === undefined) {
+    if (spec.required) {
+      issues.add([section], `missing required key "${section}"`);
+      out.incomplete.add(section);
+    }
+    return;
+  }
+  if (!Array.isArray(value)) {
+    issues.add([section], `"${section}" must be a list`);
+    out.incomplete.add(section);
+    return;
+  }
+  value.forEach((item, index) => {
+    const parsed = (spec.item as unknown as z.ZodType<T>).safeParse(item);
+    if (parsed.success) {
+      into.push(parsed.data);
+    } else {
+      out.incomplete.add(section);
+      reportZod(parsed.error, [section, index], issues);
+    }
+  });
+}
+
+function reportZod(error: z.ZodError, prefix: readonly PathSegment[], issues: IssueList): void {
+  for (const issue of error.issues) {
+    const path = [...prefix, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) issues.add([...path, key], `unknown key "${key}"`);
+    } else if (issue.code === 'invalid_type' && / received undefined$/.test(issue.message)) {
+      issues.add(path, `missing required key "${String(path[path.length - 1])}"`);
+    } else {
+      issues.add(path, issue.message);
+    }
+  }
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,154 @@
+/**
+ * The registry file's structure as zod schemas (DESIGN.md, "Registry"). Unknown keys are
+ * rejected everywhere. Cross-references and the other rules that span entries are checked by
+ * `validate.ts`; the JSON Schema in `packages/core/schema/` is generated from `RegistrySchema`.
+ */
+import * as z from 'zod';
+import type { WireFormat } from '@tollgate/codecs';
+import { DECIMAL_STRING_PATTERN } from '../pricing/decimal.js';
+import { KNOWN_FORMATS } from './formats.js';
+
+/** Ids of models, aliases, tags, deployments, providers and credentials. */
+export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@/+-]*$/;
+export const Name = z
+  .string()
+  .max(256)
+  .regex(NAME_PATTERN, { error: 'must start with a letter or digit and use only letters, digits and . _ : @ / + -' });
+
+/** An HTTP header name (RFC 9110 token). */
+const HeaderName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { error: 'must be an HTTP header name' });
+const HeaderValue = z.string().regex(/^[^\r\n\0]*$/, { error: 'must not contain line breaks' });
+/** The name of a secret (resolved by `options.secrets`, the environment by default). */
+const SecretName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, { error: 'must name a secret, e.g. ANTHROPIC_API_KEY' });
+
+const EntryPath = z.string().regex(/^\/[^\s?#]*$/, { error: 'must be a path starting with / (no query)' });
+const UpstreamPath = z.string().regex(/^\/[^\s#]*$/, { error: 'must be a path starting with /' });
+
+export const Family = z.enum(['chat', 'responses']);
+
+export const WireFormatDecl = z.strictObject({ family: Family });
+
+export const EntryRouteDecl = z.strictObject({
+  path: EntryPath.describe('May contain {model}, e.g. "/v1beta/models/{model}:generateContent".'),
+  format: Name,
+  stream: z.boolean().optional().describe('Requests on this path stream (Gemini :streamGenerateContent).'),
+});
+
+export const ConverterDecl = z.strictObject({ from: Name, to: Name });
+
+export const CredentialDecl = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('header'), header: HeaderName, secret: SecretName }),
+  z.strictObject({ kind: z.literal('bearer'), secret: SecretName }),
+  z.strictObject({ kind: z.literal('query'), param: z.string().regex(/^[A-Za-z0-9_.~-]+$/), secret: SecretName }),
+]);
+
+export const ProviderDecl = z.strictObject({
+  base_url: z.string().regex(/^https?:\/\/[^\s?#]+$/, { error: 'must be an http(s) URL without query or fragment' }),
+  credential: Name.optional().describe('A key of `credentials`; omit for an upstream that needs none.'),
+  headers: z.record(HeaderName, HeaderValue).optional().describe('Static, non-secret headers.'),
+});
+
+export const OperationDecl = z.strictObject({
+  provider: Name,
+  format: Name,
+  family: Family,
+  path: UpstreamPath.describe('Appended to base_url; {model} is replaced by the upstream model.'),
+  stream_path: UpstreamPath.optional().describe('Used instead of path for streaming requests.'),
+});
+
+const PRICE_ERROR = 'must be a non-negative decimal: a string like "3.75" or a number';
+const Price = z.union(
+  [z.string().regex(DECIMAL_STRING_PATTERN, { error: PRICE_ERROR }), z.number().nonnegative({ error: PRICE_ERROR })],
+  { error: PRICE_ERROR },
+);
+
+const RatesShape = {
+  input: Price,
+  output: Price,
+  cache_read: Price.optional(),
+  cache_write: Price.optional(),
+  cache_write_1h: Price.optional(),
+};
+
+export const LongRatesDecl = z.strictObject({
+  input: Price.optional(),
+  output: Price.optional(),
+  cache_read: Price.optional(),
+  cache_write: Price.optional(),
+  cache_write_1h: Price.optional(),
+});
+
+export const PricingDecl = z.strictObject({
+  unit: z.literal('usd_per_mtok'),
+  ...RatesShape,
+  threshold_tokens: z.int().nonnegative().optional().describe('Above this many prompt tokens, `long` rates apply.'),
+  long: LongRatesDecl.optional(),
+});
+
+export const DeploymentDecl = z.strictObject({
+  id: Name,
+  provider: Name,
+  format: Name,
+  upstream_model: z.string().min(1).max(512),
+  region: z.string().min(1).optional(),
+  priority: z.int().nonnegative().default(1).describe('Lower is tried first.'),
+  weight: z.int().nonnegative().default(1).describe('Share among candidates of equal priority.'),
+  pricing: PricingDecl.optional().describe('Required when the deployment is enabled.'),
+  enabled: z.boolean().default(true),
+});
+
+export const CapabilitiesDecl = z.strictObject({
+  tools: z.boolean().optional(),
+  reasoning: z.boolean().optional(),
+  context_window: z.int().positive().optional(),
+  max_output_tokens: z.int().positive().optional(),
+});
+
+export const ModelDecl = z.strictObject({
+  brand: Name,
+  entry_formats: z.array(Name).min(1),
+  aliases: z.array(Name).default([]),
+  tags: z.array(Name).default([]),
+  visibility: z.enum(['listed', 'hidden']).default('listed'),
+  capabilities: CapabilitiesDecl.default({}),
+  deployments: z.array(DeploymentDecl).default([]),
+});
+
+/** The whole registry file. */
+export const RegistrySchema = z
+  .strictObject({
+    wire_formats: z
+      .partialRecord(z.enum(KNOWN_FORMATS as [WireFormat, ...WireFormat[]]), WireFormatDecl)
+      .describe('The formats this registry uses, with their families; see DEFAULT_WIRE_FORMATS.'),
+    entry_routes: z.array(EntryRouteDecl).describe('Request paths clients call, and the wire format each speaks.'),
+    converters: z.array(ConverterDecl).default([]).describe('Legal translations between formats; identity is implicit.'),
+    credentials: z.record(Name, CredentialDecl).default({}).describe('How secrets are presented upstream: names of secrets, never values.'),
+    providers: z.record(Name, ProviderDecl),
+    operations: z.array(OperationDecl).describe('What each provider serves, keyed by (provider, format, family).'),
+    models: z.record(Name, ModelDecl),
+  })
+  .describe('A tollgate registry: models, deployments, operations and prices.');
+
+export type RegistryFile = z.output<typeof RegistrySchema>;
+export type RegistryFileInput = z.input<typeof RegistrySchema>;
+export type WireFormatDecl = z.output<typeof WireFormatDecl>;
+export type EntryRouteDecl = z.output<typeof EntryRouteDecl>;
+export type ConverterDecl = z.output<typeof ConverterDecl>;
+export type CredentialDecl = z.output<typeof CredentialDecl>;
+export type ProviderDecl = z.output<typeof ProviderDecl>;
+export type OperationDecl = z.output<typeof OperationDecl>;
+export type PricingDecl = z.output<typeof PricingDecl>;
+export type DeploymentDecl = z.output<typeof DeploymentDecl>;
+export type CapabilitiesDecl = z.output<typeof CapabilitiesDecl>;
+export type ModelDecl = z.output<typeof ModelDecl>;
+
+/** Top-level sections: which are keyed records and which are lists, and which may be omitted. */
+export const SECTIONS = {
+  wire_formats: { kind: 'record', item: WireFormatDecl, required: true },
+  entry_routes: { kind: 'array', item: EntryRouteDecl, required: true },
+  converters: { kind: 'array', item: ConverterDecl, required: false },
+  credentials: { kind: 'record', item: CredentialDecl, required: false },
+  providers: { kind: 'record', item: ProviderDecl, required: true },
+  operations: { kind: 'array', item: OperationDecl, required: true },
+  models: { kind: 'record', item: ModelDecl, required: true },
+} as const;

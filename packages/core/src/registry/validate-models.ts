@@ -1,0 +1,113 @@
+/**
+ * Checks on models and deployments: names never collide, references resolve, enabled
+ * deployments are priced and routable, pricing tiers are complete, and the serviceability
+ * invariant holds.
+ */
+import { RATE_KINDS } from '../pricing/types.js';
+import type { IssueList, PathSegment } from './issues.js';
+import type { ParsedFile } from './parse.js';
+import type { ModelDecl, PricingDecl } from './schema.js';
+import { unservedEntryFormats } from './serviceability.js';
+import type { Facts } from './validate-wiring.js';
+
+const ALL_TAG = 'all';
+
+export function validateModels(file: ParsedFile, facts: Facts, issues: IssueList): void {
+  checkNames(file, issues);
+  const deploymentIds = new Map<string, string>();
+  for (const [id, model] of file.models) {
+    if (model === null) continue;
+    checkModel(id, model, facts, deploymentIds, issues);
+  }
+}
+
+/** Model ids and aliases share one namespace; tags must not shadow it (policy scopes name either). */
+function checkNames(file: ParsedFile, issues: IssueList): void {
+  const owners = new Map<string, string>();
+  for (const id of file.models.keys()) owners.set(id, `model id "${id}"`);
+  for (const [id, model] of file.models) {
+    if (model === null) continue;
+    model.aliases.forEach((alias, i) => {
+      const owner = owners.get(alias);
+      if (owner !== undefined) {
+        issues.add(['models', id, 'aliases', i], `alias "${alias}" collides with ${owner}`);
+      } else {
+        owners.set(alias, `an alias of model "${id}"`);
+      }
+    });
+  }
+  if (owners.has(ALL_TAG)) {
+    const owner = owners.get(ALL_TAG) as string;
+    issues.add(['models', ALL_TAG], `"${ALL_TAG}" is the tag every model has; it cannot be a model id or alias (${owner})`);
+  }
+  for (const [id, model] of file.models) {
+    if (model === null) continue;
+    model.tags.forEach((tag, i) => {
+      const owner = owners.get(tag);
+      if (owner !== undefined && tag !== ALL_TAG) {
+        issues.add(['models', id, 'tags', i], `tag "${tag}" collides with ${owner}; a spend scope naming it would be ambiguous`);
+      }
+    });
+  }
+}
+
+function checkModel(id: string, model: ModelDecl, facts: Facts, deploymentIds: Map<string, string>, issues: IssueList): void {
+  const base: PathSegment[] = ['models', id];
+  const seenFormats = new Set<string>();
+  model.entry_formats.forEach((format, i) => {
+    if (!facts.declared('wire_formats', format)) {
+      issues.add([...base, 'entry_formats', i], `wire format "${format}" is not declared in wire_formats`);
+    }
+    if (seenFormats.has(format)) issues.add([...base, 'entry_formats', i], `entry format "${format}" is listed twice`);
+    seenFormats.add(format);
+  });
+
+  model.deployments.forEach((d, i) => {
+    const path: PathSegment[] = [...base, 'deployments', i];
+    const earlier = deploymentIds.get(d.id);
+    if (earlier !== undefined) issues.add([...path, 'id'], `deployment id "${d.id}" is already used by ${earlier}`);
+    else deploymentIds.set(d.id, `a deployment of model "${id}"`);
+
+    const providerOk = facts.declared('providers', d.provider);
+    if (!providerOk) issues.add([...path, 'provider'], `provider "${d.provider}" is not declared in providers`);
+    const formatOk = facts.declared('wire_formats', d.format);
+    if (!formatOk) issues.add([...path, 'format'], `wire format "${d.format}" is not declared in wire_formats`);
+
+    if (d.enabled) {
+      if (d.pricing === undefined) {
+        issues.add([...path, 'pricing'], 'an enabled deployment must be priced (an unpriced route would settle at 0 and silently disable budgets)');
+      }
+      const family = facts.familyOf(d.format);
+      if (providerOk && family !== undefined && facts.operationsComplete && !facts.hasOperation(d.provider, d.format, family)) {
+        issues.add(path, `no operation for (${d.provider}, ${d.format}, ${family}); declare it in operations or disable the deployment`);
+      }
+    }
+    if (d.pricing !== undefined) checkPricing(d.pricing, [...path, 'pricing'], issues);
+  });
+
+  if (facts.operationsComplete && facts.convertersComplete) {
+    for (const format of new Set(unservedEntryFormats(model, facts))) {
+      const i = model.entry_formats.indexOf(format);
+      issues.add(
+        [...base, 'entry_formats', i],
+        `not serviceable: no enabled deployment takes ${format} (same format, or a converter from ${format} to its format, and an operation for its provider, format and family)`,
+      );
+    }
+  }
+}
+
+function checkPricing(pricing: PricingDecl, path: PathSegment[], issues: IssueList): void {
+  if (pricing.long !== undefined && pricing.threshold_tokens === undefined) {
+    issues.add([...path, 'threshold_tokens'], 'a long-context tier needs threshold_tokens');
+  }
+  if (pricing.threshold_tokens !== undefined && pricing.long === undefined) {
+    issues.add([...path, 'long'], 'threshold_tokens needs a long-context tier (long)');
+  }
+  if (pricing.long !== undefined) {
+    for (const kind of RATE_KINDS) {
+      if (pricing[kind] !== undefined && pricing.long[kind] === undefined) {
+        issues.add([...path, 'long', kind], `the long-context tier must name ${kind} because the base names it`);
+      }
+    }
+  }
+}

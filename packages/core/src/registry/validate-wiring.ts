@@ -1,0 +1,126 @@
+/**
+ * Checks on the wiring sections: wire formats, entry routes, converters, providers (and how
+ * their credentials fit) and operations.
+ */
+import type { Family } from '@tollgate/codecs';
+import { DEFAULT_WIRE_FORMATS, isKnownFormat, KNOWN_FORMATS, templateProblems } from './formats.js';
+import type { IssueList, PathSegment } from './issues.js';
+import type { ParsedFile } from './parse.js';
+
+/** Lookups derived from the parsed file, shared by the checks and the index builder. */
+export interface Facts {
+  /** True when `name` is a key of `section`, or when the section itself is unreadable (no cascade). */
+  declared(section: 'wire_formats' | 'credentials' | 'providers', name: string): boolean;
+  familyOf(format: string): Family | undefined;
+  hasOperation(provider: string, format: string, family: Family): boolean;
+  hasConverter(from: string, to: string): boolean;
+  /** False when a structural error could hide an operation or converter. */
+  readonly operationsComplete: boolean;
+  readonly convertersComplete: boolean;
+}
+
+export const operationKey = (provider: string, format: string, family: string): string =>
+  `${provider}\u0000${format}\u0000${family}`;
+const converterKey = (from: string, to: string): string => `${from}\u0000${to}`;
+
+export function buildFacts(file: ParsedFile): Facts {
+  const operations = new Set(file.operations.map((o) => operationKey(o.provider, o.format, o.family)));
+  const converters = new Set(file.converters.map((c) => converterKey(c.from, c.to)));
+  return {
+    declared: (section, name) => file[section].has(name) || file.incomplete.has(section),
+    // A format's family is fixed by the format; the file's declaration is only checked against it.
+    familyOf: (format) => (isKnownFormat(format) && file.wire_formats.has(format) ? DEFAULT_WIRE_FORMATS[format].family : undefined),
+    hasOperation: (provider, format, family) => operations.has(operationKey(provider, format, family)),
+    hasConverter: (from, to) => converters.has(converterKey(from, to)),
+    operationsComplete: !file.incomplete.has('operations') && !file.incomplete.has('wire_formats'),
+    convertersComplete: !file.incomplete.has('converters'),
+  };
+}
+
+/** Header names that carry secrets: they belong in a credential, never in static headers. */
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'x-goog-api-key', 'api-key', 'cookie']);
+
+export function validateWiring(file: ParsedFile, facts: Facts, issues: IssueList): void {
+  const formatRef = (path: PathSegment[], format: string): void => {
+    if (!facts.declared('wire_formats', format)) issues.add(path, `wire format "${format}" is not declared in wire_formats`);
+  };
+
+  for (const [name, decl] of file.wire_formats) {
+    if (!isKnownFormat(name)) {
+      issues.add(['wire_formats', name], `unknown wire format "${name}"; tollgate speaks ${KNOWN_FORMATS.join(', ')}`);
+    } else if (decl !== null && decl.family !== DEFAULT_WIRE_FORMATS[name].family) {
+      issues.add(['wire_formats', name, 'family'], `the family of ${name} is "${DEFAULT_WIRE_FORMATS[name].family}", not "${decl.family}"`);
+    }
+  }
+
+  const routePaths = new Map<string, number>();
+  file.entry_routes.forEach((route, i) => {
+    formatRef(['entry_routes', i, 'format'], route.format);
+    const t = templateProblems(route.path);
+    if (t.unknown.length > 0 || t.strayBrace || t.modelCount > 1) {
+      issues.add(['entry_routes', i, 'path'], 'an entry path may contain only one placeholder, {model}');
+    }
+    const earlier = routePaths.get(route.path);
+    if (earlier !== undefined) issues.add(['entry_routes', i, 'path'], `duplicate entry route: entry_routes[${earlier}] has the same path`);
+    else routePaths.set(route.path, i);
+  });
+
+  const converters = new Map<string, number>();
+  file.converters.forEach((c, i) => {
+    formatRef(['converters', i, 'from'], c.from);
+    formatRef(['converters', i, 'to'], c.to);
+    if (c.from === c.to) issues.add(['converters', i], `a converter from ${c.from} to itself is implicit (identity); remove it`);
+    const key = converterKey(c.from, c.to);
+    const earlier = converters.get(key);
+    if (earlier !== undefined) issues.add(['converters', i], `duplicate converter: same as converters[${earlier}]`);
+    else converters.set(key, i);
+  });
+
+  for (const [name, provider] of file.providers) {
+    if (provider === null) continue;
+    const path = ['providers', name];
+    if (!canParseUrl(provider.base_url)) issues.add([...path, 'base_url'], `invalid URL "${provider.base_url}"`);
+    const credential = provider.credential === undefined ? undefined : file.credentials.get(provider.credential);
+    if (provider.credential !== undefined && !facts.declared('credentials', provider.credential)) {
+      issues.add([...path, 'credential'], `credential "${provider.credential}" is not declared in credentials`);
+    }
+    for (const header of Object.keys(provider.headers ?? {})) {
+      const lower = header.toLowerCase();
+      if (SECRET_HEADERS.has(lower)) {
+        issues.add([...path, 'headers', header], `static header "${header}" would carry a secret; declare a credential instead`);
+      } else if (credential?.kind === 'header' && credential.header.toLowerCase() === lower) {
+        issues.add([...path, 'headers', header], `static header "${header}" collides with the header of credential "${provider.credential}"`);
+      }
+    }
+  }
+
+  const operations = new Map<string, number>();
+  file.operations.forEach((op, i) => {
+    const path: PathSegment[] = ['operations', i];
+    if (!facts.declared('providers', op.provider)) issues.add([...path, 'provider'], `provider "${op.provider}" is not declared in providers`);
+    formatRef([...path, 'format'], op.format);
+    const family = facts.familyOf(op.format);
+    if (family !== undefined && family !== op.family) {
+      issues.add([...path, 'family'], `format ${op.format} belongs to family "${family}", so this operation would never be used`);
+    }
+    for (const [key, template] of [['path', op.path], ['stream_path', op.stream_path]] as const) {
+      if (template === undefined) continue;
+      const t = templateProblems(template);
+      if (t.unknown.length > 0 || t.strayBrace) issues.add([...path, key], 'the only placeholder an operation path may contain is {model}');
+    }
+    const k = operationKey(op.provider, op.format, op.family);
+    const earlier = operations.get(k);
+    if (earlier !== undefined) {
+      issues.add(path, `duplicate operation for (${op.provider}, ${op.format}, ${op.family}): same key as operations[${earlier}]`);
+    } else operations.set(k, i);
+  });
+}
+
+function canParseUrl(url: string): boolean {
+  try {
+    new URL(url);
+    return true;
+  } catch {
+    return false;
+  }
+}
