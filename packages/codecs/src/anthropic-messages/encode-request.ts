@@ -208,7 +208,7 @@ function applyVendorFields(request: Request, body: JsonObject, warnings: Convers
   const vendor = request.vendor;
   if (vendor === undefined) return;
   if (vendor.format !== FORMAT) {
-    for (const key of Object.keys(vendor.fields)) warnings.push(dropped(key, `a ${vendor.format} field with no anthropic_messages equivalent`));
+    for (const key of Object.keys(vendor.fields)) warnings.push(dropped(key, `a field of ${vendor.format} with no anthropic_messages equivalent`));
     return;
   }
   for (const [key, value] of Object.entries(vendor.fields)) {

@@ -50,7 +50,7 @@ export function encodeResponse(response: Response, options: EncodeResponseOption
       else if (!(key in body)) body[key] = value;
     }
   } else if (vendor !== undefined) {
-    for (const key of Object.keys(vendor.fields)) warnings.push(dropped(key, `a ${vendor.format} field with no anthropic_messages equivalent`));
+    for (const key of Object.keys(vendor.fields)) warnings.push(dropped(key, `a field of ${vendor.format} with no anthropic_messages equivalent`));
   }
   return { body, warnings };
 }
