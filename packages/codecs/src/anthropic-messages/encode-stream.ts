@@ -156,6 +156,12 @@ export function createStreamEncoder(options: StreamEncoderOptions = {}): StreamE
       closeCurrent(write);
     }
     drain(write, true);
+    // A tool call with no arguments that never saw its block_stop still reaches the client.
+    for (const block of blocks.values()) {
+      if (block.kind !== 'tool_use' || block.opened) continue;
+      open(write, block);
+      closeCurrent(write);
+    }
   };
 
   const onBlockStart = (write: Write, index: number, s: BlockStart) => {

@@ -157,6 +157,23 @@ describe('anthropic_messages stream encoding', () => {
     expect(message.stop_reason).toBe('tool_use'); // a "stop" turn with tool calls
   });
 
+  it('writes a started tool call that never got arguments or a block_stop before the finish', () => {
+    const message = assemble(
+      encodeEvents([
+        start,
+        { type: 'block_start', index: 0, block: { kind: 'tool_call', id: 'call_1', name: 'a' } },
+        { type: 'tool_args_delta', index: 0, delta: '{"x":1}' },
+        { type: 'block_start', index: 1, block: { kind: 'tool_call', id: 'call_2', name: 'b' } },
+        { type: 'finish', finishReason: { unified: 'tool_calls', raw: 'tool_calls' } },
+        { type: 'message_stop' },
+      ]),
+    );
+    expect(message.content).toEqual([
+      { type: 'tool_use', id: 'call_1', name: 'a', input: { x: 1 } },
+      { type: 'tool_use', id: 'call_2', name: 'b', input: {} },
+    ]);
+  });
+
   it('keeps the stop sequence and the raw Anthropic stop reason', () => {
     const enc = (finish: StreamEvent) => assemble(encodeEvents([start, finish, { type: 'message_stop' }]));
     expect(enc({ type: 'finish', finishReason: { unified: 'stop_sequence', raw: 'stop' }, stopSequence: 'END' })).toMatchObject({
