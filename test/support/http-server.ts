@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
@@ -44,9 +45,8 @@ export async function startServer(handler: FetchHandler): Promise<TestServer> {
         res.end();
         return;
       }
-      Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>)
-        .on('error', () => res.destroy())
-        .pipe(res);
+      // pipeline destroys the source when the client goes away, so the body stream is cancelled.
+      await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>), res).catch(() => res.destroy());
     } catch (error) {
       res.statusCode = 500;
       res.end(String(error));

@@ -86,6 +86,7 @@ export function relayStream(upstream: ReadableStream<Uint8Array>, ctx: RequestCo
         controller.enqueue(result.value);
       },
       async cancel(reason) {
+        if (ctx.streamError === null && !ctx.streamCompleted) ctx.clientCancelled = true;
         end('cancelled');
         await reader.cancel(reason).catch(() => {});
       },

@@ -105,10 +105,14 @@ export async function respond(input: RespondInput): Promise<Response> {
     const onEnd = (outcome: StreamOutcome) => {
       if (renewal !== null) clearInterval(renewal);
       input.cleanup();
-      if (outcome === 'cancelled' || ctx.clientCancelled) {
+      // Whichever came first decides: a client that stops reading after an in-stream error
+      // (SDKs throw, then cancel) did not cancel a healthy stream; a stream that errors
+      // because the client went away was cancelled.
+      const cancelledFirst = ctx.clientCancelled || (outcome === 'cancelled' && ctx.streamError === null);
+      if (cancelledFirst) {
         ctx.status = 'cancelled';
         ctx.reason = 'client_cancelled';
-      } else if (outcome === 'failed') {
+      } else if (outcome === 'failed' || ctx.streamError !== null) {
         ctx.status = 'upstream_error';
         ctx.reason = `stream_${ctx.streamError ?? 'failed'}`;
       }

@@ -179,7 +179,8 @@ export async function walk(request: Request, ctx: RequestContext, deps: WalkDeps
   const byDeployment = new Map(list.map((c) => [c.deployment.id, c] as const));
   const upstreamAbort = new AbortController();
   const onClientAbort = () => {
-    ctx.clientCancelled = true;
+    // An abort after an upstream in-stream error is the client reacting to it, not a cancel.
+    if (ctx.streamError === null && !ctx.streamCompleted) ctx.clientCancelled = true;
     upstreamAbort.abort();
   };
   if (request.signal.aborted) onClientAbort();
