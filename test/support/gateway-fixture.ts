@@ -85,9 +85,16 @@ export function testRegistry(upstream: string, scenarios: { anthropic?: string; 
   };
 }
 
-export async function keysFor(...users: Array<{ user: string; tier?: string; bu?: string; leaders?: string[] }>) {
+export interface TestUser {
+  user: string;
+  tier?: string;
+  bu?: string;
+  leaders?: string[];
+}
+
+export async function keysFor(...users: TestUser[]) {
   const keys: Record<string, string> = {};
-  const virtual_keys: Array<{ hash: string; principal: Record<string, unknown> }> = [];
+  const virtual_keys: Array<{ hash: string; principal: TestUser }> = [];
   for (const u of users) {
     const { key, hash } = await createVirtualKey();
     keys[u.user] = key;
