@@ -1,5 +1,5 @@
 export { loadRegistry } from './load.js';
-export { resolveEntry, resolveModel, candidates } from './resolve.js';
+export { resolveEntry, resolveModel, candidates, isRegistry } from './resolve.js';
 export { pickWeighted } from './weighted.js';
 export { listModels } from './discovery.js';
 export type { DiscoveryFormat, OpenAIModelList, AnthropicModelList, GeminiModelList, ModelListByFormat } from './discovery.js';

@@ -57,7 +57,7 @@ const VIOLATIONS: [name: string, mutate: (r: Raw) => void, path: string, message
   ['deployment provider unresolved', (r) => (dep(r, 3).provider = 'bedrock'), 'models.claude-sonnet.deployments[3].provider', /provider "bedrock" is not declared/],
   ['deployment format undeclared', (r) => (dep(r, 3).format = 'bedrock_converse'), 'models.claude-sonnet.deployments[3].format', /"bedrock_converse" is not declared/],
   ['enabled deployment without pricing', (r) => delete dep(r, 2).pricing, 'models.claude-sonnet.deployments[2].pricing', /must be priced/],
-  ['enabling an unpriced deployment', (r) => (dep(r, 3).enabled = true), 'models.claude-sonnet.deployments[3].pricing', /must be priced/],
+  ['enabling an unpriced deployment', (r) => (r.models['claude-next'].deployments[0].enabled = true), 'models.claude-next.deployments[0].pricing', /must be priced/],
   ['enabled deployment without an operation', (r) => (r.models['gpt-5'].deployments[0].provider = 'google'), 'models.gpt-5.deployments[0]', /no operation for \(google, openai_chat, chat\)/],
   ['negative price', (r) => (dep(r).pricing.input = '-3'), 'models.claude-sonnet.deployments[1].pricing.input', /non-negative decimal/],
   ['negative numeric price', (r) => (dep(r).pricing.output = -15), 'models.claude-sonnet.deployments[1].pricing.output', /non-negative decimal/],
@@ -67,7 +67,7 @@ const VIOLATIONS: [name: string, mutate: (r: Raw) => void, path: string, message
   ['unknown price unit', (r) => (dep(r).pricing.unit = 'usd_per_ktok'), 'models.claude-sonnet.deployments[1].pricing.unit', /./],
   ['long tier without a threshold', (r) => delete dep(r).pricing.threshold_tokens, 'models.claude-sonnet.deployments[1].pricing.threshold_tokens', /needs threshold_tokens/],
   ['threshold without a long tier', (r) => (r.models['gpt-5'].deployments[1].pricing.threshold_tokens = 1000), 'models.gpt-5.deployments[1].pricing.long', /needs a long-context tier/],
-  ['long tier missing a rate its base names', (r) => (dep(r, 2).pricing = { unit: 'usd_per_mtok', input: '3.3', output: '16.5', cache_read: '0.33', threshold_tokens: 200000, long: { input: '6.6', output: '24.75' } }), 'models.claude-sonnet.deployments[2].pricing.long.cache_read', /must name cache_read because the base names it/],
+  ['long tier missing a rate its base names', (r) => (r.models['gemini-flash'].deployments[0].pricing = { unit: 'usd_per_mtok', input: '1.25', output: '10', cache_read: '0.125', threshold_tokens: 200000, long: { input: '2.50', output: '15' } }), 'models.gemini-flash.deployments[0].pricing.long.cache_read', /must name cache_read because the base names it/],
   ['fractional weight', (r) => (dep(r).weight = 1.5), 'models.claude-sonnet.deployments[1].weight', /./],
   ['negative priority', (r) => (dep(r).priority = -1), 'models.claude-sonnet.deployments[1].priority', /./],
   ['unknown visibility', (r) => (sonnet(r).visibility = 'secret'), 'models.claude-sonnet.visibility', /./],
@@ -123,6 +123,23 @@ describe('loadRegistry', () => {
     ]);
   });
 
+  it('does not judge serviceability through an unresolved reference, or of an undeclared format', () => {
+    const raw = baseRegistry();
+    raw.models['gemini-flash'].deployments[0].provider = 'gogle';
+    raw.models['gpt-5'].entry_formats.push('cohere_chat');
+    expect(errorsOf(raw)).toEqual([
+      { path: 'models.gpt-5.entry_formats[2]', message: 'wire format "cohere_chat" is not declared in wire_formats' },
+      { path: 'models.gemini-flash.deployments[0].provider', message: 'provider "gogle" is not declared in providers' },
+    ]);
+  });
+
+  it('checks the aliases of a structurally broken model for collisions', () => {
+    const raw = baseRegistry();
+    raw.models['gpt-5'].color = 'green';
+    raw.models['gpt-5'].aliases = ['claude-sonnet-latest'];
+    expect(errorsOf(raw)).toContainEqual({ path: 'models.gpt-5.aliases[0]', message: expect.stringMatching(/collides with an alias of model "claude-sonnet"/) });
+  });
+
   it('rejects data that is not a registry', () => {
     expect(errorsOf(null)).toEqual([{ path: '', message: expect.stringMatching(/must be an object/) }]);
     expect(errorsOf([])).toHaveLength(1);
@@ -170,6 +187,13 @@ describe('loadRegistry', () => {
     expect(registry.models['gpt-5']).toMatchObject({ visibility: 'listed', tags: ['all', 'gpt', 'frontier'], aliases: [] });
     expect(registry.providers.openai!.baseUrl).toBe('https://api.openai.com');
     expect(registry.providers.local!.credential).toBeNull();
+  });
+
+  it('passes a loaded registry through', () => {
+    const result = loadRegistry(baseRegistry());
+    if (!result.ok) throw new Error('invalid');
+    const again = loadRegistry(result.registry);
+    expect(again.ok && again.registry).toBe(result.registry);
   });
 
   it('returns frozen data', () => {

@@ -28,6 +28,8 @@ export interface ParsedFile {
   entry_routes: EntryRouteDecl[];
   converters: ConverterDecl[];
   operations: OperationDecl[];
+  /** The aliases of structurally broken models, where readable: they still take part in collision checks. */
+  salvagedAliases: Map<string, string[]>;
   /** Lists with a structurally broken item (or missing): checks that assert absence skip them. */
   incomplete: Set<'entry_routes' | 'converters' | 'operations' | 'wire_formats' | 'credentials' | 'providers' | 'models'>;
 }
@@ -41,6 +43,7 @@ export function parseFile(raw: unknown, issues: IssueList): ParsedFile {
     entry_routes: [],
     converters: [],
     operations: [],
+    salvagedAliases: new Map(),
     incomplete: new Set(),
   };
   if (!isRecord(raw)) {
@@ -91,6 +94,7 @@ function parseRecord<T>(
     } else {
       into.set(name, null);
       if (!parsed.success) reportZod(parsed.error, [section, name], issues);
+      if (section === 'models') salvageAliases(name, item, out);
     }
   }
 }
@@ -138,6 +142,11 @@ function reportZod(error: z.ZodError, prefix: readonly PathSegment[], issues: Is
       issues.add(path, issue.message);
     }
   }
+}
+
+function salvageAliases(name: string, item: unknown, out: ParsedFile): void {
+  const aliases = isRecord(item) ? item.aliases : undefined;
+  if (Array.isArray(aliases) && aliases.every((a): a is string => typeof a === 'string')) out.salvagedAliases.set(name, aliases);
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { baseRegistry } from './__tests__/fixtures.js';
 import { loadRegistry } from './load.js';
-import { candidates, resolveEntry, resolveModel } from './resolve.js';
+import { candidates, isRegistry, resolveEntry, resolveModel } from './resolve.js';
 import type { Registry } from './types.js';
 
 function load(raw: unknown = baseRegistry()): Registry {
@@ -57,6 +57,9 @@ describe('resolveModel', () => {
 
   it('refuses objects that loadRegistry did not make', () => {
     expect(() => resolveModel({ ...registry }, 'gpt-5')).toThrow(/not a registry made by loadRegistry/);
+    expect(isRegistry(registry)).toBe(true);
+    expect(isRegistry({ ...registry })).toBe(false);
+    expect(isRegistry(null)).toBe(false);
   });
 });
 

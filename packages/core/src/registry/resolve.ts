@@ -10,6 +10,11 @@ function index(registry: Registry): RegistryIndex {
   return found;
 }
 
+/** True for a registry made by `loadRegistry` (copies and look-alikes are not: their indexes are missing). */
+export function isRegistry(value: unknown): value is Registry {
+  return typeof value === 'object' && value !== null && indexOf(value as Registry) !== undefined;
+}
+
 /**
  * The entry route of a request: its wire format, whether the path implies streaming, and the
  * `{model}` path parameter. Entry routes take POST only; `path` may carry a query string.

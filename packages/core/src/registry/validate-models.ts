@@ -26,8 +26,8 @@ function checkNames(file: ParsedFile, issues: IssueList): void {
   const owners = new Map<string, string>();
   for (const id of file.models.keys()) owners.set(id, `model id "${id}"`);
   for (const [id, model] of file.models) {
-    if (model === null) continue;
-    model.aliases.forEach((alias, i) => {
+    const aliases = model === null ? (file.salvagedAliases.get(id) ?? []) : model.aliases;
+    aliases.forEach((alias, i) => {
       const owner = owners.get(alias);
       if (owner !== undefined) {
         issues.add(['models', id, 'aliases', i], `alias "${alias}" collides with ${owner}`);
@@ -62,6 +62,9 @@ function checkModel(id: string, model: ModelDecl, facts: Facts, deploymentIds: M
     seenFormats.add(format);
   });
 
+  // A deployment with an unresolved reference might serve anything once fixed: its model's
+  // serviceability is not judged until then (the reference error says what to fix).
+  let unresolved = false;
   model.deployments.forEach((d, i) => {
     const path: PathSegment[] = [...base, 'deployments', i];
     const earlier = deploymentIds.get(d.id);
@@ -72,6 +75,7 @@ function checkModel(id: string, model: ModelDecl, facts: Facts, deploymentIds: M
     if (!providerOk) issues.add([...path, 'provider'], `provider "${d.provider}" is not declared in providers`);
     const formatOk = facts.declared('wire_formats', d.format);
     if (!formatOk) issues.add([...path, 'format'], `wire format "${d.format}" is not declared in wire_formats`);
+    if (d.enabled && (!providerOk || !formatOk)) unresolved = true;
 
     if (d.enabled) {
       if (d.pricing === undefined) {
@@ -85,8 +89,9 @@ function checkModel(id: string, model: ModelDecl, facts: Facts, deploymentIds: M
     if (d.pricing !== undefined) checkPricing(d.pricing, [...path, 'pricing'], issues);
   });
 
-  if (facts.operationsComplete && facts.convertersComplete) {
+  if (facts.operationsComplete && facts.convertersComplete && !unresolved) {
     for (const format of new Set(unservedEntryFormats(model, facts))) {
+      if (!facts.declared('wire_formats', format)) continue; // reported above
       const i = model.entry_formats.indexOf(format);
       issues.add(
         [...base, 'entry_formats', i],

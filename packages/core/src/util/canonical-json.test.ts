@@ -17,6 +17,17 @@ describe('canonicalJson', () => {
     expect(canonicalJson([0.1, 1e21, 1e-7, -0, 'a"\n\u2028'])).toBe(JSON.stringify([0.1, 1e21, 1e-7, 0, 'a"\n\u2028']));
   });
 
+  it('escapes exactly as JSON.stringify does (quotes, controls, lone surrogates), in keys too', () => {
+    const strings = ['\ud800', 'x\udfffy', '\u0007', '\u001f', 'a"b', '\\', '\u2028', 'é', '\ud83d\ude00'];
+    expect(canonicalJson(strings)).toBe(JSON.stringify(strings));
+    for (const key of strings) expect(canonicalJson({ [key]: 1 })).toBe(JSON.stringify({ [key]: 1 }));
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => {
+        expect(canonicalJson(text)).toBe(JSON.stringify(text));
+      }),
+    );
+  });
+
   it('omits undefined members, nulls undefined elements, honours toJSON', () => {
     expect(canonicalJson({ a: undefined, b: [undefined], c: { toJSON: () => 'x' } })).toBe('{"b":[null],"c":"x"}');
   });
