@@ -3,11 +3,15 @@ import { GatewayError } from './errors/gateway-error.js';
 import type { WireFormat } from './ir/wire-format.js';
 import { anthropicMessagesCodec } from './anthropic-messages/index.js';
 import { openaiChatCodec } from './openai-chat/index.js';
+import { geminiCodec } from './gemini/index.js';
+import { anthropicVertexCodec } from './anthropic-vertex/index.js';
 
 /** The per-format codecs, keyed by wire format. */
 export const codecs = {
   openai_chat: openaiChatCodec,
   anthropic_messages: anthropicMessagesCodec,
+  gemini_generate_content: geminiCodec,
+  anthropic_vertex: anthropicVertexCodec,
 } as const satisfies Partial<Record<WireFormat, Codec>>;
 
 const byFormat: Partial<Record<WireFormat, Codec>> = codecs;
