@@ -8,7 +8,7 @@ export { DEFAULT_WIRE_FORMATS, DEFAULT_ENTRY_ROUTES } from './formats.js';
 export { formatRegistryIssues } from './issues.js';
 export { RegistrySchema } from './schema.js';
 export type { RegistryFile, RegistryFileInput } from './schema.js';
-export { registryJsonSchema, renderRegistryJsonSchema } from './json-schema.js';
+export { registryJsonSchema } from './json-schema.js';
 export type {
   Candidate,
   Capabilities,
