@@ -1,0 +1,359 @@
+import { StoreUnavailableError } from '@tollgate/core';
+import type {
+  RateBucket,
+  RateResult,
+  ReserveRequest,
+  ReserveResult,
+  SettleRequest,
+  StateStore,
+} from '@tollgate/core';
+import { Redis } from 'ioredis';
+import { toStoreError } from './errors.js';
+import { DEFAULT_TAG, KeyLayout, type HashTagOption } from './keys.js';
+import { HELD, HIT_RATE, RELEASE, RENEW, RESERVE, SETTLE, SWEEP } from './lua.js';
+import { LuaScript, type RedisClient } from './script.js';
+import { checkBuckets, checkDuration, checkKey, checkReserve, checkSettle, limitArg, wholeMs } from './validate.js';
+
+export interface RedisStoreOptions {
+  /** Connection URL (default `redis://127.0.0.1:6379`); ignored when `client` is given. */
+  url?: string;
+  /**
+   * An existing ioredis client (standalone or Cluster). The store neither reconfigures nor
+   * quits it; give it `enableOfflineQueue: false` and a low `maxRetriesPerRequest` so calls
+   * fail fast while Redis is away.
+   */
+  client?: RedisClient;
+  /** Prefix of every key (default `tg:`). */
+  keyPrefix?: string;
+  /**
+   * The Redis Cluster hash tag. A string (default `tg`) puts every key in one slot. A function
+   * tags each logical key (constraint, counter, bucket and marker keys; reservation ids when
+   * nothing else names a tag), e.g. per tenant with `hashTagFromKey()`; the keys of one
+   * reserve, settle or hitRate must then share a tag, or the call rejects.
+   */
+  hashTag?: HashTagOption;
+  /** Period of the background sweeper in ms; 0 disables it (default 30 000). */
+  sweepIntervalMs?: number;
+  /** How long a settled id is remembered so a repeated settle is a no-op (default 15 min). */
+  settledTtlMs?: number;
+  /** Per-command timeout of the client this store creates (default 1000 ms). */
+  commandTimeoutMs?: number;
+  /** How long the first call waits for the initial connection (default 2000 ms). */
+  connectTimeoutMs?: number;
+  /** Connection errors and sweeper failures (default: one console warning per outage). */
+  onError?: (error: unknown) => void;
+}
+
+export interface RedisStore extends StateStore {
+  /** The ioredis client in use. */
+  readonly client: RedisClient;
+}
+
+const DEFAULT_SWEEP_MS = 30_000;
+const DEFAULT_SETTLED_TTL_MS = 15 * 60_000;
+/** Pointers outlive the hold they point to by this much. */
+const POINTER_GRACE_MS = 60_000;
+const SWEEP_PAGE = 200;
+
+const scripts = {
+  reserve: new LuaScript(RESERVE),
+  renew: new LuaScript(RENEW),
+  release: new LuaScript(RELEASE),
+  settle: new LuaScript(SETTLE),
+  held: new LuaScript(HELD),
+  hitRate: new LuaScript(HIT_RATE),
+  sweep: new LuaScript(SWEEP),
+};
+
+/**
+ * The shared state store for many replicas. Every decision is one Lua script, atomic on the
+ * server and timed by the server's clock; holds are kept apart from committed counters and
+ * stop counting the moment they expire; committed counters only grow. When Redis cannot be
+ * reached, calls reject quickly with `StoreUnavailableError`, and the client reconnects by
+ * itself.
+ */
+export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
+  const layout = new KeyLayout(options.keyPrefix ?? 'tg:', options.hashTag ?? DEFAULT_TAG);
+  const sweepIntervalMs = options.sweepIntervalMs ?? DEFAULT_SWEEP_MS;
+  const settledTtlMs = wholeMs(options.settledTtlMs ?? DEFAULT_SETTLED_TTL_MS);
+  checkDuration('settledTtlMs', settledTtlMs);
+  const connectTimeoutMs = options.connectTimeoutMs ?? 2000;
+
+  const owned = options.client === undefined;
+  const client: RedisClient =
+    options.client ??
+    new Redis(options.url ?? 'redis://127.0.0.1:6379', {
+      // Fail fast while disconnected (the gateway then applies its failure semantics) and
+      // keep reconnecting in the background.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      commandTimeout: options.commandTimeoutMs ?? 1000,
+      connectTimeout: connectTimeoutMs,
+      retryStrategy: (times) => Math.min(times * 100, 1000),
+    });
+
+  let everReady = client.status === 'ready';
+  let warned = false;
+  const onError = (error: unknown): void => {
+    if (options.onError !== undefined) {
+      options.onError(error);
+      return;
+    }
+    if (warned) return;
+    warned = true;
+    const message = error instanceof Error ? error.message : String(error);
+    console.warn(`[tollgate] redis store: ${message}; calls fail with StoreUnavailableError until it reconnects`);
+  };
+  const onReady = (): void => {
+    everReady = true;
+    warned = false;
+  };
+  client.on('ready', onReady);
+  if (owned || options.onError !== undefined) client.on('error', onError);
+
+  let closed = false;
+  let readyWait: Promise<void> | undefined;
+
+  /** Before the first connection, wait for it (bounded); afterwards never wait. */
+  const waitForFirstConnection = (): Promise<void> | undefined => {
+    if (everReady || client.status === 'ready') return undefined;
+    const status = client.status;
+    if (status === 'wait') void client.connect().catch(() => {});
+    else if (status !== 'connecting' && status !== 'connect') return undefined;
+    readyWait ??= new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        client.off('ready', done);
+        readyWait = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, connectTimeoutMs);
+      client.once('ready', done);
+    });
+    return readyWait;
+  };
+
+  /** Run one backend call, mapping failures to the store's error types. */
+  const call = async <T>(op: string, fn: () => Promise<T>): Promise<T> => {
+    if (closed) throw new StoreUnavailableError(`tollgate redis store is closed (${op} after close())`);
+    const wait = waitForFirstConnection();
+    if (wait !== undefined) await wait;
+    try {
+      return await fn();
+    } catch (error) {
+      throw toStoreError(error, op);
+    }
+  };
+
+  const run = (op: string, script: LuaScript, keys: string[], args: (string | number)[]): Promise<unknown> =>
+    call(op, () => script.run(client, keys, args));
+
+  /** Per-key tags: which tag holds reservation `id` (null when none is known). */
+  const pointedTag = (op: string, id: string): Promise<string | null> => call(op, () => client.get(layout.pointer(id)));
+
+  const releaseAt = (tag: string, id: string): Promise<unknown> =>
+    run('release', scripts.release, [`${layout.base(tag)}r:${id}`], [id]);
+
+  const sweepTag = async (tag: string): Promise<number> => {
+    const idx = `${layout.base(tag)}i`;
+    let cursor = '0';
+    let removed = 0;
+    do {
+      const [next, count] = (await run('sweep', scripts.sweep, [idx], [cursor, SWEEP_PAGE])) as [string, number];
+      cursor = String(next);
+      removed += Number(count);
+    } while (cursor !== '0');
+    return removed;
+  };
+
+  const sweep = async (): Promise<number> => {
+    const tags = layout.fixed ? [layout.tagOf('')] : await call('sweep', () => client.smembers(layout.tags()));
+    let removed = 0;
+    for (const tag of tags) {
+      removed += await sweepTag(tag);
+      if (!layout.fixed) {
+        const empty = (await call('sweep', () => client.exists(`${layout.base(tag)}i`))) === 0;
+        if (empty) await call('sweep', () => client.srem(layout.tags(), tag));
+      }
+    }
+    return removed;
+  };
+
+  let timer: ReturnType<typeof setInterval> | undefined;
+  if (sweepIntervalMs > 0) {
+    timer = setInterval(() => {
+      if (!closed && client.status === 'ready') sweep().catch(onError);
+    }, sweepIntervalMs);
+    timer.unref();
+  }
+
+  return {
+    client,
+
+    async reserve(request: ReserveRequest): Promise<ReserveResult> {
+      checkReserve(request);
+      const { id, constraints } = request;
+      const allKeys = constraints.flatMap((c) => [c.key, ...c.counters]);
+      const tag = layout.commonTag(allKeys, `reserve ${id}`) ?? layout.tagOf(id);
+      const base = layout.base(tag);
+
+      const counterKeys: string[] = [];
+      const position = new Map<string, number>();
+      const keys = [`${base}r:${id}`, `${base}i`];
+      const args: (string | number)[] = [id, String(request.amount), wholeMs(request.ttlMs), constraints.length];
+      const perConstraint: (string | number)[] = [];
+      for (const c of constraints) {
+        keys.push(`${base}h:${c.key}`, `${base}a:${c.key}`);
+        const counters = [...new Set(c.counters)];
+        perConstraint.push(c.key, limitArg(c.limit), counters.length);
+        for (const counter of counters) {
+          let at = position.get(counter);
+          if (at === undefined) {
+            counterKeys.push(`${base}c:${counter}`);
+            at = counterKeys.length;
+            position.set(counter, at);
+          }
+          perConstraint.push(at);
+        }
+      }
+      keys.push(...counterKeys);
+      args.push(...perConstraint);
+
+      const script = run('reserve', scripts.reserve, keys, args);
+      const bookkeeping = layout.fixed
+        ? []
+        : [
+            call('reserve', () => client.set(layout.pointer(id), tag, 'PX', wholeMs(request.ttlMs) + POINTER_GRACE_MS)),
+            call('reserve', () => client.sadd(layout.tags(), tag)),
+          ];
+      const [result] = (await Promise.all([script, ...bookkeeping])) as [number[], ...unknown[]];
+      const [status, index, committed, held] = result.map(Number) as [number, number?, number?, number?];
+      if (status === 1) return { ok: true };
+      if (status === -1) throw new Error(`tollgate store: reservation ${id} is already held`);
+      const refused = constraints[(index ?? 1) - 1]!;
+      return { ok: false, key: refused.key, limit: refused.limit, committed: committed ?? 0, held: held ?? 0 };
+    },
+
+    async renew(id: string, ttlMs: number): Promise<boolean> {
+      checkKey('renew id', id);
+      checkDuration('renew ttlMs', ttlMs);
+      const ttl = wholeMs(ttlMs);
+      const tag = layout.fixed ? layout.tagOf(id) : await pointedTag('renew', id);
+      if (tag === null) return false;
+      const renewed = Number(await run('renew', scripts.renew, [`${layout.base(tag)}r:${id}`], [id, ttl])) === 1;
+      if (renewed && !layout.fixed) {
+        await call('renew', () => client.pexpire(layout.pointer(id), ttl + POINTER_GRACE_MS));
+      }
+      return renewed;
+    },
+
+    async settle(request: SettleRequest): Promise<boolean> {
+      checkSettle(request);
+      const { id, charges } = request;
+      const chargeTag = layout.commonTag(
+        charges.map((c) => c.counter),
+        `settle ${id}`,
+      );
+      const holdTag = layout.fixed ? null : await pointedTag('settle', id);
+      const tag = chargeTag ?? holdTag ?? layout.tagOf(id);
+      const base = layout.base(tag);
+      const keys = [`${base}r:${id}`, `${base}s:${id}`, ...charges.map((c) => `${base}c:${c.counter}`)];
+      const ttl = request.counterTtlMs === undefined ? '' : wholeMs(request.counterTtlMs);
+      const args = [id, settledTtlMs, ttl, ...charges.map((c) => String(c.amount))];
+      const settled = Number(await run('settle', scripts.settle, keys, args)) === 1;
+      if (!layout.fixed && holdTag !== null) {
+        // The hold lives under another tag than the charges: drop it there too.
+        if (settled && holdTag !== tag) await releaseAt(holdTag, id);
+        await call('settle', () => client.del(layout.pointer(id)));
+      }
+      return settled;
+    },
+
+    async release(id: string): Promise<void> {
+      checkKey('release id', id);
+      const tag = layout.fixed ? layout.tagOf(id) : await pointedTag('release', id);
+      if (tag === null) return;
+      await releaseAt(tag, id);
+      if (!layout.fixed) await call('release', () => client.del(layout.pointer(id)));
+    },
+
+    async getCounters(keys: readonly string[]): Promise<Record<string, number>> {
+      const out: Record<string, number> = {};
+      if (keys.length === 0) return out;
+      await Promise.all(
+        [...layout.groupByTag(keys)].map(async ([tag, positions]) => {
+          const base = layout.base(tag);
+          const values = await call('getCounters', () => client.mget(positions.map((i) => `${base}c:${keys[i]!}`)));
+          positions.forEach((i, j) => {
+            out[keys[i]!] = values[j] == null ? 0 : Number(values[j]);
+          });
+        }),
+      );
+      return out;
+    },
+
+    async getHeld(keys: readonly string[]): Promise<Record<string, number>> {
+      const out: Record<string, number> = {};
+      if (keys.length === 0) return out;
+      await Promise.all(
+        [...layout.groupByTag(keys)].map(async ([tag, positions]) => {
+          const base = layout.base(tag);
+          const redisKeys = positions.flatMap((i) => [`${base}h:${keys[i]!}`, `${base}a:${keys[i]!}`]);
+          const values = (await run('getHeld', scripts.held, redisKeys, [])) as number[];
+          positions.forEach((i, j) => {
+            out[keys[i]!] = Number(values[j] ?? 0);
+          });
+        }),
+      );
+      return out;
+    },
+
+    async hitRate(buckets: readonly RateBucket[]): Promise<RateResult> {
+      checkBuckets(buckets);
+      if (buckets.length === 0) return { ok: true };
+      const tag = layout.commonTag(
+        buckets.map((b) => b.key),
+        'hitRate',
+      )!;
+      const base = layout.base(tag);
+      const keys = buckets.map((b) => `${base}w:${b.key}`);
+      const args = buckets.flatMap((b) => [limitArg(b.limit), String(wholeMs(b.windowMs)), String(b.cost)]);
+      const [index, retryAfterMs] = ((await run('hitRate', scripts.hitRate, keys, args)) as number[]).map(Number);
+      if (!index) return { ok: true };
+      return { ok: false, key: buckets[index - 1]!.key, retryAfterMs: retryAfterMs ?? 1 };
+    },
+
+    async setOnce(key: string, ttlMs: number): Promise<boolean> {
+      checkKey('marker key', key);
+      checkDuration('marker ttlMs', ttlMs);
+      const redisKey = `${layout.base(layout.tagOf(key))}m:${key}`;
+      return (await call('setOnce', () => client.set(redisKey, '1', 'PX', wholeMs(ttlMs), 'NX'))) === 'OK';
+    },
+
+    async hasMarker(key: string): Promise<boolean> {
+      checkKey('marker key', key);
+      const redisKey = `${layout.base(layout.tagOf(key))}m:${key}`;
+      return (await call('hasMarker', () => client.exists(redisKey))) === 1;
+    },
+
+    sweep,
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      if (timer !== undefined) clearInterval(timer);
+      client.off('ready', onReady);
+      if (!owned) {
+        if (options.onError !== undefined) client.off('error', onError);
+        return;
+      }
+      try {
+        if (client.status === 'ready') await client.quit();
+        else client.disconnect();
+      } catch {
+        client.disconnect();
+      }
+    },
+  };
+}
