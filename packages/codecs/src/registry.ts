@@ -3,12 +3,14 @@ import { GatewayError } from './errors/gateway-error.js';
 import type { WireFormat } from './ir/wire-format.js';
 import { anthropicMessagesCodec } from './anthropic-messages/index.js';
 import { openaiChatCodec } from './openai-chat/index.js';
+import { openaiResponsesCodec } from './openai-responses/index.js';
 import { geminiCodec } from './gemini/index.js';
 import { anthropicVertexCodec } from './anthropic-vertex/index.js';
 
 /** The per-format codecs, keyed by wire format. */
 export const codecs = {
   openai_chat: openaiChatCodec,
+  openai_responses: openaiResponsesCodec,
   anthropic_messages: anthropicMessagesCodec,
   gemini_generate_content: geminiCodec,
   anthropic_vertex: anthropicVertexCodec,
