@@ -11,6 +11,7 @@ import type {
 } from '../ir/content.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
+import { baseCallId, unfoldSignature } from '../shared/tool-call-id.js';
 import { dropped, lossy } from '../shared/warnings.js';
 import { cacheOf, isBlock, type WireBlock } from './schemas.js';
 import { utf8ToBase64 } from './text-base64.js';
@@ -133,7 +134,7 @@ export function decodeUserBlock(block: unknown, path: string, ctx: DecodeContext
       if (toolCallId === undefined) return undefined;
       const part: ToolResultPart = {
         type: 'tool_result',
-        toolCallId,
+        toolCallId: baseCallId(toolCallId),
         content: decodeToolResultContent(block['content'], `${path}.content`, ctx),
         ...cacheOf(block),
       };
@@ -158,7 +159,11 @@ export function decodeAssistantBlock(block: unknown, path: string, ctx: DecodeCo
       const name = requireString(ctx, block, 'name', path);
       if (id === undefined || name === undefined) return undefined;
       const input = block['input'] === undefined ? {} : block['input'];
-      return { type: 'tool_call', id, name, arguments: JSON.stringify(input), ...cacheOf(block) };
+      // An id the gateway gave out may carry a Gemini thought signature: it goes back on the call.
+      const unfolded = unfoldSignature(id);
+      const part: AssistantContentPart = { type: 'tool_call', id: unfolded.id, name, arguments: JSON.stringify(input), ...cacheOf(block) };
+      if (unfolded.thoughtSignature !== undefined) part.thoughtSignature = unfolded.thoughtSignature;
+      return part;
     }
     case 'thinking': {
       const text = requireString(ctx, block, 'thinking', path);

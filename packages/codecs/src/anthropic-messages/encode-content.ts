@@ -3,6 +3,7 @@ import type { AssistantContentPart, FilePart, ImagePart, MediaSource, ReasoningP
 import type { ConversionWarning } from '../ir/warning.js';
 import { sourceFromUrl } from '../shared/data-uri.js';
 import { isObject, parseJson, type JsonObject } from '../shared/guards.js';
+import { foldSignature } from '../shared/tool-call-id.js';
 import { dropped, lossy, signatureDropped } from '../shared/warnings.js';
 import { FORMAT, withCache } from './schemas.js';
 import { base64ToUtf8 } from './text-base64.js';
@@ -90,10 +91,15 @@ export function encodeToolInput(args: string, path: string, warnings: Conversion
   return {};
 }
 
-export function encodeToolUse(part: ToolCallPart, path: string, warnings: ConversionWarning[]): JsonObject {
-  if (part.thoughtSignature !== undefined) warnings.push(signatureDropped(`${path}.thoughtSignature`, 'google', FORMAT));
+/**
+ * A tool call → `tool_use`. In a response, a Gemini thought signature rides in the id the client
+ * echoes back (restored on its next request); a request to Anthropic never carries it.
+ */
+export function encodeToolUse(part: ToolCallPart, path: string, warnings: ConversionWarning[], forRequest = true): JsonObject {
+  if (part.thoughtSignature !== undefined && forRequest) warnings.push(signatureDropped(`${path}.thoughtSignature`, 'google', FORMAT));
+  const id = forRequest ? part.id : foldSignature(part.id, part.thoughtSignature);
   return withCache(
-    { type: 'tool_use', id: part.id, name: part.name, input: encodeToolInput(part.arguments, path, warnings) },
+    { type: 'tool_use', id, name: part.name, input: encodeToolInput(part.arguments, path, warnings) },
     part.cacheControl,
   );
 }
@@ -137,7 +143,7 @@ export function encodeAssistantPart(
       if (part.text.length === 0 && forRequest) return undefined; // Anthropic rejects empty text blocks
       return encodeText(part);
     case 'tool_call':
-      return encodeToolUse(part, path, warnings);
+      return encodeToolUse(part, path, warnings, forRequest);
     case 'reasoning':
       return encodeReasoning(part, path, warnings, forRequest);
     case 'refusal':

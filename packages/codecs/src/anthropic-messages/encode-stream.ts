@@ -17,6 +17,7 @@ import type { FinishReason } from '../ir/finish-reason.js';
 import type { BlockStart, StreamEvent } from '../ir/stream-event.js';
 import { emptyUsage, type Usage } from '../ir/usage.js';
 import { sseEvent } from '../sse/parse.js';
+import { foldSignature } from '../shared/tool-call-id.js';
 import type { JsonObject } from '../shared/guards.js';
 import { messageId, stopReasonFor } from './encode-response.js';
 import { errorBody } from './errors.js';
@@ -88,7 +89,7 @@ export function createStreamEncoder(options: StreamEncoderOptions = {}): StreamE
     let contentBlock: JsonObject;
     const s = block.start;
     if (s.kind === 'tool_call') {
-      contentBlock = { type: 'tool_use', id: s.id, name: s.name, input: {} };
+      contentBlock = { type: 'tool_use', id: foldSignature(s.id, s.thoughtSignature), name: s.name, input: {} };
       sawToolUse = true;
     } else if (block.kind === 'redacted') contentBlock = { type: 'redacted_thinking', data: s.kind === 'reasoning' ? (s.redactedData ?? '') : '' };
     else if (block.kind === 'thinking') contentBlock = { type: 'thinking', thinking: '', signature: '' };

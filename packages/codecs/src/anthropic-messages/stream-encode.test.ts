@@ -4,6 +4,7 @@ import { fixtureFiles, fixtureText } from '../../../../test/support/fixtures.js'
 import { errorInfo } from '../errors/gateway-error.js';
 import type { StreamEvent } from '../ir/stream-event.js';
 import { emptyUsage } from '../ir/usage.js';
+import { foldSignature } from '../shared/tool-call-id.js';
 import { assemble, encodeEvents, parseSse, reencodeText } from './__tests__/harness.js';
 
 const KEEP = new Set(['type', 'text', 'thinking', 'signature', 'data', 'id', 'name', 'input']);
@@ -152,7 +153,8 @@ describe('anthropic_messages stream encoding', () => {
     const message = assemble(out);
     expect(message.content).toEqual([
       { type: 'thinking', thinking: 'thought', signature: '' },
-      { type: 'tool_use', id: 'c', name: 'f', input: {} },
+      // The Gemini thought signature of a call travels folded into the id the client echoes back.
+      { type: 'tool_use', id: foldSignature('c', 'ts'), name: 'f', input: {} },
     ]);
     expect(message.stop_reason).toBe('tool_use'); // a "stop" turn with tool calls
   });

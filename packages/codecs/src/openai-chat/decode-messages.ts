@@ -12,6 +12,7 @@ import type { Message } from '../ir/message.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { sourceFromUrl } from '../shared/data-uri.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
+import { baseCallId, unfoldSignature } from '../shared/tool-call-id.js';
 import { dropped, lossy } from '../shared/warnings.js';
 import { audioMediaType, decodeCacheControl } from './schemas.js';
 
@@ -66,7 +67,7 @@ function decodeMessage(message: unknown, path: string, state: State): void {
       state.seenConversation = true;
       const id = asString(message.tool_call_id);
       if (id === undefined) invalid(`${path}.tool_call_id must be a string.`, `${path}.tool_call_id`);
-      pushResult(state, { type: 'tool_result', toolCallId: id, content: toolContent(message.content, `${path}.content`, state) });
+      pushResult(state, { type: 'tool_result', toolCallId: baseCallId(id), content: toolContent(message.content, `${path}.content`, state) });
       return;
     }
     case 'function': {
@@ -233,7 +234,11 @@ function assistantContent(message: JsonObject, path: string, state: State): Assi
       const id = asString(call.id);
       const name = fn === undefined ? undefined : asString(fn.name);
       if (id === undefined || name === undefined) invalid(`${callPath} needs a string id and function.name.`, callPath);
-      out.push({ type: 'tool_call', id, name, arguments: argumentsText(fn?.arguments) });
+      // An id the gateway gave out may carry a Gemini thought signature: it goes back on the call.
+      const { id: callId, thoughtSignature } = unfoldSignature(id);
+      const part: AssistantContentPart = { type: 'tool_call', id: callId, name, arguments: argumentsText(fn?.arguments) };
+      if (thoughtSignature !== undefined) part.thoughtSignature = thoughtSignature;
+      out.push(part);
     });
   }
   if (isObject(message.function_call)) {

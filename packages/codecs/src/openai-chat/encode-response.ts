@@ -3,6 +3,7 @@ import type { EncodedResponse, EncodeResponseOptions } from '../codec.js';
 import type { Response } from '../ir/response.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import type { JsonObject } from '../shared/guards.js';
+import { foldSignature } from '../shared/tool-call-id.js';
 import { dropped, signatureDropped } from '../shared/warnings.js';
 import { encodeFinishReason } from './finish-reason.js';
 import { chatCompletionId, FORMAT, type WireToolCall } from './schemas.js';
@@ -31,8 +32,8 @@ export function encodeResponse(response: Response, options: EncodeResponseOption
         }
         break;
       case 'tool_call':
-        if (part.thoughtSignature !== undefined) warnings.push(signatureDropped(`${path}.thoughtSignature`, 'google', FORMAT));
-        toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
+        // A Gemini thought signature rides in the id the client echoes back (restored on the next request).
+        toolCalls.push({ id: foldSignature(part.id, part.thoughtSignature), type: 'function', function: { name: part.name, arguments: part.arguments } });
         break;
       case 'image':
         warnings.push(dropped(path, 'OpenAI Chat responses carry no images'));

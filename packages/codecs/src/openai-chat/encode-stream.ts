@@ -4,6 +4,7 @@ import { errorInfo, type ErrorInfo } from '../errors/gateway-error.js';
 import type { BlockStart, StreamEvent } from '../ir/stream-event.js';
 import type { Usage } from '../ir/usage.js';
 import { sseEvent } from '../sse/parse.js';
+import { foldSignature } from '../shared/tool-call-id.js';
 import type { JsonObject } from '../shared/guards.js';
 import { errorBody } from './errors.js';
 import { encodeFinishReason } from './finish-reason.js';
@@ -70,7 +71,14 @@ export function createStreamEncoder(options: StreamEncoderOptions = {}): StreamE
             const k = toolIndex.size;
             toolIndex.set(event.index, k);
             chunk(write, {
-              tool_calls: [{ index: k, id: event.block.id, type: 'function', function: { name: event.block.name, arguments: '' } }],
+              tool_calls: [
+                {
+                  index: k,
+                  id: foldSignature(event.block.id, event.block.thoughtSignature),
+                  type: 'function',
+                  function: { name: event.block.name, arguments: '' },
+                },
+              ],
             });
           }
           return;
