@@ -16,6 +16,9 @@ const DECIMAL_STRING = DECIMAL_STRING_PATTERN;
 /** What `String(n)` gives for a finite non-negative number ("0.3", "1e-7", "1.5e+21"). */
 const NUMBER_STRING = /^([0-9]+)(?:\.([0-9]+))?(?:e([+-]?[0-9]+))?$/;
 
+/** Registries repeat a few price strings many times; results are frozen, so they are shared. */
+const STRING_CACHE = new Map<string, Decimal>();
+
 /**
  * Parse a price exactly. A string must be a plain decimal; a number is taken through its
  * shortest round-trip decimal string (`String(0.3)` is "0.3"), never through float arithmetic.
@@ -23,8 +26,14 @@ const NUMBER_STRING = /^([0-9]+)(?:\.([0-9]+))?(?:e([+-]?[0-9]+))?$/;
  */
 export function parseDecimal(value: unknown): Decimal | undefined {
   if (typeof value === 'string') {
-    if (!DECIMAL_STRING.test(value)) return undefined;
-    return fromParts(value, 0);
+    let d = STRING_CACHE.get(value);
+    if (d === undefined) {
+      if (!DECIMAL_STRING.test(value)) return undefined;
+      d = fromParts(value, 0);
+      if (STRING_CACHE.size >= 4096) STRING_CACHE.clear();
+      STRING_CACHE.set(value, d);
+    }
+    return d;
   }
   if (typeof value === 'number') {
     if (!Number.isFinite(value) || value < 0) return undefined;

@@ -59,16 +59,28 @@ export type EffectiveRates = { readonly [K in keyof Rates]-?: Decimal };
  * cache writes to the input rate, 1-hour cache writes to the cache-write rate.
  */
 export function effectiveRates(pricing: Pricing, long: boolean): EffectiveRates {
+  let tiers = TIERS.get(pricing);
+  if (tiers === undefined) {
+    tiers = [computeRates(pricing, false), computeRates(pricing, true)];
+    if (Object.isFrozen(pricing)) TIERS.set(pricing, tiers);
+  }
+  return long ? tiers[1] : tiers[0];
+}
+
+/** Frozen (registry) pricing never changes, so its tiers are computed once. */
+const TIERS = new WeakMap<Pricing, [EffectiveRates, EffectiveRates]>();
+
+function computeRates(pricing: Pricing, long: boolean): EffectiveRates {
   const tier: Rates = long && pricing.long !== undefined ? { ...stripUndefined(pricing), ...stripUndefined(pricing.long) } : pricing;
   const input = tier.input ?? pricing.input;
   const cacheWrite = tier.cache_write ?? input;
-  return {
+  return Object.freeze({
     input,
     output: tier.output ?? pricing.output,
     cache_read: tier.cache_read ?? input,
     cache_write: cacheWrite,
     cache_write_1h: tier.cache_write_1h ?? cacheWrite,
-  };
+  });
 }
 
 function stripUndefined(rates: Rates): Rates {

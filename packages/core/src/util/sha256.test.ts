@@ -45,6 +45,12 @@ describe('sha256', () => {
     );
   });
 
+  it('hashes a view into a larger buffer by its own bytes', () => {
+    const big = new Uint8Array(randomBytes(300));
+    const view = big.subarray(7, 7 + 130);
+    expect(sha256Hex(view)).toBe(nodeSha(Buffer.from(view)));
+  });
+
   it('returns 32 bytes', () => {
     expect(sha256('x')).toHaveLength(32);
   });

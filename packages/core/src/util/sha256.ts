@@ -21,57 +21,61 @@ const INITIAL = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9
 export function sha256(data: string | Uint8Array): Uint8Array {
   const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
   const length = bytes.length;
-  // Message + 0x80 + zero padding + 64-bit big-endian bit length, to a multiple of 64 bytes.
-  const padded = new Uint8Array((((length + 8) >>> 6) + 1) << 6);
-  padded.set(bytes);
-  padded[length] = 0x80;
-  const view = new DataView(padded.buffer);
-  const bitsHigh = Math.floor(length / 0x20000000); // length * 8 / 2^32
-  const bitsLow = (length << 3) >>> 0;
-  view.setUint32(padded.length - 8, bitsHigh, false);
-  view.setUint32(padded.length - 4, bitsLow, false);
-
   const h = Uint32Array.from(INITIAL);
   const w = new Uint32Array(64);
-  for (let offset = 0; offset < padded.length; offset += 64) {
-    for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4, false);
-    for (let i = 16; i < 64; i++) {
-      const x = w[i - 15]!;
-      const y = w[i - 2]!;
-      const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
-      const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
-      w[i] = (w[i - 16]! + s0 + w[i - 7]! + s1) | 0;
-    }
-    let a = h[0]!, b = h[1]!, c = h[2]!, d = h[3]!, e = h[4]!, f = h[5]!, g = h[6]!, k = h[7]!;
-    for (let i = 0; i < 64; i++) {
-      const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
-      const ch = (e & f) ^ (~e & g);
-      const t1 = (k + S1 + ch + K[i]! + w[i]!) | 0;
-      const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
-      const maj = (a & b) ^ (a & c) ^ (b & c);
-      const t2 = (S0 + maj) | 0;
-      k = g;
-      g = f;
-      f = e;
-      e = (d + t1) | 0;
-      d = c;
-      c = b;
-      b = a;
-      a = (t1 + t2) | 0;
-    }
-    h[0] = (h[0]! + a) | 0;
-    h[1] = (h[1]! + b) | 0;
-    h[2] = (h[2]! + c) | 0;
-    h[3] = (h[3]! + d) | 0;
-    h[4] = (h[4]! + e) | 0;
-    h[5] = (h[5]! + f) | 0;
-    h[6] = (h[6]! + g) | 0;
-    h[7] = (h[7]! + k) | 0;
-  }
+  // Whole blocks straight from the input; only the tail is copied and padded.
+  const full = length - (length % 64);
+  const input = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let offset = 0; offset < full; offset += 64) compress(h, w, input, offset);
+  // Tail + 0x80 + zero padding + 64-bit big-endian bit length: one or two blocks.
+  const tail = new Uint8Array(length % 64 < 56 ? 64 : 128);
+  tail.set(bytes.subarray(full));
+  tail[length - full] = 0x80;
+  const tailView = new DataView(tail.buffer);
+  tailView.setUint32(tail.length - 8, Math.floor(length / 0x20000000), false); // length * 8 / 2^32
+  tailView.setUint32(tail.length - 4, (length << 3) >>> 0, false);
+  for (let offset = 0; offset < tail.length; offset += 64) compress(h, w, tailView, offset);
+
   const out = new Uint8Array(32);
   const outView = new DataView(out.buffer);
   for (let i = 0; i < 8; i++) outView.setUint32(i * 4, h[i]!, false);
   return out;
+}
+
+function compress(h: Uint32Array, w: Uint32Array, view: DataView, offset: number): void {
+  for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4, false);
+  for (let i = 16; i < 64; i++) {
+    const x = w[i - 15]!;
+    const y = w[i - 2]!;
+    const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+    const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
+    w[i] = (w[i - 16]! + s0 + w[i - 7]! + s1) | 0;
+  }
+  let a = h[0]!, b = h[1]!, c = h[2]!, d = h[3]!, e = h[4]!, f = h[5]!, g = h[6]!, k = h[7]!;
+  for (let i = 0; i < 64; i++) {
+    const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
+    const ch = (e & f) ^ (~e & g);
+    const t1 = (k + S1 + ch + K[i]! + w[i]!) | 0;
+    const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+    const maj = (a & b) ^ (a & c) ^ (b & c);
+    const t2 = (S0 + maj) | 0;
+    k = g;
+    g = f;
+    f = e;
+    e = (d + t1) | 0;
+    d = c;
+    c = b;
+    b = a;
+    a = (t1 + t2) | 0;
+  }
+  h[0] = (h[0]! + a) | 0;
+  h[1] = (h[1]! + b) | 0;
+  h[2] = (h[2]! + c) | 0;
+  h[3] = (h[3]! + d) | 0;
+  h[4] = (h[4]! + e) | 0;
+  h[5] = (h[5]! + f) | 0;
+  h[6] = (h[6]! + g) | 0;
+  h[7] = (h[7]! + k) | 0;
 }
 
 /** SHA-256 of `data` as 64 lowercase hex digits. */
