@@ -52,45 +52,46 @@ export function decideAccess(input: AccessInput): AccessDecision {
   }
   const t = toEpochMs(input.now);
   const p = input.principal;
-  const deny = (layer: AccessLayer, detail: string, shadow = false): void => {
-    const denial = { layer, detail };
-    if (!enforced || shadow) d.wouldDeny.push(denial);
-    else if (d.allowed) {
-      d.allowed = false;
-      d.reason = 'access_denied';
-      d.denial = denial;
-    }
-  };
   if (!Number.isFinite(t)) {
     return { allowed: false, enforced, reason: 'access_denied', denial: { layer: 'catalog', detail: 'invalid_now' }, wouldDeny: [] };
   }
 
   for (const r of c.access.restrictions[mi] ?? []) {
     if (r.exempt === null || !isUser(p, r.exempt)) {
-      if (r.denyLeaders !== null && underLeaders(p, r.denyLeaders)) deny('leaders', `deny_leaders:${r.scope}`);
-      if (r.allowLeaders !== null && !underLeaders(p, r.allowLeaders)) deny('leaders', `allow_leaders:${r.scope}`);
+      if (r.denyLeaders !== null && underLeaders(p, r.denyLeaders)) deny(d, 'leaders', `deny_leaders:${r.scope}`);
+      if (r.allowLeaders !== null && !underLeaders(p, r.allowLeaders)) deny(d, 'leaders', `allow_leaders:${r.scope}`);
     }
   }
   for (const r of c.access.restrictions[mi] ?? []) {
-    if (r.allowBus !== null && (p.bu === undefined || !r.allowBus.has(p.bu))) deny('bus', `allow_bus:${r.scope}`);
-    if (r.blockBus !== null && p.bu !== undefined && r.blockBus.has(p.bu)) deny('bus', `block_bus:${r.scope}`);
+    if (r.allowBus !== null && (p.bu === undefined || !r.allowBus.has(p.bu))) deny(d, 'bus', `allow_bus:${r.scope}`);
+    if (r.blockBus !== null && p.bu !== undefined && r.blockBus.has(p.bu)) deny(d, 'bus', `block_bus:${r.scope}`);
   }
   if (p.bu !== undefined) {
     const off = c.access.buOff.get(p.bu)?.get(mi);
-    if (off !== undefined) deny('bu_toggle', `bu_toggle:${p.bu}:${off}`);
+    if (off !== undefined) deny(d, 'bu_toggle', `bu_toggle:${p.bu}:${off}`);
   }
   for (const r of c.access.rosters[mi] ?? []) {
     const userUntil = p.kind === 'user' ? r.users.get(p.id) : undefined;
     const appId = p.application ?? (p.kind === 'application' ? p.id : undefined);
     const appUntil = appId === undefined ? undefined : r.applications.get(appId);
     const until = Math.max(userUntil ?? -Infinity, appUntil ?? -Infinity);
-    if (!(t < until)) deny('roster', `roster:${r.scope}`);
+    if (!(t < until)) deny(d, 'roster', `roster:${r.scope}`);
   }
   for (const pilot of c.access.pilots[mi] ?? []) {
     if (pilot.enforcement === 'off' || t < pilot.start || t >= pilot.end) continue;
-    if (!pilot.cohort.matches(p)) deny('pilot', `pilot:${pilot.id}`, pilot.enforcement === 'shadow');
+    if (!pilot.cohort.matches(p)) deny(d, 'pilot', `pilot:${pilot.id}`, pilot.enforcement === 'shadow');
   }
   return d;
+}
+
+function deny(d: AccessDecision, layer: AccessLayer, detail: string, shadow = false): void {
+  const denial = { layer, detail };
+  if (!d.enforced || shadow) d.wouldDeny.push(denial);
+  else if (d.allowed) {
+    d.allowed = false;
+    d.reason = 'access_denied';
+    d.denial = denial;
+  }
 }
 
 /** True when `decideAccess` would admit the call (a convenience for filters and discovery). */

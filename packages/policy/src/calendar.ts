@@ -144,7 +144,8 @@ export interface CalendarDay {
   readonly start: number;
   readonly end: number;
   readonly day: number;
-  readonly windows: Partial<Record<SpendWindow, WindowBounds>>;
+  /** Bounds by `SPEND_WINDOWS` index, filled on first use. */
+  readonly windows: (WindowBounds | undefined)[];
 }
 
 const lastDay = new Map<string, CalendarDay>();
@@ -154,18 +155,24 @@ export function calendarDay(t: number, tz: string): CalendarDay {
   const last = lastDay.get(tz);
   if (last !== undefined && t >= last.start && t < last.end) return last;
   const day = localDay(t, tz);
-  const snap: CalendarDay = { tz, day, start: startOfLocalDay(day, tz), end: startOfLocalDay(day + 1, tz), windows: {} };
+  const snap: CalendarDay = { tz, day, start: startOfLocalDay(day, tz), end: startOfLocalDay(day + 1, tz), windows: [undefined, undefined, undefined, undefined, undefined] };
   lastDay.set(tz, snap);
   return snap;
 }
 
 /** The bounds of `window` in a calendar day snapshot. */
 export function boundsIn(cal: CalendarDay, window: SpendWindow): WindowBounds {
-  const hit = cal.windows[window];
+  return boundsAt(cal, SPEND_WINDOWS.indexOf(window));
+}
+
+/** `boundsIn` by window index (`SPEND_WINDOWS` order): the hot path's lookup. */
+export function boundsAt(cal: CalendarDay, windowIdx: number): WindowBounds {
+  const hit = cal.windows[windowIdx];
   if (hit !== undefined) return hit;
+  const window = SPEND_WINDOWS[windowIdx] as SpendWindow;
   const { first, next, key } = windowDays(window, cal.day);
   const b: WindowBounds = { window, key, start: startOfLocalDay(first, cal.tz), end: startOfLocalDay(next, cal.tz) };
-  cal.windows[window] = b;
+  cal.windows[windowIdx] = b;
   return b;
 }
 

@@ -17,6 +17,8 @@ export interface CompiledScope {
   models: Int32Array;
   /** Model ids the scope covers (frozen; shared by every hard cap of the scope). */
   ids: readonly string[];
+  /** Positions of the scope's models in `CompiledPolicy.covered` (set once all scopes are known). */
+  slots: Int32Array;
 }
 
 export interface CompiledSpendEntry {
@@ -33,6 +35,13 @@ export interface CompiledSpendEntry {
   pop: Population;
   /** `${ruleId}#${entryIndex}`: what a BU override names. */
   entryKey: string;
+  /** `spend_limit:<rule id>` and `paused:<rule id>`, built once. */
+  limitReason: string;
+  pausedReason: string;
+  /** `spend:<rule id>:<scope>:`, the hard-cap key before `<principal id>:<window key>`. */
+  capPrefix: string;
+  /** Index of the entry's population among the policy's distinct spend populations. */
+  popIdx: number;
 }
 
 export interface CompiledOverride {
@@ -77,8 +86,14 @@ export interface CompiledPolicy {
   readonly rateByModel: readonly (readonly CompiledRate[])[];
   readonly access: CompiledAccess;
   readonly tools: readonly CompiledToolList[];
-  /** Windows some spend entry uses. */
+  /** How many distinct populations spend entries use. */
+  readonly populations: number;
+  /** Windows some spend entry uses, in `SPEND_WINDOWS` order. */
   readonly windows: readonly SpendWindow[];
+  /** `SPEND_WINDOWS` index → index in `windows` (-1: unused). */
+  readonly windowSlot: Int8Array;
+  /** Models some spend scope covers, in registry order: the counters decisions can read. */
+  readonly covered: readonly string[];
 }
 
 function micros(usd: string): number {
@@ -101,7 +116,7 @@ export function compilePolicy(policy: Policy, registry: RegistryView): CompiledP
       const exact = modelIndex.get(name);
       const idx = exact !== undefined ? [exact] : modelIds.flatMap((_, m) => (tags[m]?.has(name) ? [m] : []));
       i = scopes.length;
-      scopes.push({ name, models: Int32Array.from(idx), ids: Object.freeze(idx.map((m) => modelIds[m] as string)) });
+      scopes.push({ name, models: Int32Array.from(idx), ids: Object.freeze(idx.map((m) => modelIds[m] as string)), slots: new Int32Array(0) });
       scopeIndex.set(name, i);
     }
     return i;
@@ -114,6 +129,7 @@ export function compilePolicy(policy: Policy, registry: RegistryView): CompiledP
   const entries: CompiledSpendEntry[] = [];
   const byKey = new Map<string, CompiledSpendEntry>();
   const windows = new Set<SpendWindow>();
+  const popIndex = new Map<string, number>();
   for (const { rule } of rules) {
     rule.matches.forEach((entry, entryIndex) => {
       const scopeIdx = scopeOf(entry.match.scope);
@@ -123,7 +139,12 @@ export function compilePolicy(policy: Policy, registry: RegistryView): CompiledP
         window: entry.match.window, windowIdx: SPEND_WINDOWS.indexOf(entry.match.window),
         thresholdMicros: micros(entry.match.at_or_above_usd), actions: entry.actions,
         pop: compilePopulation(entry.match), entryKey: `${rule.id}#${entryIndex}`,
+        limitReason: `spend_limit:${rule.id}`, pausedReason: `paused:${rule.id}`,
+        capPrefix: `spend:${rule.id}:${entry.match.scope}:`, popIdx: 0,
       };
+      let popIdx = popIndex.get(c.pop.key);
+      if (popIdx === undefined) popIndex.set(c.pop.key, (popIdx = popIndex.size));
+      c.popIdx = popIdx;
       windows.add(c.window);
       entries.push(c);
       if (!byKey.has(c.entryKey)) byKey.set(c.entryKey, c);
@@ -131,6 +152,10 @@ export function compilePolicy(policy: Policy, registry: RegistryView): CompiledP
   }
   const spendByModel: CompiledSpendEntry[][] = modelIds.map(() => []);
   for (const e of entries) for (const m of e.scope.models) spendByModel[m]?.push(e);
+  const coveredIdx = modelIds.flatMap((_, m) => ((spendByModel[m]?.length ?? 0) > 0 ? [m] : []));
+  const slotOf = new Map(coveredIdx.map((m, i) => [m, i] as const));
+  for (const e of entries) e.scope.slots = Int32Array.from(e.scope.models, (m) => slotOf.get(m) ?? -1);
+  const usedWindows = SPEND_WINDOWS.filter((w) => windows.has(w));
 
   const overrides = new Map<string, Map<string, CompiledOverride>>();
   for (const [bu, unit] of Object.entries(policy.business_units ?? {})) {
@@ -170,7 +195,10 @@ export function compilePolicy(policy: Policy, registry: RegistryView): CompiledP
     policy, registry, timezone, enforcement: policy.enforcement ?? 'enforce', modelIds, modelIndex, scopes,
     spendByModel, overrides, rateByModel, tools,
     access: compileAccess(policy, timezone, modelIds, scopeModels),
-    windows: SPEND_WINDOWS.filter((w) => windows.has(w)),
+    populations: popIndex.size,
+    windows: usedWindows,
+    windowSlot: Int8Array.from(SPEND_WINDOWS, (w) => usedWindows.indexOf(w)),
+    covered: Object.freeze(coveredIdx.map((m) => modelIds[m] as string)),
   };
 }
 

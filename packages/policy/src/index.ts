@@ -20,6 +20,7 @@ export {
   allowedModels, decideAccess, type AccessDecision, type AccessDenial, type AccessInput, type AccessLayer,
 } from './access.js';
 export { decideSpend } from './spend.js';
+export { counterLayout, type CounterLayout, type CounterValues } from './counters.js';
 export type {
   HardCap, LatchMarker, Markers, PauseMarker, SpendCounters, SpendDecision, SpendInput, SpendNotification,
   SpendSubstitution, Utilization,

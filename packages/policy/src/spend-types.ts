@@ -1,5 +1,6 @@
 /** Inputs and outputs of `decideSpend`. */
 import type { Instant, SpendWindow } from './calendar.js';
+import type { CounterValues } from './counters.js';
 import type { Enforcement, Policy } from './policy-types.js';
 import type { Principal } from './principal.js';
 import type { RegistryView } from './registry-view.js';
@@ -26,7 +27,8 @@ export interface SpendInput {
   principal: Principal;
   /** Canonical model id (after alias resolution). */
   model: string;
-  counters: SpendCounters;
+  /** Nested counters, or (fastest) values laid out by `counterLayout`. */
+  counters: SpendCounters | CounterValues;
   markers?: Markers;
   now: Instant;
   /** Overrides the policy's `enforcement`. */

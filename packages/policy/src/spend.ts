@@ -4,15 +4,20 @@
  * is decided here; the atomic arithmetic (counted + reserved + cost ≤ limit) is the store's,
  * from `hardCaps`.
  */
-import { boundsIn, calendarDay, toEpochMs, type WindowBounds } from './calendar.js';
+import { SPEND_WINDOWS, boundsAt, calendarDay, toEpochMs, type CalendarDay, type SpendWindow, type WindowBounds } from './calendar.js';
 import { compiled, type CompiledPolicy, type CompiledSpendEntry } from './compile.js';
-import type { HardCap, SpendDecision, SpendInput, Utilization } from './spend-types.js';
+import { isCounterValues, layoutOwner, type CounterValues } from './counters.js';
+import type { SpendAction } from './policy-types.js';
+import type { HardCap, SpendCounters, SpendDecision, SpendInput, Utilization } from './spend-types.js';
 
 const HOUR_MS = 3_600_000;
 
 /** Reused buffers for scope sums, one set per compiled policy; stamps avoid clearing. */
 interface Scratch {
   gen: number;
+  /** Per distinct population: the generation it was evaluated in, and the result. */
+  popStamp: Uint32Array;
+  popMatch: Uint8Array;
   windowStamp: Uint32Array;
   perModel: Float64Array;
   sumStamp: Uint32Array;
@@ -25,7 +30,7 @@ function scratchFor(c: CompiledPolicy): Scratch {
   let s = scratches.get(c);
   if (s === undefined) {
     s = {
-      gen: 0, windowStamp: new Uint32Array(5), perModel: new Float64Array(5 * c.modelIds.length),
+      gen: 0, popStamp: new Uint32Array(c.populations), popMatch: new Uint8Array(c.populations), windowStamp: new Uint32Array(5), perModel: new Float64Array(5 * c.modelIds.length),
       sumStamp: new Uint32Array(5 * c.scopes.length), sums: new Float64Array(5 * c.scopes.length),
     };
     scratches.set(c, s);
@@ -34,6 +39,7 @@ function scratchFor(c: CompiledPolicy): Scratch {
     s.gen = 1;
     s.windowStamp.fill(0);
     s.sumStamp.fill(0);
+    s.popStamp.fill(0);
   }
   return s;
 }
@@ -56,17 +62,39 @@ function fillWindow(c: CompiledPolicy, s: Scratch, w: number, byModel: Readonly<
 }
 
 /** Spend of the entry's scope in its current window, or -1 for an unusable counter. */
-function used(c: CompiledPolicy, s: Scratch, e: CompiledSpendEntry, b: WindowBounds, input: SpendInput): number {
+function used(c: CompiledPolicy, s: Scratch, e: CompiledSpendEntry, b: WindowBounds, counters: SpendCounters | undefined, vec: CounterValues | undefined): number {
   const slot = e.windowIdx * c.scopes.length + e.scopeIdx;
   if (s.sumStamp[slot] === s.gen) return s.sums[slot] as number;
-  if (s.windowStamp[e.windowIdx] !== s.gen && !fillWindow(c, s, e.windowIdx, input.counters[b.key])) return -1;
-  const base = e.windowIdx * c.modelIds.length;
-  const models = e.scope.models;
   let total = 0;
-  for (let i = 0; i < models.length; i++) total += s.perModel[base + (models[i] as number)] as number;
+  if (vec !== undefined) {
+    const values = vec.values;
+    const base = (c.windowSlot[e.windowIdx] as number) * c.covered.length;
+    const slots = e.scope.slots;
+    for (let i = 0; i < slots.length; i++) {
+      const v = values[base + (slots[i] as number)] as number;
+      if (!(v >= 0) || v === Infinity) return -1;
+      total += v;
+    }
+  } else {
+    if (s.windowStamp[e.windowIdx] !== s.gen && !fillWindow(c, s, e.windowIdx, (counters as SpendCounters)[b.key])) return -1;
+    const base = e.windowIdx * c.modelIds.length;
+    const models = e.scope.models;
+    for (let i = 0; i < models.length; i++) total += s.perModel[base + (models[i] as number)] as number;
+  }
   s.sums[slot] = total;
   s.sumStamp[slot] = s.gen;
   return total;
+}
+
+/** A counter vector must come from `counterLayout` for this policy, at the same window keys. */
+function vectorProblem(c: CompiledPolicy, vec: CounterValues, cal: CalendarDay): string | undefined {
+  const layout = vec.layout;
+  if (layoutOwner(layout) !== c) return 'spend_error:counter_layout';
+  if (vec.values.length < layout.size) return 'spend_error:invalid_counter';
+  for (let w = 0; w < c.windows.length; w++) {
+    if (layout.windowKeys[w] !== boundsAt(cal, SPEND_WINDOWS.indexOf(c.windows[w] as SpendWindow)).key) return 'spend_error:stale_counters';
+  }
+  return undefined;
 }
 
 function emptyDecision(enforced: boolean): SpendDecision {
@@ -104,45 +132,46 @@ export function decideSpend(input: SpendInput): SpendDecision {
   const markers = input.markers;
   const cost = input.costMicros;
   const cal = calendarDay(t, c.timezone);
+  const vec = isCounterValues(input.counters) ? input.counters : undefined;
+  const counters = vec === undefined ? (input.counters as SpendCounters) : undefined;
+  if (vec !== undefined) {
+    const problem = vectorProblem(c, vec, cal);
+    if (problem !== undefined) return failClosed(d, problem);
+  }
   const s = scratchFor(c);
-  let retryAt = 0;
-
-  const block = (e: CompiledSpendEntry, shadow: boolean, kind: 'spend_limit' | 'paused', until: number, b: WindowBounds, limit: number, spent: number): void => {
-    if (shadow) {
-      if (!d.wouldBlock.includes(e.ruleId)) d.wouldBlock.push(e.ruleId);
-      return;
-    }
-    const reason = `${kind}:${e.ruleId}`;
-    d.allowed = false;
-    if (!d.reasons.includes(reason)) d.reasons.push(reason);
-    d.limiting ??= { ruleId: e.ruleId, reason, scope: e.scope.name, window: e.window, windowKey: b.key, limitMicros: limit, usedMicros: spent };
-    if (until > retryAt) retryAt = until;
-  };
+  const st: BlockState = { d, retryAt: 0 };
 
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i] as CompiledSpendEntry;
-    if (!e.pop.matches(p)) continue;
+    if (!e.pop.everyone) {
+      if (s.popStamp[e.popIdx] !== s.gen) {
+        s.popStamp[e.popIdx] = s.gen;
+        s.popMatch[e.popIdx] = e.pop.matches(p) ? 1 : 0;
+      }
+      if (s.popMatch[e.popIdx] === 0) continue;
+    }
     const o = overrides?.get(e.entryKey);
     const limit = o === undefined ? e.thresholdMicros : o.thresholdMicros;
     const actions = o === undefined ? e.actions : o.actions;
-    const b = boundsIn(cal, e.window);
-    const spent = used(c, s, e, b, input);
+    const b = boundsAt(cal, e.windowIdx);
+    const spent = used(c, s, e, b, counters, vec);
     if (spent < 0) return failClosed(d, 'spend_error:invalid_counter');
     const crossed = spent >= limit;
     const shadow = shadowAll || e.shadow;
 
-    for (const a of actions) {
+    for (let k = 0; k < actions.length; k++) {
+      const a = actions[k] as SpendAction;
       switch (a.type) {
         case 'block': {
           const cap: HardCap = {
-            key: `spend:${e.ruleId}:${e.scope.name}:${pid}:${b.key}`, ruleId: e.ruleId, principalId: pid,
+            key: `${e.capPrefix}${pid}:${b.key}`, ruleId: e.ruleId, principalId: pid,
             models: e.scope.ids, scope: e.scope.name, window: e.window, windowKey: b.key, windowEndsAt: b.end,
-            limitMicros: limit, usedMicros: spent, reason: `spend_limit:${e.ruleId}`,
+            limitMicros: limit, usedMicros: spent, reason: e.limitReason,
           };
           (shadow ? d.shadowCaps : d.hardCaps).push(cap);
           d.utilization.push(utilization(e, 'block', b, limit, spent, !shadow));
           if (crossed || (cost !== undefined && spent + cost > limit)) {
-            block(e, shadow, 'spend_limit', b.end, b, limit, spent);
+            block(st, e, shadow, 'spend_limit', b.end, b, limit, spent);
             if (a.message !== undefined && !shadow) d.messages.push({ ruleId: e.ruleId, text: a.message });
           }
           break;
@@ -158,7 +187,7 @@ export function decideSpend(input: SpendInput): SpendDecision {
             if (!d.pauses.some((x) => x.key === key)) d.pauses.push({ key, ruleId: e.ruleId, until: pausedUntil, expiresAt: b.end });
           }
           if (pausedUntil > 0) {
-            block(e, shadow, 'paused', pausedUntil, b, limit, spent);
+            block(st, e, shadow, 'paused', pausedUntil, b, limit, spent);
             if (a.message !== undefined && !shadow) d.messages.push({ ruleId: e.ruleId, text: a.message });
           }
           break;
@@ -193,9 +222,35 @@ export function decideSpend(input: SpendInput): SpendDecision {
       }
     }
   }
-  if (!d.allowed) d.retryAfterS = Math.max(1, Math.ceil((retryAt - t) / 1000));
-  for (const u of d.utilization) if (u.enforced && (d.governing === undefined || u.ratio > d.governing.ratio)) d.governing = u;
+  if (!d.allowed) d.retryAfterS = Math.max(1, Math.ceil((st.retryAt - t) / 1000));
+  const util = d.utilization;
+  for (let i = 0; i < util.length; i++) {
+    const u = util[i] as Utilization;
+    if (u.enforced && (d.governing === undefined || u.ratio > d.governing.ratio)) d.governing = u;
+  }
   return d;
+}
+
+interface BlockState {
+  d: SpendDecision;
+  retryAt: number;
+}
+
+/** Record a blocking entry: enforced → refuse (first in precedence limits), shadow → would-block. */
+function block(
+  st: BlockState, e: CompiledSpendEntry, shadow: boolean, kind: 'spend_limit' | 'paused', until: number,
+  b: WindowBounds, limit: number, spent: number,
+): void {
+  const d = st.d;
+  if (shadow) {
+    if (!d.wouldBlock.includes(e.ruleId)) d.wouldBlock.push(e.ruleId);
+    return;
+  }
+  const reason = kind === 'paused' ? e.pausedReason : e.limitReason;
+  d.allowed = false;
+  if (!d.reasons.includes(reason)) d.reasons.push(reason);
+  d.limiting ??= { ruleId: e.ruleId, reason, scope: e.scope.name, window: e.window, windowKey: b.key, limitMicros: limit, usedMicros: spent };
+  if (until > st.retryAt) st.retryAt = until;
 }
 
 function utilization(e: CompiledSpendEntry, action: 'block' | 'pause', b: WindowBounds, limit: number, spent: number, enforced: boolean): Utilization {

@@ -10,6 +10,7 @@ import type { Enforcement, Policy } from './policy-types.js';
 import type { Principal } from './principal.js';
 import type { RegistryView } from './registry-view.js';
 import { decideSpend } from './spend.js';
+import type { CounterValues } from './counters.js';
 import type { Markers, SpendCounters, SpendDecision } from './spend-types.js';
 
 export interface SubstitutionInput {
@@ -22,7 +23,7 @@ export interface SubstitutionInput {
   spend: SpendDecision;
   now: Instant;
   /** When given, a candidate must also pass `decideSpend`. */
-  counters?: SpendCounters;
+  counters?: SpendCounters | CounterValues;
   markers?: Markers;
   enforcement?: Enforcement;
 }
