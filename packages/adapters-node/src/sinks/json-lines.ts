@@ -1,0 +1,103 @@
+import { appendFile } from 'node:fs/promises';
+import type { UsageRecord, UsageSink } from '@tollgate/core';
+import { Batcher, type SinkStats } from './batcher.js';
+
+export type { SinkStats } from './batcher.js';
+
+export type JsonLinesTarget = 'stdout' | { path: string } | NodeJS.WritableStream;
+
+export interface JsonLinesSinkOptions {
+  /** Records held before new ones are dropped (default 10 000). */
+  maxQueue?: number;
+  /** Records per write (default 500). */
+  batchSize?: number;
+  /** Flush period in ms, at most 1000 (default 1000). */
+  flushIntervalMs?: number;
+  /** Give up on a stream write that has not completed after this long (default 5000 ms). */
+  writeTimeoutMs?: number;
+  /** Write failures (default: one console warning until a write succeeds again). */
+  onError?: (error: unknown) => void;
+}
+
+export interface JsonLinesSink extends UsageSink {
+  stats(): SinkStats;
+}
+
+/**
+ * Usage records as JSON lines, one record per line, on stdout, appended to a file, or to any
+ * writable stream. `write` never blocks nor throws: records are buffered (bounded; a full
+ * buffer drops and counts) and written at least every second, on `flush()` and on `close()`.
+ * Files are opened in append mode per write, so rotating them needs no signal. Streams handed
+ * in are not ended on close; their errors are reported, not thrown.
+ */
+export function createJsonLinesSink(target: JsonLinesTarget = 'stdout', options: JsonLinesSinkOptions = {}): JsonLinesSink {
+  const writeTimeoutMs = options.writeTimeoutMs ?? 5000;
+  let warned = false;
+  const onError =
+    options.onError ??
+    ((error: unknown) => {
+      if (warned) return;
+      warned = true;
+      const message = error instanceof Error ? error.message : String(error);
+      console.warn(`[tollgate] usage sink (JSON lines): ${message}; failed records are counted`);
+    });
+
+  let send: (data: string) => Promise<void>;
+  if (typeof target === 'object' && 'path' in target && typeof target.path === 'string') {
+    const path = target.path;
+    send = (data) => appendFile(path, data, 'utf8');
+  } else {
+    const stream: NodeJS.WritableStream = target === 'stdout' ? process.stdout : (target as NodeJS.WritableStream);
+    // A stream error must reach the counters, never crash the process.
+    stream.on('error', onError);
+    send = (data) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`write did not complete within ${writeTimeoutMs} ms`)),
+          writeTimeoutMs,
+        );
+        timer.unref();
+        try {
+          stream.write(data, (error?: Error | null) => {
+            clearTimeout(timer);
+            if (error) reject(error);
+            else resolve();
+          });
+        } catch (error) {
+          clearTimeout(timer);
+          reject(error);
+        }
+      });
+  }
+
+  const batcher = new Batcher<string>({
+    maxQueue: options.maxQueue ?? 10_000,
+    batchSize: options.batchSize ?? 500,
+    flushIntervalMs: options.flushIntervalMs ?? 1000,
+    onError,
+    send: async (lines) => {
+      await send(lines.join(''));
+      warned = false;
+    },
+  });
+
+  return {
+    write(record: UsageRecord): void {
+      if (batcher.isClosed) {
+        batcher.drop();
+        return;
+      }
+      let line: string;
+      try {
+        line = `${JSON.stringify(record)}\n`;
+      } catch {
+        batcher.drop();
+        return;
+      }
+      batcher.push(line);
+    },
+    flush: () => batcher.flush(),
+    close: () => batcher.close(),
+    stats: () => batcher.stats(),
+  };
+}
