@@ -21,7 +21,7 @@ export function validateModels(file: ParsedFile, facts: Facts, issues: IssueList
   }
 }
 
-/** Model ids and aliases share one namespace; tags must not shadow it (policy scopes name either). */
+/** Model ids and aliases share one namespace (requests name either); tags must not shadow model ids. */
 function checkNames(file: ParsedFile, issues: IssueList): void {
   const owners = new Map<string, string>();
   for (const id of file.models.keys()) owners.set(id, `model id "${id}"`);
@@ -36,16 +36,13 @@ function checkNames(file: ParsedFile, issues: IssueList): void {
       }
     });
   }
-  if (owners.has(ALL_TAG)) {
-    const owner = owners.get(ALL_TAG) as string;
-    issues.add(['models', ALL_TAG], `"${ALL_TAG}" is the tag every model has; it cannot be a model id or alias (${owner})`);
-  }
+  // Policy scopes name a model id or a tag, so the two must not overlap.
+  if (file.models.has(ALL_TAG)) issues.add(['models', ALL_TAG], `"${ALL_TAG}" is the tag every model has; it cannot be a model id`);
   for (const [id, model] of file.models) {
     if (model === null) continue;
     model.tags.forEach((tag, i) => {
-      const owner = owners.get(tag);
-      if (owner !== undefined && tag !== ALL_TAG) {
-        issues.add(['models', id, 'tags', i], `tag "${tag}" collides with ${owner}; a spend scope naming it would be ambiguous`);
+      if (tag !== ALL_TAG && file.models.has(tag)) {
+        issues.add(['models', id, 'tags', i], `tag "${tag}" collides with model id "${tag}"; a policy scope naming it would be ambiguous`);
       }
     });
   }
