@@ -37,7 +37,9 @@ export function decodeUsage(wire: unknown): Usage | null {
 export function encodeUsage(usage: Usage): JsonObject {
   const prompt = promptTokens(usage);
   const reasoning = Math.min(usage.reasoning, usage.output);
-  const out: JsonObject = { promptTokenCount: prompt, candidatesTokenCount: usage.output - reasoning };
+  // Like Google (proto3 JSON), zero counts other than the prompt's are left out.
+  const out: JsonObject = { promptTokenCount: prompt };
+  if (usage.output - reasoning > 0) out['candidatesTokenCount'] = usage.output - reasoning;
   if (usage.cacheRead > 0) out['cachedContentTokenCount'] = usage.cacheRead;
   if (reasoning > 0) out['thoughtsTokenCount'] = reasoning;
   out['totalTokenCount'] = prompt + usage.output;
