@@ -123,11 +123,20 @@ export function createStreamEncoder(options: StreamEncoderOptions = {}): StreamE
     emit(write, 'response.reasoning_summary_part.done', { ...where(item), summary_index: k, part });
   };
 
+  function onArgsOf(write: Write, item: Extract<Item, { kind: 'function_call' }>, delta: string): void {
+    item.args += delta;
+    emit(write, 'response.function_call_arguments.delta', { ...where(item), delta });
+  }
+
   const closeItem = (write: Write, item: Item) => {
     if (item.done) return;
     if (item.kind === 'message') item.parts.forEach((_, k) => closePart(write, item, k));
     else if (item.kind === 'reasoning') item.summaries.forEach((_, k) => closeSummary(write, item, k));
-    else emit(write, 'response.function_call_arguments.done', { ...where(item), arguments: item.args });
+    else {
+      // A call without arguments (an Anthropic tool_use with empty input) still gets valid JSON.
+      if (item.args === '') onArgsOf(write, item, '{}');
+      emit(write, 'response.function_call_arguments.done', { ...where(item), arguments: item.args });
+    }
     item.done = true;
     if (container === item) container = undefined;
     emit(write, 'response.output_item.done', { output_index: item.outputIndex, item: itemJson(item) });
@@ -226,9 +235,7 @@ export function createStreamEncoder(options: StreamEncoderOptions = {}): StreamE
 
   const onArgs = (write: Write, index: number, delta: string) => {
     const item = blocks.get(index)?.item;
-    if (item?.kind !== 'function_call' || item.done || delta === '') return;
-    item.args += delta;
-    emit(write, 'response.function_call_arguments.delta', { ...where(item), delta });
+    if (item?.kind === 'function_call' && !item.done && delta !== '') onArgsOf(write, item, delta);
   };
 
   const onSignature = (write: Write, index: number, signature: string, issuer: string) => {

@@ -113,7 +113,7 @@ export function outputItems(content: AssistantContentPart[], responseId: string,
       }
       case 'tool_call':
         if (part.thoughtSignature !== undefined) warnings.push(signatureDropped(`${path}.thoughtSignature`, 'google', FORMAT));
-        out.push(functionCallItem(part.itemId ?? outputItemId('fc', responseId, out.length), part.id, part.name, part.arguments, 'completed'));
+        out.push(functionCallItem(part.itemId ?? outputItemId('fc', responseId, out.length), part.id, part.name, part.arguments === '' ? '{}' : part.arguments, 'completed'));
         return;
       case 'image':
         warnings.push(dropped(path, 'OpenAI Responses output carries no images here'));

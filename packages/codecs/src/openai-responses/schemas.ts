@@ -127,7 +127,7 @@ export function responseId(id: string | undefined): string {
  * derived from the response id and the item's output index: no clock, no randomness.
  */
 export function outputItemId(prefix: 'msg' | 'fc' | 'rs', response: string, outputIndex: number): string {
-  const base = response.replace(/^(resp_|msg_|chatcmpl-)/, '');
+  const base = response.replace(/^(resp_)?(msg_|chatcmpl-)?/, '');
   return `${prefix}_${base === '' ? 'tollgate' : base}_${outputIndex}`;
 }
 
