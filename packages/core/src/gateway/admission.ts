@@ -2,6 +2,9 @@ import { GatewayError } from '@tollgate/codecs';
 import {
   decideRate,
   decideSpend,
+  decideSubstitution,
+  type Markers,
+  type SpendNotification,
   windowKeys,
   type HardCap,
   type Policy,
@@ -43,6 +46,8 @@ export function spendPlan(policy: Policy | null, registry: Registry): SpendPlan 
 
 export interface Admission {
   spend: SpendDecision | null;
+  /** Budget-tier substitution: serve this model instead (already access-checked). */
+  substitute?: { from: string; to: string; ruleId: string };
   /** The reservation made (0 when no cap applies). */
   reserved: number;
   holdKeys: string[];
@@ -60,6 +65,10 @@ export interface AdmissionInput {
   worstCaseMicros: number;
   tokenBound: number;
   reservationTtlMs: number;
+  /** Spend notifications to deliver (once per crossing). */
+  notify?: (notification: SpendNotification, principal: Principal) => void;
+  /** Set after a substitution: rate limits were taken already and no further substitution. */
+  substituted?: boolean;
 }
 
 /** Thrown when admission refuses; carries the record reason and extra response headers. */
@@ -83,7 +92,7 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
   if (policy === null) return { spend: null, reserved: 0, holdKeys: [] };
   const registry = input.registry;
 
-  const rate = decideRate({ policy, registry, principal, model, tokens: input.tokenBound });
+  const rate = input.substituted ? { constraints: [] as ReturnType<typeof decideRate>['constraints'] } : decideRate({ policy, registry, principal, model, tokens: input.tokenBound });
   if (rate.constraints.length > 0) {
     const buckets = rate.constraints.map((c) => ({ key: c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
     let result: Awaited<ReturnType<StateStore['hitRate']>> | null = null;
@@ -129,16 +138,23 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
     for (const m of input.plan.models) row[m] = values[counterKey(principal.id, wk, m)] ?? 0;
     counters[wk] = row;
   }
-  const spend = decideSpend({
-    policy,
-    registry,
-    principal,
-    model,
-    counters: counters as SpendCounters,
-    now,
-    costMicros: input.worstCaseMicros,
-  });
+  const base = { policy, registry, principal, model, counters: counters as SpendCounters, now, costMicros: input.worstCaseMicros };
+  let spend = decideSpend(base);
+  // One-shot state (pauses, notifications, substitution latches) lives in the store: when the
+  // first decision names markers, read them and decide again with them.
+  const markerKeys = [...spend.pauses.map((p) => p.key), ...spend.notifications.map((n) => n.key), ...spend.latches.map((l) => l.key)];
+  if (spend.substitute !== undefined) markerKeys.push(spend.substitute.latchKey);
+  if (markerKeys.length > 0) {
+    const markers = await readMarkers(store, markerKeys, now);
+    spend = decideSpend({ ...base, markers });
+    await applyEffects(store, spend, now, principal, input.notify);
+  }
   ctx.wouldBlock.push(...spend.wouldBlock.filter((id) => !ctx.wouldBlock.includes(id)));
+  if (spend.substitute !== undefined && !input.substituted) {
+    const choice = decideSubstitution({ policy, registry, principal, model, spend, now, counters: counters as SpendCounters });
+    if (choice.type === 'substitute') return { spend, reserved: 0, holdKeys: [], substitute: { from: choice.from, to: choice.to, ruleId: choice.ruleId } };
+    if (choice.type === 'refuse') throw quota(choice.reason);
+  }
   if (!spend.allowed) throw quota(spend.reasons[0] ?? 'spend_limit');
 
   if (spend.hardCaps.length === 0) return { spend, reserved: 0, holdKeys: [] };
@@ -175,6 +191,55 @@ function storeDown(cause: unknown): AdmissionRefused {
     'store_unavailable:spend',
     {},
   );
+}
+
+/**
+ * Markers as the policy reads them. A pause is two markers: `<key>` (served this window, kept
+ * to the window's end) and `<key>:active` (kept while the pause lasts); an active pause is
+ * reported as lasting one more minute, so the caller retries in a minute and finds out again.
+ */
+async function readMarkers(store: StateStore, keys: readonly string[], now: number): Promise<Markers> {
+  const markers: Record<string, number> = {};
+  try {
+    await Promise.all(
+      keys.map(async (key) => {
+        if (!(await store.hasMarker(key))) return;
+        const paused = key.includes('pause:') ? await store.hasMarker(`${key}:active`) : false;
+        markers[key] = paused ? now + 60_000 : key.includes('pause:') ? now - 1 : now;
+      }),
+    );
+  } catch (cause) {
+    throw storeDown(cause);
+  }
+  return markers;
+}
+
+/** Set the one-shot markers a decision asks for and deliver notifications once per crossing. */
+async function applyEffects(
+  store: StateStore,
+  spend: SpendDecision,
+  now: number,
+  principal: Principal,
+  notify: AdmissionInput['notify'],
+): Promise<void> {
+  try {
+    for (const p of spend.pauses) {
+      await store.setOnce(p.key, Math.max(1, p.expiresAt - now));
+      await store.setOnce(`${p.key}:active`, Math.max(1, p.until - now));
+    }
+    for (const l of spend.latches) await store.setOnce(l.key, Math.max(1, l.expiresAt - now));
+    for (const n of spend.notifications) {
+      if ((await store.setOnce(n.key, Math.max(1, n.expiresAt - now))) && notify !== undefined) {
+        try {
+          notify(n, principal);
+        } catch {
+          // A failing notifier never affects traffic.
+        }
+      }
+    }
+  } catch (cause) {
+    throw storeDown(cause);
+  }
 }
 
 /** Every counter a request's cost is charged to: c(principal, model, w) for every window. */

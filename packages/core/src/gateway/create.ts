@@ -81,6 +81,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     now,
     timezone: policy?.timezone ?? 'UTC',
     onSettleFailure: () => void stats.settleFailures++,
+    ...(options.notify === undefined ? {} : { notify: options.notify }),
     trackStream(done) {
       openStreams.add(done);
       void done.finally(() => openStreams.delete(done));

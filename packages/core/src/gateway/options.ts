@@ -1,4 +1,4 @@
-import type { Policy } from '@tollgate/policy';
+import type { Policy, Principal, SpendNotification } from '@tollgate/policy';
 import type { IdentityOptions } from '../identity/index.js';
 import type { Registry } from '../registry/index.js';
 import type { StateStore } from '../store/types.js';
@@ -37,6 +37,8 @@ export interface GatewayOptions {
   now?: () => number;
   /** JWKS fetching (identity): the fetch to use and its cache timings. */
   jwksFetch?: typeof fetch;
+  /** Spend notifications (policy `notify` actions), delivered once per crossing per window. */
+  notify?: (notification: SpendNotification, principal: Principal) => void;
 }
 
 export interface GatewayStats {

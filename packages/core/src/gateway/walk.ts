@@ -7,9 +7,9 @@ import {
   type Request as IRRequest,
   type WireFormat,
 } from '@tollgate/codecs';
-import { decideAccess, defaultMaxTokens, type Policy, type Principal } from '@tollgate/policy';
+import { decideAccess, defaultMaxTokens, type Policy, type Principal, type SpendNotification } from '@tollgate/policy';
 import type { IdentityResolver } from '../identity/index.js';
-import { candidates as candidatesFor, pickWeighted, resolveEntry, resolveModel, type Candidate, type Registry } from '../registry/index.js';
+import { candidates as candidatesFor, pickWeighted, resolveEntry, resolveModel, type Candidate, type Model, type Registry } from '../registry/index.js';
 import { maxWorstCase } from '../pricing/index.js';
 import type { StateStore } from '../store/types.js';
 import { admit, AdmissionRefused, type Admission, type SpendPlan } from './admission.js';
@@ -47,6 +47,7 @@ export interface WalkDeps {
   timezone: string;
   onSettleFailure(): void;
   trackStream(done: Promise<void>): void;
+  notify?: (notification: SpendNotification, principal: Principal) => void;
 }
 
 /** Refuse: record the reason, answer in the caller's format. */
@@ -116,18 +117,20 @@ export async function walk(request: Request, ctx: RequestContext, deps: WalkDeps
     for (const d of access.wouldDeny) if (!ctx.wouldBlock.includes(d.detail)) ctx.wouldBlock.push(d.detail);
     if (!access.allowed) return refuse(deps, ctx, notFound(), access.reason ?? 'access_denied');
   }
-  if (!model.entryFormats.includes(format)) return refuse(deps, ctx, notFound(), 'format_not_offered');
-
   // 6. route: candidates by priority/plan/weight, sticky per conversation, healthy first
-  let list = candidatesFor(deps.registry, model, format).filter((c) => c.deployment.enabled);
   const issuer = vendorScopedIssuer(ir);
-  if (issuer !== null) {
-    const same = list.filter((c) => ISSUER_OF_FORMAT[c.upstreamFormat] === issuer);
-    if (same.length > 0) list = same;
-  }
-  list = list.filter((c) => hasCodec(c.upstreamFormat));
-  if (list.length === 0) return refuse(deps, ctx, notFound(), 'no_route');
-  list = pickWeighted(list, stickyKey(principal, request, ir));
+  const sticky = stickyKey(principal, request, ir);
+  const route = (m: Model): Candidate[] => {
+    if (!m.entryFormats.includes(format)) return [];
+    let found = candidatesFor(deps.registry, m, format).filter((c) => c.deployment.enabled && hasCodec(c.upstreamFormat));
+    if (issuer !== null) {
+      const same = found.filter((c) => ISSUER_OF_FORMAT[c.upstreamFormat] === issuer);
+      if (same.length > 0) found = same;
+    }
+    return found.length === 0 ? found : pickWeighted(found, sticky);
+  };
+  let list = route(model);
+  if (list.length === 0) return refuse(deps, ctx, notFound(), model.entryFormats.includes(format) ? 'no_route' : 'format_not_offered');
 
   // 7. filters
   const original = ir;
@@ -144,30 +147,51 @@ export async function walk(request: Request, ctx: RequestContext, deps: WalkDeps
   const irChanged = ir !== original;
 
   // 8. size the worst case, rate + spend, reserve
+  const clientMaxTokens = ir.maxTokens;
   let maxTokensEdit: number | undefined;
-  if (ir.maxTokens === undefined) {
-    const fallback = deps.policy === null ? model.capabilities.max_output_tokens : defaultMaxTokens(deps.policy, model.capabilities.max_output_tokens);
-    maxTokensEdit = fallback ?? 4096;
-    ir = { ...ir, maxTokens: maxTokensEdit };
-  }
-  ctx.promptBound = promptTokenBound(ir, deps.sizing);
-  const bounds = { promptTokens: ctx.promptBound, outputTokens: ir.maxTokens! + (ir.reasoning?.budgetTokens ?? 0) };
-  const worst = maxWorstCase(list, bounds);
-  let admission: Admission;
-  try {
-    admission = await admit({
+  const admitFor = async (m: Model, candidates: Candidate[], substituted: boolean): Promise<Admission> => {
+    if (clientMaxTokens === undefined) {
+      // The client sent no output bound: set one upstream, so the worst case is a true bound.
+      const fallback = deps.policy === null ? m.capabilities.max_output_tokens : defaultMaxTokens(deps.policy, m.capabilities.max_output_tokens);
+      maxTokensEdit = fallback ?? 4096;
+      ir = { ...ir, maxTokens: maxTokensEdit };
+    }
+    ctx.promptBound = promptTokenBound(ir, deps.sizing);
+    const bounds = { promptTokens: ctx.promptBound, outputTokens: ir.maxTokens! + (ir.reasoning?.budgetTokens ?? 0) };
+    return admit({
       ctx,
       policy: deps.policy,
       registry: deps.registry,
       store: deps.store,
       plan: deps.spendPlan,
       principal,
-      model: model.id,
+      model: m.id,
       now: deps.now(),
-      worstCaseMicros: worst,
+      worstCaseMicros: maxWorstCase(candidates, bounds),
       tokenBound: bounds.promptTokens + bounds.outputTokens,
       reservationTtlMs: deps.reservationTtlMs,
+      substituted,
+      ...(deps.notify === undefined ? {} : { notify: deps.notify }),
     });
+  };
+  let admission: Admission;
+  let servedModel: Model = model;
+  try {
+    admission = await admitFor(model, list, false);
+    if (admission.substitute !== undefined) {
+      // Budget-tier substitution narrows only: the substitute passed access in policy; it must
+      // also be served for this entry format, else the request is refused like the cap.
+      const sub = resolveModel(deps.registry, admission.substitute.to);
+      const subList = sub === null || sub.staged ? [] : route(sub);
+      if (sub === null || subList.length === 0) {
+        return refuse(deps, ctx, new GatewayError('quota_exceeded', 'The spend limit for this model has been reached.'), `spend_limit:${admission.substitute.ruleId}`, { 'x-should-retry': 'false' });
+      }
+      ctx.substitutedFrom = model.id;
+      ctx.model = sub.id;
+      servedModel = sub;
+      list = subList;
+      admission = await admitFor(sub, subList, true);
+    }
   } catch (error) {
     if (error instanceof AdmissionRefused) return refuse(deps, ctx, error.error, error.reason, error.headers);
     throw error;
@@ -209,7 +233,8 @@ export async function walk(request: Request, ctx: RequestContext, deps: WalkDeps
     ctx.provider = candidate.provider.id;
     ctx.upstreamModel = candidate.deployment.upstreamModel;
     ctx.upstreamFormat = candidate.upstreamFormat;
-    return respond({ deps, ctx, candidate, target: result.target, response: result.response, admission, clientModel: requested ?? model.id, cleanup: () => request.signal.removeEventListener('abort', onClientAbort) });
+    const clientModel = ctx.substitutedFrom === null ? (requested ?? model.id) : servedModel.id;
+    return respond({ deps, ctx, candidate, target: result.target, response: result.response, admission, clientModel, cleanup: () => request.signal.removeEventListener('abort', onClientAbort) });
   }
   request.signal.removeEventListener('abort', onClientAbort);
   await deps.store.release(ctx.id).catch(() => {});

@@ -1,0 +1,152 @@
+import OpenAI from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createGateway, createMemoryStore, GatewayConfigError, StoreUnavailableError, type StateStore, type UsageRecord } from '@tollgate/core';
+import type { SpendNotification } from '@tollgate/policy';
+import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
+import { replay, startMockUpstream } from './support/mock-upstream.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+async function setup(options: { policy?: unknown; store?: StateStore; usage?: (r: UsageRecord) => void; notify?: (n: SpendNotification) => void } = {}) {
+  const upstream = await startMockUpstream({
+    anthropic: replay('anthropic-messages/stream-text.sse', 'anthropic-messages/response-cache-read.json'),
+    openai: replay('openai-chat/stream-text.sse', 'openai-chat/response-text.json'),
+  });
+  const ids = await keysFor({ user: 'alice', tier: 'normal' });
+  const records: UsageRecord[] = [];
+  const gateway = createGateway({
+    registry: testRegistry(upstream.url),
+    policy: options.policy,
+    identity: ids.identity,
+    secrets: SECRETS,
+    ...(options.store === undefined ? {} : { store: options.store }),
+    usage: options.usage ?? ((r) => void records.push(r)),
+    ...(options.notify === undefined ? {} : { notify: options.notify }),
+  });
+  cleanups.push(async () => {
+    await gateway.close();
+    await upstream.close();
+  });
+  const openai = new OpenAI({ apiKey: ids.keys.alice, baseURL: 'http://gw/v1', fetch: gateway.fetch, maxRetries: 0 });
+  return { upstream, gateway, openai, records };
+}
+
+/** A store whose backend is unreachable: every call fails. */
+function deadStore(): StateStore {
+  const fail = async (): Promise<never> => {
+    throw new StoreUnavailableError('connection refused');
+  };
+  return { reserve: fail, renew: fail, settle: fail, release: fail, getCounters: fail, getHeld: fail, hitRate: fail, setOnce: fail, hasMarker: fail, sweep: fail, close: async () => {} };
+}
+
+const capPolicy = { spend: { rules: [{ id: 'cap', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }] }] } };
+
+describe('failure semantics (DESIGN.md failure table)', () => {
+  it('refuses to start on an invalid registry, listing every violation', () => {
+    const registry = testRegistry('http://127.0.0.1:9');
+    const broken = {
+      ...registry,
+      models: { ...registry.models, 'claude-sonnet': { ...registry.models['claude-sonnet'], deployments: [{ ...registry.models['claude-sonnet'].deployments[0], provider: 'nope', pricing: undefined }] } },
+    };
+    let error: unknown;
+    try {
+      createGateway({ registry: broken, identity: {} });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(GatewayConfigError);
+    const issues = (error as GatewayConfigError).errors;
+    expect(issues.length).toBeGreaterThanOrEqual(2);
+    expect(issues.some((i) => i.message.includes('nope'))).toBe(true);
+    expect(issues.some((i) => /pric/i.test(i.path + i.message))).toBe(true);
+  });
+
+  it('refuses to start on an invalid policy', () => {
+    expect(() =>
+      createGateway({ registry: testRegistry('http://127.0.0.1:9'), identity: {}, policy: { spend: { rules: [{ id: 'x', matches: [{ match: { scope: 'no-such-tag', window: 'monthly', at_or_above_usd: '-1' }, actions: [{ type: 'block' }] }] }] } } }),
+    ).toThrow(GatewayConfigError);
+  });
+
+  it('fails closed when spend cannot be evaluated (store unreachable): 503, nothing sent upstream, still recorded', async () => {
+    const { openai, upstream, records } = await setup({ policy: capPolicy, store: deadStore() });
+    const err = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
+    expect(upstream.hits('anthropic')).toBe(0);
+    expect(records[0]!.status).toBe('rejected');
+    expect(records[0]!.reason).toBe('store_unavailable:spend');
+  });
+
+  it('lets traffic through when a rate limit is configured to fail open and the store is down', async () => {
+    const policy = { rate_limits: [{ id: 'soft', rpm: 10, on_store_error: 'open' }] };
+    const { openai, upstream } = await setup({ policy, store: deadStore() });
+    const res = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.choices[0]!.message.content).toBeTruthy();
+    expect(upstream.hits('anthropic')).toBe(1);
+  });
+
+  it('keeps serving when the usage sink throws, and counts the loss', async () => {
+    const { openai, gateway } = await setup({
+      usage: () => {
+        throw new Error('sink down');
+      },
+    });
+    for (let i = 0; i < 3; i++) await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] });
+    expect(gateway.stats().usageFailed).toBe(3);
+    expect(gateway.stats().usageWritten).toBe(0);
+  });
+
+  it('does not send a request a required filter could not check', async () => {
+    const upstream = await startMockUpstream({ anthropic: replay('anthropic-messages/stream-text.sse', 'anthropic-messages/response-cache-read.json') });
+    const ids = await keysFor({ user: 'alice' });
+    const records: UsageRecord[] = [];
+    const gateway = createGateway({
+      registry: testRegistry(upstream.url),
+      identity: ids.identity,
+      secrets: SECRETS,
+      usage: (r) => void records.push(r),
+      filters: [{ name: 'dlp', apply: () => Promise.reject(new Error('scanner timeout')) }],
+    });
+    cleanups.push(async () => {
+      await gateway.close();
+      await upstream.close();
+    });
+    const openai = new OpenAI({ apiKey: ids.keys.alice, baseURL: 'http://gw/v1', fetch: gateway.fetch, maxRetries: 0 });
+    await expect(openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(OpenAI.APIError);
+    expect(upstream.hits('anthropic')).toBe(0);
+    expect(records[0]!.reason).toBe('filter:dlp');
+  });
+});
+
+describe('spend actions beyond block', () => {
+  it('substitutes a cheaper model once a budget tier is crossed, says so in a header and the record', async () => {
+    const store = createMemoryStore();
+    cleanups.push(() => store.close());
+    const policy = {
+      spend: { rules: [{ id: 'frontier-tier', matches: [{ match: { scope: 'frontier', window: 'daily', at_or_above_usd: '0.000001' }, actions: [{ type: 'substitute', to: ['gpt-mini'] }] }] }] },
+    };
+    const { openai, records, upstream } = await setup({ policy, store });
+    await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'one' }] });
+    expect(records[0]!.model).toBe('claude-sonnet');
+    const res = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'two' }] }).withResponse();
+    expect(res.response.headers.get('x-tollgate-model-fallback')).toBe('claude-sonnet -> gpt-mini');
+    expect(records[1]!.model).toBe('gpt-mini');
+    expect(records[1]!.substituted_from).toBe('claude-sonnet');
+    expect(upstream.hits('openai')).toBe(1);
+  });
+
+  it('notifies once per crossing, not on every request', async () => {
+    const seen: SpendNotification[] = [];
+    const policy = {
+      spend: { rules: [{ id: 'heads-up', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '0.000001' }, actions: [{ type: 'notify', to: ['user'] }] }] }] },
+    };
+    const { openai } = await setup({ policy, notify: (n) => void seen.push(n) });
+    for (let i = 0; i < 4; i++) await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: `hi ${i}` }] });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.ruleId).toBe('heads-up');
+  });
+});
+
