@@ -1,7 +1,7 @@
 import { GatewayError } from '@tollgate/codecs';
 import { parsePolicy, type Policy } from '@tollgate/policy';
 import { createIdentityResolver, type IdentityResolver } from '../identity/index.js';
-import { loadRegistry, type Registry } from '../registry/index.js';
+import { isRegistry, loadRegistry, type Registry } from '../registry/index.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { sha256Hex } from '../util/sha256.js';
 import { createMemoryStore } from '../store/index.js';
@@ -17,14 +17,9 @@ import { SecretCache, secretResolver } from './secrets.js';
 import { toUsageSink, type SinkStats } from './usage-record.js';
 import { walk, type WalkDeps } from './walk.js';
 
-function isLoadedRegistry(value: unknown): value is Registry {
-  return typeof value === 'object' && value !== null && typeof (value as { revision?: unknown }).revision === 'string' &&
-    typeof (value as { deployments?: unknown }).deployments === 'object' && Array.isArray((value as { entryRoutes?: unknown }).entryRoutes);
-}
-
 /** Load and validate the registry, or refuse to start listing every violation. */
 function registryFrom(raw: unknown): Registry {
-  if (isLoadedRegistry(raw)) return raw;
+  if (isRegistry(raw)) return raw;
   const loaded = loadRegistry(raw);
   if (!loaded.ok) throw new GatewayConfigError('registry', loaded.errors);
   return loaded.registry;

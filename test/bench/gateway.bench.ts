@@ -1,0 +1,145 @@
+/**
+ * In-process overhead of the governed pipeline: `gateway.handle` (identity, policy, reservation,
+ * translation, pricing, settlement, usage record) against an in-memory upstream, compared with
+ * the codecs alone doing the same translation in the same run. And memory with 1,000
+ * concurrent slow stream consumers.
+ */
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { convertRequest, convertResponse, convertStream } from '../../packages/codecs/src/index.ts';
+import { createGateway, createVirtualKey } from '../../packages/core/src/index.ts';
+import { testRegistry } from '../support/gateway-fixture.ts';
+import { FIXTURES_DIR } from '../support/fixtures.ts';
+
+const responseJson = readFileSync(`${FIXTURES_DIR}anthropic-messages/response-cache-read.json`, 'utf8');
+const streamText = readFileSync(`${FIXTURES_DIR}anthropic-messages/stream-text-then-tool-use-input-json-delta.sse`, 'utf8');
+const encoder = new TextEncoder();
+const streamBytes = encoder.encode(streamText);
+
+function upstreamResponse(stream: boolean): Response {
+  if (!stream) return new Response(responseJson, { headers: { 'content-type': 'application/json' } });
+  return new Response(
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < streamBytes.length; i += 512) controller.enqueue(streamBytes.subarray(i, i + 512));
+        controller.close();
+      },
+    }),
+    { headers: { 'content-type': 'text/event-stream' } },
+  );
+}
+
+const body = (stream: boolean) =>
+  JSON.stringify({ model: 'claude-sonnet', max_tokens: 512, stream, messages: [{ role: 'user', content: 'What is the weather in Paris?' }] });
+
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
+async function measure(fn: () => Promise<unknown>, n: number): Promise<{ perSec: number; p50: number; p99: number }> {
+  for (let i = 0; i < 200; i++) await fn();
+  const times: number[] = [];
+  const start = performance.now();
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn();
+    times.push((performance.now() - t) * 1000);
+  }
+  return { perSec: n / ((performance.now() - start) / 1000), p50: percentile(times, 50), p99: percentile(times, 99) };
+}
+
+export async function run(): Promise<{ name: string; lines: string[] }> {
+  const { key, hash } = await createVirtualKey();
+  let records = 0;
+  const gateway = createGateway({
+    registry: testRegistry('http://upstream.invalid'),
+    identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
+    policy: {
+      spend: { rules: [{ id: 'monthly', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000000' }, actions: [{ type: 'block' }] }] }] },
+      rate_limits: [{ id: 'rpm', rpm: 100_000_000 }],
+    },
+    secrets: { ANTHROPIC_API_KEY: 'sk-ant-bench', OPENAI_API_KEY: 'sk-bench' },
+    fetch: async (_input, init) => upstreamResponse(JSON.parse(String(new TextDecoder().decode(init!.body as Uint8Array))).stream === true),
+    usage: () => void records++,
+  });
+  const request = (stream: boolean) =>
+    new Request('http://gw/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body(stream) });
+
+  const viaGateway = async (stream: boolean) => {
+    const res = await gateway.handle(request(stream));
+    await res.arrayBuffer();
+  };
+  const codecsAlone = async (stream: boolean) => {
+    const parsed: unknown = JSON.parse(body(stream));
+    const converted = convertRequest(parsed, 'openai_chat', 'anthropic_messages', { model: 'claude-sonnet-4-5' });
+    JSON.stringify(converted.body);
+    const upstream = upstreamResponse(stream);
+    if (stream) await new Response(convertStream(upstream.body!, 'anthropic_messages', 'openai_chat', { model: 'claude-sonnet' })).arrayBuffer();
+    else JSON.stringify(convertResponse(JSON.parse(await upstream.text()), 'anthropic_messages', 'openai_chat', { model: 'claude-sonnet' }).body);
+  };
+
+  const lines: string[] = [];
+  for (const stream of [false, true]) {
+    const n = 3000;
+    const base = await measure(() => codecsAlone(stream), n);
+    const gw = await measure(() => viaGateway(stream), n);
+    const label = stream ? 'stream' : 'non-stream';
+    lines.push(
+      `${label}, OpenAI Chat → Anthropic, governed (virtual key, spend cap reservation, rate limit, pricing, record): ` +
+        `${Math.round(gw.perSec).toLocaleString('en-US')} req/s vs codecs alone ${Math.round(base.perSec).toLocaleString('en-US')} req/s (${(gw.perSec / base.perSec).toFixed(2)}×); ` +
+        `added p50 ${(gw.p50 - base.p50).toFixed(0)} µs (target ≤ 100 µs), added p99 ${(gw.p99 - base.p99).toFixed(0)} µs`,
+    );
+  }
+
+  // 1,000 concurrent slow consumers: each reads one chunk and stops reading; the upstream
+  // offers an endless stream. Backpressure must keep memory bounded.
+  const slowGateway = createGateway({
+    registry: testRegistry('http://upstream.invalid'),
+    identity: { virtual_keys: [{ hash, principal: { user: 'alice' } }] },
+    secrets: { ANTHROPIC_API_KEY: 'sk-ant-bench', OPENAI_API_KEY: 'sk-bench' },
+    fetch: async () => {
+      const head = encoder.encode(streamText.slice(0, streamText.indexOf('event: content_block_delta')));
+      const delta = encoder.encode(`event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x'.repeat(200) } })}\n\n`);
+      let sent = 0;
+      return new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            controller.enqueue(sent++ === 0 ? head : delta);
+          },
+        }),
+        { headers: { 'content-type': 'text/event-stream' } },
+      );
+    },
+  });
+  (globalThis as { gc?: () => void }).gc?.();
+  const before = process.memoryUsage().rss;
+  const readers: Array<ReadableStreamDefaultReader<Uint8Array>> = [];
+  for (let i = 0; i < 1000; i++) {
+    const res = await slowGateway.handle(request(true));
+    const reader = res.body!.getReader();
+    await reader.read();
+    readers.push(reader);
+  }
+  await new Promise((r) => setTimeout(r, 500));
+  (globalThis as { gc?: () => void }).gc?.();
+  const during = process.memoryUsage().rss;
+  await new Promise((r) => setTimeout(r, 1000));
+  const later = process.memoryUsage().rss;
+  for (const r of readers) await r.cancel();
+  await slowGateway.close({ drainMs: 1000 });
+  const mb = (b: number) => (b / 1024 / 1024).toFixed(1);
+  lines.push(
+    `1,000 concurrent slow consumers of endless upstream streams: RSS +${mb(during - before)} MB after they stalled, ` +
+      `+${mb(later - during)} MB more one second later (bounded: ≈ ${((during - before) / 1000 / 1024).toFixed(0)} KiB per open stream, not growing)`,
+  );
+  await gateway.close();
+  lines.push(`usage records written during the run: ${records.toLocaleString('en-US')}`);
+  return { name: 'gateway: in-process overhead', lines };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const result = await run();
+  console.log(`# ${result.name}`);
+  for (const line of result.lines) console.log(`- ${line}`);
+}
