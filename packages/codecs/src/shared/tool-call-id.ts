@@ -30,7 +30,10 @@ export function isSyntheticCallId(id: string): boolean {
   return id.startsWith(SYNTHETIC_CALL_PREFIX);
 }
 
-/** A made-up, deterministic call id: `gcall_<scope>_<index>` (scope reduced to id characters). */
+/**
+ * A made-up, deterministic call id: `gcall_<scope>_<index>`. The scope keeps only letters, digits
+ * and `-` (so a made-up id never holds a fold marker).
+ */
 export function syntheticCallId(index: number, scope?: string): string {
   const clean = scope === undefined ? '' : scope.replace(/[^A-Za-z0-9-]/g, '-');
   return clean.length > 0 ? `${SYNTHETIC_CALL_PREFIX}${clean}_${index}` : `${SYNTHETIC_CALL_PREFIX}${index}`;
