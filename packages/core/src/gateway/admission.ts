@@ -5,13 +5,13 @@ import {
   decideSubstitution,
   type Markers,
   type SpendNotification,
-  windowKeys,
   type HardCap,
   type Policy,
   type Principal,
-  type SpendCounters,
+  counterLayout,
+  windowKeys,
+  type CounterValues,
   type SpendDecision,
-  type SpendWindow,
 } from '@tollgate/policy';
 import type { Registry } from '../registry/index.js';
 import type { SpendConstraint, StateStore } from '../store/types.js';
@@ -20,28 +20,6 @@ import type { RequestContext } from './context.js';
 /** The counter c(principal, model, window): committed micro-USD. */
 export function counterKey(principalId: string, windowKey: string, model: string): string {
   return `c:${principalId}:${windowKey}:${model}`;
-}
-
-/** What the policy's spend rules can read, computed once per policy. */
-export interface SpendPlan {
-  /** Windows any spend rule uses. */
-  windows: SpendWindow[];
-  /** Models any spend rule's scope covers. */
-  models: string[];
-}
-
-export function spendPlan(policy: Policy | null, registry: Registry): SpendPlan {
-  const windows = new Set<SpendWindow>();
-  const models = new Set<string>();
-  for (const rule of policy?.spend?.rules ?? []) {
-    for (const entry of rule.matches) {
-      windows.add(entry.match.window);
-      const scope = entry.match.scope;
-      if (Object.hasOwn(registry.models, scope)) models.add(scope);
-      else for (const m of Object.values(registry.models)) if (m.tags.includes(scope)) models.add(m.id);
-    }
-  }
-  return { windows: [...windows], models: [...models] };
 }
 
 export interface Admission {
@@ -58,7 +36,6 @@ export interface AdmissionInput {
   policy: Policy | null;
   registry: Registry;
   store: StateStore;
-  plan: SpendPlan;
   principal: Principal;
   model: string;
   now: number;
@@ -121,24 +98,18 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
 
   const spendRules = policy.spend?.rules ?? [];
   if (spendRules.length === 0) return { spend: null, reserved: 0, holdKeys: [] };
-  const tz = policy.timezone ?? 'UTC';
-  const keysByWindow = windowKeys(now, tz);
-  const counterKeys: string[] = [];
-  for (const w of input.plan.windows) for (const m of input.plan.models) counterKeys.push(counterKey(principal.id, keysByWindow[w], m));
+  // Budgets are views over counters: read exactly the counters the policy's rules can see,
+  // in the policy's layout order, in one store round trip.
+  const layout = counterLayout({ policy, registry, now });
+  const keys = layout.slots.map((slot) => counterKey(principal.id, slot.windowKey, slot.model));
   let values: Record<string, number>;
   try {
-    values = await store.getCounters(counterKeys);
+    values = await store.getCounters(keys);
   } catch (cause) {
     throw storeDown(cause);
   }
-  const counters: Record<string, Record<string, number>> = {};
-  for (const w of input.plan.windows) {
-    const wk = keysByWindow[w];
-    const row: Record<string, number> = {};
-    for (const m of input.plan.models) row[m] = values[counterKey(principal.id, wk, m)] ?? 0;
-    counters[wk] = row;
-  }
-  const base = { policy, registry, principal, model, counters: counters as SpendCounters, now, costMicros: input.worstCaseMicros };
+  const counters: CounterValues = { layout, values: keys.map((k) => values[k] ?? 0) };
+  const base = { policy, registry, principal, model, counters, now, costMicros: input.worstCaseMicros };
   let spend = decideSpend(base);
   // One-shot state (pauses, notifications, substitution latches) lives in the store: when the
   // first decision names markers, read them and decide again with them.
@@ -151,7 +122,7 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
   }
   ctx.wouldBlock.push(...spend.wouldBlock.filter((id) => !ctx.wouldBlock.includes(id)));
   if (spend.substitute !== undefined && !input.substituted) {
-    const choice = decideSubstitution({ policy, registry, principal, model, spend, now, counters: counters as SpendCounters });
+    const choice = decideSubstitution({ policy, registry, principal, model, spend, now, counters });
     if (choice.type === 'substitute') return { spend, reserved: 0, holdKeys: [], substitute: { from: choice.from, to: choice.to, ruleId: choice.ruleId } };
     if (choice.type === 'refuse') throw quota(choice.reason);
   }

@@ -5,7 +5,6 @@ import { isRegistry, loadRegistry, type Registry } from '../registry/index.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { sha256Hex } from '../util/sha256.js';
 import { createMemoryStore } from '../store/index.js';
-import { spendPlan } from './admission.js';
 import { DEFAULT_MAX_REQUEST_BYTES } from './body.js';
 import { Breakers } from './breaker.js';
 import { GatewayConfigError } from './config-error.js';
@@ -67,7 +66,6 @@ export function createGateway(options: GatewayOptions): Gateway {
     secrets: new SecretCache(secretResolver(options.secrets)),
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     breakers: new Breakers(options.breaker, now),
-    spendPlan: spendPlan(policy, registry),
     maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
     failover: options.failover ?? {},
     sizing: options.sizing ?? {},

@@ -12,7 +12,7 @@ import type { IdentityResolver } from '../identity/index.js';
 import { candidates as candidatesFor, pickWeighted, resolveEntry, resolveModel, type Candidate, type Model, type Registry } from '../registry/index.js';
 import { maxWorstCase } from '../pricing/index.js';
 import type { StateStore } from '../store/types.js';
-import { admit, AdmissionRefused, type Admission, type SpendPlan } from './admission.js';
+import { admit, AdmissionRefused, type Admission } from './admission.js';
 import { parseJsonBody, readBoundedBody } from './body.js';
 import type { Breakers } from './breaker.js';
 import type { RequestContext } from './context.js';
@@ -37,7 +37,6 @@ export interface WalkDeps {
   secrets: SecretCache;
   fetch: typeof fetch;
   breakers: Breakers;
-  spendPlan: SpendPlan;
   maxRequestBytes: number;
   failover: FailoverOptions;
   sizing: SizingOptions;
@@ -163,7 +162,6 @@ export async function walk(request: Request, ctx: RequestContext, deps: WalkDeps
       policy: deps.policy,
       registry: deps.registry,
       store: deps.store,
-      plan: deps.spendPlan,
       principal,
       model: m.id,
       now: deps.now(),
