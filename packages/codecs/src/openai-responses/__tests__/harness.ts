@@ -140,9 +140,9 @@ function withoutEncrypted(output: Json[]): Json[] {
   return output.map((item) => (item.encrypted_content === undefined ? item : { ...item, encrypted_content: typeof item.encrypted_content }));
 }
 
-function at<T>(list: T[] | undefined, index: unknown, what: string): T {
+function at(list: unknown, index: unknown, what: string): Json {
   if (!Array.isArray(list) || typeof index !== 'number' || list[index] === undefined) throw new Error(`missing ${what} at index ${String(index)}`);
-  return list[index]!;
+  return list[index] as Json;
 }
 
 /**
@@ -206,7 +206,7 @@ export function assemble(text: string, options: { sequence?: boolean } = {}): As
       }
       case 'response.content_part.done': {
         const msg = at(snap.output, data.output_index, 'output');
-        const part = at(msg.content, data.content_index, 'content') as Json;
+        const part = at(msg.content, data.content_index, 'content');
         if (canonical(part) !== canonical(data.part)) throw new Error('content_part.done differs from the deltas');
         break;
       }
