@@ -121,15 +121,19 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     const status = client.status;
     if (status === 'wait') void client.connect().catch(() => {});
     else if (status !== 'connecting' && status !== 'connect') return undefined;
+    // Resolves on the first outcome: ready, a connection error (the call then fails at
+    // once), or the timeout.
     readyWait ??= new Promise<void>((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
         client.off('ready', done);
+        client.off('error', done);
         readyWait = undefined;
         resolve();
       };
       const timer = setTimeout(done, connectTimeoutMs);
       client.once('ready', done);
+      client.once('error', done);
     });
     return readyWait;
   };

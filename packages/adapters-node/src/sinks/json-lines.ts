@@ -43,6 +43,7 @@ export function createJsonLinesSink(target: JsonLinesTarget = 'stdout', options:
     });
 
   let send: (data: string) => Promise<void>;
+  let detach = (): void => {};
   if (typeof target === 'object' && 'path' in target && typeof target.path === 'string') {
     const path = target.path;
     send = (data) => appendFile(path, data, 'utf8');
@@ -50,6 +51,7 @@ export function createJsonLinesSink(target: JsonLinesTarget = 'stdout', options:
     const stream: NodeJS.WritableStream = target === 'stdout' ? process.stdout : (target as NodeJS.WritableStream);
     // A stream error must reach the counters, never crash the process.
     stream.on('error', onError);
+    detach = () => void stream.off('error', onError);
     send = (data) =>
       new Promise<void>((resolve, reject) => {
         const timer = setTimeout(
@@ -97,7 +99,10 @@ export function createJsonLinesSink(target: JsonLinesTarget = 'stdout', options:
       batcher.push(line);
     },
     flush: () => batcher.flush(),
-    close: () => batcher.close(),
+    async close(): Promise<void> {
+      await batcher.close();
+      detach();
+    },
     stats: () => batcher.stats(),
   };
 }
