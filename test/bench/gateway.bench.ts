@@ -38,7 +38,7 @@ function percentile(xs: number[], p: number): number {
 }
 
 async function measure(fn: () => Promise<unknown>, n: number): Promise<{ perSec: number; p50: number; p99: number }> {
-  for (let i = 0; i < 200; i++) await fn();
+  for (let i = 0; i < 4000; i++) await fn(); // JIT warm-up: the first thousands of requests run cold code
   const times: number[] = [];
   const start = performance.now();
   for (let i = 0; i < n; i++) {

@@ -1,6 +1,6 @@
 export * from './registry/index.js';
 export * from './identity/index.js';
-export { createMemoryStore, StoreUnavailableError } from './store/index.js';
+export { createMemoryStore, StoreUnavailableError, checkBuckets, checkDuration, checkKey, checkReserve, checkSettle } from './store/index.js';
 export type {
   MemoryStoreOptions,
   StateStore,
