@@ -40,7 +40,7 @@ describe('gemini_generate_content response decoding (fixtures)', () => {
     expect(response.content).toEqual([]);
     expect(response.finishReason).toEqual({ unified: 'content_filter', raw: 'SAFETY' });
     expect(response.vendor?.fields['candidates']).toEqual([{ safetyRatings: body['candidates'][0]['safetyRatings'] }]);
-    expect(convertResponse(body, 'gemini_generate_content', 'openai_chat').body['choices'][0]['finish_reason']).toBe('content_filter');
+    expect((convertResponse(body, 'gemini_generate_content', 'openai_chat').body as Json)['choices'][0]['finish_reason']).toBe('content_filter');
     expect(convertResponse(body, 'gemini_generate_content', 'anthropic_messages').body['stop_reason']).toBe('refusal');
   });
 
@@ -140,7 +140,7 @@ describe('gemini_generate_content response encoding', () => {
     const tools = convertResponse(fixtureJson('anthropic-messages/response-tool-use-parallel.json'), 'anthropic_messages', 'gemini_generate_content').body as Json;
     const calls = (tools['candidates'][0]['content']['parts'] as Json[]).filter((p) => p['functionCall'] !== undefined);
     expect(calls.length).toBeGreaterThanOrEqual(2);
-    expect(calls[0]['functionCall']).toEqual({ id: expect.stringMatching(/^toolu_/), name: expect.any(String), args: expect.any(Object) });
+    expect(calls[0]!['functionCall']).toEqual({ id: expect.stringMatching(/^toolu_/), name: expect.any(String), args: expect.any(Object) });
     expect(tools['candidates'][0]['finishReason']).toBe('STOP');
   });
 
