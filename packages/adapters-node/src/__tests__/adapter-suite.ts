@@ -1,0 +1,199 @@
+/**
+ * One suite run against each Node adapter (node:http, Express, Fastify): real servers on
+ * 127.0.0.1:0, real SDK clients, a mock upstream replaying recorded traffic and a slow one
+ * that reports when its connection closes.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway, type UsageRecord } from '@tollgate/core';
+import { SECRETS, keysFor, testRegistry } from '../../../../test/support/gateway-fixture.js';
+import { replay, startMockUpstream, type MockUpstream } from '../../../../test/support/mock-upstream.js';
+import { eventually, startSlowUpstream, type SlowUpstream } from './slow-upstream.js';
+
+export interface Served {
+  /** Origin plus any mount path: the gateway's routes live under it. */
+  url: string;
+  close(): Promise<void>;
+}
+
+export const CAP = 64 * 1024;
+
+export interface AdapterHarness {
+  gateway(): Gateway;
+  served(): Served;
+  key(): string;
+  records: UsageRecord[];
+}
+
+/** A registry with the shared test models plus `slow-model` on the slow upstream. */
+export function adapterRegistry(replayUrl: string, slowUrl: string) {
+  const base = testRegistry(replayUrl);
+  return {
+    ...base,
+    providers: { ...base.providers, slow: { base_url: `${slowUrl}/endless`, credential: 'openai' } },
+    operations: [...base.operations, { provider: 'slow', format: 'openai_chat', family: 'chat', path: '/v1/chat/completions' }],
+    models: {
+      ...base.models,
+      'slow-model': {
+        brand: 'openai',
+        entry_formats: ['openai_chat'],
+        capabilities: { max_output_tokens: 1000 },
+        deployments: [
+          { id: 'slow@openai', provider: 'slow', format: 'openai_chat', upstream_model: 'gpt-4o-mini', pricing: { unit: 'usd_per_mtok', input: '1', output: '1' } },
+        ],
+      },
+    },
+  };
+}
+
+export function describeAdapter(name: string, serve: (gateway: Gateway) => Promise<Served>): AdapterHarness {
+  let upstream: MockUpstream;
+  let slow: SlowUpstream;
+  let gateway: Gateway;
+  let served: Served;
+  let key: string;
+  const records: UsageRecord[] = [];
+
+  beforeAll(async () => {
+    upstream = await startMockUpstream({
+      anthropic: replay('anthropic-messages/stream-text-then-tool-use-input-json-delta.sse', 'anthropic-messages/response-cache-read.json'),
+      openai: replay('openai-chat/stream-text.sse', 'openai-chat/response-text.json'),
+    });
+    slow = await startSlowUpstream({ tickMs: 20 });
+    const ids = await keysFor({ user: 'alice', tier: 'normal', bu: 'payments' });
+    key = ids.keys.alice!;
+    gateway = createGateway({
+      registry: adapterRegistry(upstream.url, slow.url),
+      identity: ids.identity,
+      secrets: SECRETS,
+      usage: (r) => void records.push(r),
+      maxRequestBytes: CAP,
+    });
+    served = await serve(gateway);
+  });
+
+  afterAll(async () => {
+    await served?.close();
+    await gateway?.close({ drainMs: 1000 });
+    await upstream?.close();
+    await slow?.close();
+  });
+
+  const openai = () => new OpenAI({ apiKey: key, baseURL: `${served.url}/v1`, maxRetries: 0 });
+  const recordFor = (id: string | null) => records.find((r) => r.request_id === id);
+
+  describe(`${name}: real SDK clients through a real server`, () => {
+    it('streams an OpenAI SDK call translated to an Anthropic upstream', async () => {
+      const stream = openai().chat.completions.stream({
+        model: 'claude-sonnet',
+        messages: [{ role: 'user', content: 'What is the weather in San Francisco?' }],
+        tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }],
+      });
+      const final = await stream.finalChatCompletion();
+      expect(final.choices[0]!.finish_reason).toBe('tool_calls');
+      const rec = records[records.length - 1]!;
+      expect(rec).toMatchObject({ status: 'ok', entry_format: 'openai_chat', upstream_format: 'anthropic_messages', stream: true });
+      expect(rec.usage?.measured).toBe(true);
+    });
+
+    it('streams an OpenAI SDK call to an OpenAI upstream, chunk by chunk', async () => {
+      const stream = await openai().chat.completions.create({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }], stream: true });
+      let text = '';
+      let chunks = 0;
+      for await (const chunk of stream) {
+        chunks++;
+        text += chunk.choices[0]?.delta.content ?? '';
+      }
+      expect(chunks).toBeGreaterThan(5);
+      expect(text).toMatch(/^Hi there! How can I help/);
+      expect(records[records.length - 1]!.status).toBe('ok');
+    });
+
+    it('answers a non-stream call and model discovery', async () => {
+      const res = await openai().chat.completions.create({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] });
+      expect(res.choices[0]!.message.content).toBeTypeOf('string');
+      const models = await openai().models.list();
+      expect(models.data.map((m) => m.id)).toContain('claude-sonnet');
+    });
+
+    it('streams an Anthropic SDK call translated to an OpenAI upstream', async () => {
+      const client = new Anthropic({ apiKey: key, baseURL: served.url, maxRetries: 0 });
+      const message = await client.messages.stream({ model: 'gpt-mini', max_tokens: 256, messages: [{ role: 'user', content: 'hi' }] }).finalMessage();
+      expect(message.content[0]).toMatchObject({ type: 'text' });
+      expect((message.content[0] as { text: string }).text).toMatch(/^Hi there!/);
+      expect(records[records.length - 1]).toMatchObject({ status: 'ok', entry_format: 'anthropic_messages', upstream_format: 'openai_chat' });
+    });
+
+    it('aborts the upstream call when the client disconnects mid-stream, and records it as cancelled', async () => {
+      const before = slow.calls.length;
+      const controller = new AbortController();
+      const { data: stream, response } = await openai()
+        .chat.completions.create({ model: 'slow-model', messages: [{ role: 'user', content: 'count' }], stream: true }, { signal: controller.signal })
+        .withResponse();
+      const requestId = response.headers.get('x-tollgate-request-id');
+      let seen = 0;
+      // The SDK ends the iteration quietly when its own signal aborts.
+      await (async () => {
+        for await (const _ of stream) if (++seen === 3) controller.abort();
+      })().catch(() => {});
+      expect(seen).toBe(3);
+      const call = slow.calls[before]!;
+      await Promise.race([call.closed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 3000))]);
+      expect(call.cut).toBe(true);
+      const sentAtClose = call.sent;
+      await new Promise((r) => setTimeout(r, 100));
+      expect(call.sent).toBe(sentAtClose);
+      const rec = await eventually(() => recordFor(requestId));
+      expect(rec.status).toBe('cancelled');
+      expect(rec.reason).toBe('client_cancelled');
+      expect(rec.usage?.measured).toBe(false);
+    });
+
+    it('refuses a body over the cap with 413 in the caller’s format (declared length)', async () => {
+      const big = JSON.stringify({ model: 'gpt-mini', messages: [{ role: 'user', content: 'x'.repeat(CAP + 10) }] });
+      const res = await fetch(`${served.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: big,
+      });
+      expect(res.status).toBe(413);
+      const body = (await res.json()) as { error: { message: string } };
+      expect(body.error.message).toMatch(/larger than/);
+      const rec = await eventually(() => recordFor(res.headers.get('x-tollgate-request-id')));
+      expect(rec).toMatchObject({ status: 'rejected', reason: 'request_too_large', http_status: 413 });
+    });
+
+    it('refuses a chunked body over the cap with 413 while streaming it', async () => {
+      const piece = new TextEncoder().encode('x'.repeat(16 * 1024));
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent === 0) controller.enqueue(new TextEncoder().encode('{"model":"gpt-mini","messages":[{"role":"user","content":"'));
+          if (sent++ < 8) controller.enqueue(piece);
+          else {
+            controller.enqueue(new TextEncoder().encode('"}]}'));
+            controller.close();
+          }
+        },
+      });
+      const res = await fetch(`${served.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+      expect(res.status).toBe(413);
+      const error = (await res.json()) as { type: string; error: { type: string } };
+      expect(error.type).toBe('error'); // Anthropic-shaped
+      expect(error.error.type).toBe('request_too_large');
+    });
+  });
+
+  return {
+    gateway: () => gateway,
+    served: () => served,
+    key: () => key,
+    records,
+  };
+}

@@ -1,0 +1,154 @@
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import type { Gateway } from '@tollgate/core';
+import { toNodeListener } from './listener.js';
+import { describeAdapter, type Served } from '../__tests__/adapter-suite.js';
+import { eventually } from '../__tests__/slow-upstream.js';
+
+async function listen(server: Server): Promise<Served> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const harness = describeAdapter('node:http', (gateway) => listen(createServer(toNodeListener(gateway))));
+
+describe('toNodeListener', () => {
+  it('answers unknown paths with the gateway’s 404', async () => {
+    const res = await fetch(`${harness.served().url}/nope`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(404);
+  });
+
+  it('respects backpressure: a client that stops reading stops the body being pulled', async () => {
+    let pulled = 0;
+    const piece = new Uint8Array(64 * 1024).fill(97);
+    const gateway: Pick<Gateway, 'handle'> = {
+      handle: async () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            pull(controller) {
+              pulled += piece.byteLength;
+              controller.enqueue(piece);
+            },
+          }),
+          { headers: { 'content-type': 'application/octet-stream' } },
+        ),
+    };
+    const served = await listen(createServer(toNodeListener(gateway)));
+    try {
+      const paused = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+        const req = httpRequest(`${served.url}/stream`, (res) => {
+          res.pause();
+          resolve(res);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      // Let the server fill the socket buffers, then check it stopped pulling.
+      await new Promise((r) => setTimeout(r, 300));
+      const plateau = pulled;
+      await new Promise((r) => setTimeout(r, 300));
+      expect(pulled).toBe(plateau);
+      expect(pulled).toBeLessThan(64 * 1024 * 1024);
+      // Reading again resumes the pull.
+      let read = 0;
+      paused.on('data', (c: Buffer) => (read += c.byteLength));
+      paused.resume();
+      await eventually(() => (pulled > plateau + 1024 * 1024 ? true : undefined));
+      expect(read).toBeGreaterThan(0);
+      paused.destroy();
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('never crashes: a throwing gateway gives 500, a failing body cuts the connection, the server goes on', async () => {
+    let mode: 'throw' | 'cut' | 'ok' = 'throw';
+    const errors: unknown[] = [];
+    const gateway: Pick<Gateway, 'handle'> = {
+      handle: async () => {
+        if (mode === 'throw') throw new Error('boom');
+        if (mode === 'cut') {
+          let n = 0;
+          return new Response(
+            new ReadableStream<Uint8Array>({
+              pull(controller) {
+                if (n++ === 0) controller.enqueue(new TextEncoder().encode('data: 1\n\n'));
+                else controller.error(new Error('upstream vanished'));
+              },
+            }),
+            { headers: { 'content-type': 'text/event-stream' } },
+          );
+        }
+        return new Response('fine', { headers: { 'x-multi': 'a', 'set-cookie': 'a=1' } });
+      },
+    };
+    const served = await listen(createServer(toNodeListener(gateway, { onError: (e) => errors.push(e) })));
+    try {
+      const thrown = await fetch(`${served.url}/x`, { method: 'POST', body: '{}' });
+      expect(thrown.status).toBe(500);
+      expect(errors).toHaveLength(1);
+      mode = 'cut';
+      const cut = await new Promise<{ status: number; complete: boolean }>((resolve, reject) => {
+        const req = httpRequest(`${served.url}/x`, { method: 'POST' }, (res) => {
+          res.on('data', () => {});
+          res.on('error', () => {});
+          res.on('close', () => resolve({ status: res.statusCode ?? 0, complete: res.complete }));
+        });
+        req.on('error', reject);
+        req.end('{}');
+      });
+      expect(cut).toEqual({ status: 200, complete: false });
+      mode = 'ok';
+      const ok = await fetch(`${served.url}/x`);
+      expect(await ok.text()).toBe('fine');
+      expect(ok.headers.get('x-multi')).toBe('a');
+      expect(ok.headers.getSetCookie()).toEqual(['a=1']);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('streams the request body into the gateway without reading it first', async () => {
+    let firstChunkSeen!: () => void;
+    const seen = new Promise<void>((r) => (firstChunkSeen = r));
+    const gateway: Pick<Gateway, 'handle'> = {
+      handle: async (request) => {
+        const reader = request.body!.getReader();
+        let total = 0;
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          if (total === 0) firstChunkSeen();
+          total += value.byteLength;
+        }
+        return new Response(String(total));
+      },
+    };
+    const served = await listen(createServer(toNodeListener(gateway)));
+    try {
+      const answer = new Promise<string>((resolve, reject) => {
+        const req = httpRequest(`${served.url}/up`, { method: 'POST' }, (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve(text));
+        });
+        req.on('error', reject);
+        req.write('first');
+        // The gateway sees the first piece while the client is still sending.
+        void seen.then(() => req.end('second'));
+      });
+      expect(await answer).toBe(String('firstsecond'.length));
+    } finally {
+      await served.close();
+    }
+  });
+});

@@ -1,0 +1,81 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { GatewayError, type Gateway } from '@tollgate/core';
+import { toFetchRequest } from './request.js';
+import { writeFetchResponse } from './response.js';
+
+/** The default body cap: 32 MiB, the largest any vendor API accepts (as the gateway's own default). */
+export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+
+export interface NodeListenerOptions {
+  /** Request bodies larger than this are refused with 413 (in the caller's format). Default 32 MiB. */
+  maxRequestBytes?: number;
+  /** Called with anything unexpected (the client still gets a 500 or a cut connection). */
+  onError?: (error: unknown) => void;
+}
+
+export interface HandleNodeRequestOptions extends NodeListenerOptions {
+  /** The path and query the gateway sees (default `req.url`): e.g. without a mount prefix. */
+  url?: string;
+  /** A body an earlier middleware already read. */
+  body?: Uint8Array;
+}
+
+export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+const noop = () => {};
+
+/**
+ * Serve one Node request through the gateway. Never rejects: failures become a 500 (before
+ * the head was sent) or a cut connection (after), and go to `onError`.
+ */
+export async function handleNodeRequest(
+  gateway: Pick<Gateway, 'handle'>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: HandleNodeRequestOptions = {},
+): Promise<void> {
+  req.on('error', noop);
+  res.on('error', noop);
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) controller.abort(new GatewayError('cancelled', 'The client closed the connection.'));
+  };
+  res.once('close', onClose);
+  let tooLarge = false;
+  try {
+    const request = toFetchRequest(req, {
+      onTooLarge: () => void (tooLarge = true),
+      maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
+      signal: controller.signal,
+      ...(options.url === undefined ? {} : { url: options.url }),
+      ...(options.body === undefined ? {} : { body: options.body }),
+    });
+    const response = await gateway.handle(request);
+    // Refused for its size: do not read the rest of that body to keep the connection alive.
+    if ((tooLarge || response.status === 413) && !req.complete && !res.headersSent) res.setHeader('connection', 'close');
+    await writeFetchResponse(response, res, req.method);
+  } catch (error) {
+    (options.onError ?? noop)(error);
+    if (!res.headersSent && !res.destroyed) {
+      res.statusCode = 500;
+      res.setHeader('content-type', 'application/json');
+      res.setHeader('connection', 'close');
+      res.end(JSON.stringify({ error: { type: 'internal', message: 'The gateway failed to handle the request.' } }));
+    } else {
+      res.destroy();
+    }
+  } finally {
+    if (res.writableFinished || res.destroyed) res.off('close', onClose);
+  }
+}
+
+/**
+ * A `node:http` request listener around a gateway: `createServer(toNodeListener(gateway))`.
+ * The body streams into the gateway with backpressure and a cap; the answer streams out
+ * honouring `drain`; a client disconnect aborts the upstream call.
+ */
+export function toNodeListener(gateway: Pick<Gateway, 'handle'>, options: NodeListenerOptions = {}): NodeListener {
+  return (req, res) => {
+    void handleNodeRequest(gateway, req, res, options).catch(noop);
+  };
+}

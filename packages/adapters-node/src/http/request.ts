@@ -1,0 +1,150 @@
+import type { IncomingMessage } from 'node:http';
+import { GatewayError } from '@tollgate/core';
+
+/** Hop-by-hop headers describe one connection, not the request: they never reach the gateway. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
+
+export interface ToRequestOptions {
+  /** The body cap in bytes: the stream errors with a 413-coded `GatewayError` past it. */
+  maxRequestBytes: number;
+  /** Aborted when the client goes away; becomes the Request's `signal`. */
+  signal: AbortSignal;
+  /** The path and query to present to the gateway (default `req.url`), e.g. with a mount prefix removed. */
+  url?: string;
+  /** A body some earlier middleware already read (Express `req.body` after a body parser). */
+  body?: Uint8Array;
+  /** Called when the body is refused for its size (the connection should not be reused). */
+  onTooLarge?: () => void;
+}
+
+export function tooLarge(max: number): GatewayError {
+  return new GatewayError('request_too_large', `The request body is larger than the ${max}-byte limit.`);
+}
+
+/** `IncomingMessage` → Fetch `Request`, with a streamed, capped body and the given abort signal. */
+export function toFetchRequest(req: IncomingMessage, options: ToRequestOptions): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(':') || HOP_BY_HOP.has(name)) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else headers.set(name, value);
+  }
+  const method = req.method ?? 'GET';
+  const init: RequestInit & { duplex?: 'half' } = { method, headers, signal: options.signal };
+  if (method !== 'GET' && method !== 'HEAD') {
+    if (options.body !== undefined) {
+      headers.set('content-length', String(options.body.byteLength));
+      init.body = bytesStream(options.body, options.maxRequestBytes);
+      init.duplex = 'half';
+    } else if (hasBody(req)) {
+      init.body = bodyStream(req, options.maxRequestBytes, options.onTooLarge ?? (() => {}));
+      init.duplex = 'half';
+    }
+  }
+  return new Request(originOf(req) + pathOf(options.url ?? req.url), init);
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  if (length !== undefined) return length !== '0';
+  return req.headers['transfer-encoding'] !== undefined;
+}
+
+function originOf(req: IncomingMessage): string {
+  const encrypted = (req.socket as { encrypted?: boolean } | null)?.encrypted === true;
+  const host = req.headers.host;
+  // The Host header is caller-controlled: use it only when it is a plain host[:port].
+  const safeHost = host !== undefined && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host) ? host : 'localhost';
+  return `${encrypted ? 'https' : 'http'}://${safeHost}`;
+}
+
+function pathOf(url: string | undefined): string {
+  if (url === undefined || url === '') return '/';
+  return url.startsWith('/') ? url : `/${url}`;
+}
+
+/** A body already in memory, as a stream that still honours the cap. */
+function bytesStream(body: Uint8Array, max: number): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (body.byteLength > max) controller.error(tooLarge(max));
+      else {
+        if (body.byteLength > 0) controller.enqueue(body);
+        controller.close();
+      }
+    },
+  });
+}
+
+/**
+ * The request body as a pull-driven `ReadableStream`: the socket is read only as fast as the
+ * gateway consumes (backpressure), and the stream errors with `request_too_large` as soon as
+ * more than `max` bytes arrived, so nothing is ever buffered without bound. A declared
+ * `content-length` over the cap fails on the first read, before any byte is taken.
+ */
+function bodyStream(req: IncomingMessage, max: number, onTooLarge: () => void): ReadableStream<Uint8Array> {
+  let received = 0;
+  let finished = false;
+  const declared = Number(req.headers['content-length'] ?? Number.NaN);
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        if (declared > max) {
+          finished = true;
+          onTooLarge();
+          controller.error(tooLarge(max));
+          return;
+        }
+        const detach = () => {
+          req.off('data', onData);
+          req.off('end', onEnd);
+          req.off('error', onError);
+          req.off('close', onClose);
+        };
+        const onData = (chunk: Buffer) => {
+          if (finished) return;
+          received += chunk.byteLength;
+          if (received > max) {
+            finished = true;
+            onTooLarge();
+            detach();
+            req.pause();
+            controller.error(tooLarge(max));
+            return;
+          }
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        };
+        const onEnd = () => {
+          if (finished) return;
+          finished = true;
+          detach();
+          controller.close();
+        };
+        const onError = (error: Error) => {
+          if (finished) return;
+          finished = true;
+          detach();
+          controller.error(error);
+        };
+        const onClose = () => {
+          // The socket went away before the body ended.
+          if (!finished) onError(new GatewayError('cancelled', 'The client closed the connection while sending the request.'));
+        };
+        req.on('data', onData);
+        req.on('end', onEnd);
+        req.on('error', onError);
+        req.on('close', onClose);
+        req.pause();
+      },
+      pull() {
+        if (!finished) req.resume();
+      },
+      cancel() {
+        finished = true;
+        req.pause();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+}

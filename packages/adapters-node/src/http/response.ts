@@ -1,0 +1,71 @@
+import type { ServerResponse } from 'node:http';
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
+
+/** Resolves when `res` can take more data, or when it closed (then the caller stops writing). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** Copy status and headers; `set-cookie` keeps its separate values. */
+export function writeHead(response: Response, res: ServerResponse): void {
+  res.statusCode = response.status;
+  if (response.statusText !== '') res.statusMessage = response.statusText;
+  response.headers.forEach((value, name) => {
+    if (name === 'set-cookie' || HOP_BY_HOP.has(name)) return;
+    res.setHeader(name, value);
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) res.setHeader('set-cookie', cookies);
+}
+
+/**
+ * Fetch `Response` → `ServerResponse`, chunk by chunk. When `write` returns false the next
+ * read waits for `drain`, so a slow client slows the read of the body (and through it the
+ * upstream) instead of growing a buffer. When the client goes away the body is cancelled,
+ * which the gateway turns into an aborted upstream call and a `cancelled` usage record.
+ */
+export async function writeFetchResponse(response: Response, res: ServerResponse, method = 'GET'): Promise<void> {
+  if (res.destroyed) {
+    await response.body?.cancel().catch(() => {});
+    return;
+  }
+  writeHead(response, res);
+  if (response.body === null || method === 'HEAD') {
+    await response.body?.cancel().catch(() => {});
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  const onClose = () => {
+    if (!res.writableFinished) void reader.cancel().catch(() => {});
+  };
+  res.once('close', onClose);
+  if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream')) res.flushHeaders();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (res.destroyed) {
+        await reader.cancel().catch(() => {});
+        return;
+      }
+      if (!res.write(value)) await drained(res);
+    }
+    if (!res.destroyed) res.end();
+  } catch {
+    // The body failed after the head was sent: cut the connection so the client sees a truncated answer.
+    await reader.cancel().catch(() => {});
+    res.destroy();
+  } finally {
+    res.off('close', onClose);
+  }
+}
