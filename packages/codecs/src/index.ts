@@ -8,3 +8,4 @@ export { convertStream, decodeStream, encodeStream } from './convert-stream.js';
 export type { ConvertStreamOptions } from './convert-stream.js';
 export { createSseReader, sseEvent, DEFAULT_MAX_EVENT_BYTES } from './sse/parse.js';
 export type { SseMessage, SseReader, SseReaderOptions } from './sse/parse.js';
+export { statefulFeatures } from './openai-responses/index.js';
