@@ -179,6 +179,28 @@ describe('identity plan', () => {
   });
 });
 
+describe('identity plan for OpenAI Chat', () => {
+  it('asks the upstream for usage, meters it, and removes the usage chunk the client did not ask for', async () => {
+    const { records, gateway, key, upstream } = await setup({ openai: replay('openai-chat/stream-tool-call-include-usage.sse', 'openai-chat/response-text.json', { chunkSize: 23 }) });
+    const res = await gateway.handle(
+      new Request('http://gw/v1/chat/completions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-mini', stream: true, max_tokens: 100, messages: [{ role: 'user', content: 'weather?' }] }),
+      }),
+    );
+    const text = await res.text();
+    const sent = JSON.parse(upstream.requests[0]!.body) as { model: string; stream_options?: { include_usage?: boolean } };
+    expect(sent.model).toBe('gpt-4o-mini');
+    expect(sent.stream_options?.include_usage).toBe(true);
+    expect(text).not.toContain('"usage":{');
+    expect(text).toContain('data: [DONE]');
+    await until(records, 1);
+    expect(records[0]!.usage?.measured).toBe(true);
+    expect(records[0]!.usage?.output).toBeGreaterThan(0);
+  });
+});
+
 describe('JWT identity', () => {
   it('accepts a token signed by a key in a locally served JWKS and rejects a forged one', async () => {
     const { publicKey, privateKey } = await generateKeyPair('ES256');
