@@ -28,7 +28,11 @@ export type StreamEvent =
   | { type: 'text_delta'; index: number; text: string }
   | { type: 'tool_args_delta'; index: number; delta: string }
   | { type: 'reasoning_delta'; index: number; text: string }
-  /** An opaque signature for a reasoning block (or a Gemini thoughtSignature on any block). */
+  /**
+   * An opaque signature for a reasoning block (or a Gemini thoughtSignature on any block). For an
+   * OpenAI Responses reasoning block (issuer openai) it is the item's final `encrypted_content`,
+   * which replaces the one given at block_start. Encoders ignore signatures of other issuers.
+   */
   | { type: 'signature'; index: number; signature: string; issuer: Issuer }
   | { type: 'block_stop'; index: number }
   | { type: 'finish'; finishReason: FinishReason; stopSequence?: string | null }
