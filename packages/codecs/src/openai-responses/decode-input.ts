@@ -12,6 +12,7 @@ import type { Message } from '../ir/message.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { sourceFromUrl } from '../shared/data-uri.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
+import { baseCallId, unfoldSignature } from '../shared/tool-call-id.js';
 import { dropped, lossy } from '../shared/warnings.js';
 import { invalid, type KeptItem } from './schemas.js';
 
@@ -52,7 +53,10 @@ function decodeItem(item: unknown, at: number, path: string, state: State): void
       const id = asString(item.call_id);
       const name = asString(item.name);
       if (id === undefined || name === undefined) invalid(`${path} needs a string call_id and name.`, path);
-      const part: AssistantContentPart = { type: 'tool_call', id, name, arguments: argumentsText(item.arguments) };
+      // A call id the gateway gave out may carry a Gemini thought signature: it goes back on the call.
+      const unfolded = unfoldSignature(id);
+      const part: AssistantContentPart = { type: 'tool_call', id: unfolded.id, name, arguments: argumentsText(item.arguments) };
+      if (unfolded.thoughtSignature !== undefined) part.thoughtSignature = unfolded.thoughtSignature;
       const itemId = asString(item.id);
       if (itemId !== undefined) part.itemId = itemId;
       return pushAssistant(state, [part]);
@@ -62,7 +66,7 @@ function decodeItem(item: unknown, at: number, path: string, state: State): void
       if (id === undefined) invalid(`${path}.call_id must be a string.`, `${path}.call_id`);
       state.seenConversation = true;
       const content = item.output === undefined || item.output === null ? [] : userContent(item.output, `${path}.output`, state);
-      return pushResult(state, { type: 'tool_result', toolCallId: id, content });
+      return pushResult(state, { type: 'tool_result', toolCallId: baseCallId(id), content });
     }
     case 'reasoning':
       return pushAssistant(state, reasoningParts(item, path, state));

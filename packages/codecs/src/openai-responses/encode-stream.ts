@@ -17,6 +17,7 @@ import type { BlockStart, StreamEvent } from '../ir/stream-event.js';
 import type { Usage } from '../ir/usage.js';
 import { sseEvent } from '../sse/parse.js';
 import type { JsonObject } from '../shared/guards.js';
+import { foldSignature } from '../shared/tool-call-id.js';
 import { errorEvent, responseError } from './errors.js';
 import { encodeFinishReason } from './finish-reason.js';
 import { contentPart, functionCallItem, messageItem, reasoningItem, responseObject, type MessagePartKind } from './output-items.js';
@@ -196,7 +197,7 @@ export function createStreamEncoder(options: StreamEncoderOptions = {}): StreamE
       closeContainer(write);
       const outputIndex = items.length;
       const itemId = s.itemId ?? outputItemId('fc', id, outputIndex);
-      const item: Item = { kind: 'function_call', outputIndex, id: itemId, done: false, callId: s.id, name: s.name, args: '' };
+      const item: Item = { kind: 'function_call', outputIndex, id: itemId, done: false, callId: foldSignature(s.id, s.thoughtSignature), name: s.name, args: '' };
       block.item = item;
       return openItem(write, item);
     }
@@ -249,8 +250,11 @@ export function createStreamEncoder(options: StreamEncoderOptions = {}): StreamE
 
   const onBlockStop = (write: Write, index: number) => {
     const block = blocks.get(index);
-    const item = block?.item;
-    if (block === undefined || item === undefined || item.done) return;
+    if (block === undefined) return;
+    // An OpenAI reasoning item with neither summary nor encrypted content still keeps its place.
+    if (block.item === undefined && block.own && block.start.kind === 'reasoning' && block.start.itemId !== undefined) reasoningFor(write, block);
+    const item = block.item;
+    if (item === undefined || item.done) return;
     if (item.kind === 'message') closePart(write, item, block.part);
     else if (item.kind === 'function_call') closeItem(write, item);
     else {

@@ -2,6 +2,7 @@
 import type { AssistantContentPart, ReasoningPart } from '../ir/content.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import type { JsonObject } from '../shared/guards.js';
+import { foldSignature } from '../shared/tool-call-id.js';
 import { dropped, signatureDropped } from '../shared/warnings.js';
 import { FORMAT, outputItemId, type WireOutputItem, type WireOutputText, type WireRefusal, type WireUsage } from './schemas.js';
 
@@ -112,8 +113,8 @@ export function outputItems(content: AssistantContentPart[], responseId: string,
         return;
       }
       case 'tool_call':
-        if (part.thoughtSignature !== undefined) warnings.push(signatureDropped(`${path}.thoughtSignature`, 'google', FORMAT));
-        out.push(functionCallItem(part.itemId ?? outputItemId('fc', responseId, out.length), part.id, part.name, part.arguments === '' ? '{}' : part.arguments, 'completed'));
+        // A Gemini thought signature rides in the call id the client echoes back (restored on the next request).
+        out.push(functionCallItem(part.itemId ?? outputItemId('fc', responseId, out.length), foldSignature(part.id, part.thoughtSignature), part.name, part.arguments === '' ? '{}' : part.arguments, 'completed'));
         return;
       case 'image':
         warnings.push(dropped(path, 'OpenAI Responses output carries no images here'));

@@ -137,6 +137,24 @@ describe('openai_responses stream encoder', () => {
     expect(sse).not.toContain('opaque');
   });
 
+  it('an OpenAI reasoning item with neither summary nor encrypted content keeps its place', () => {
+    const events: StreamEvent[] = [
+      start,
+      { type: 'block_start', index: 0, block: { kind: 'reasoning', itemId: 'rs_B', issuer: 'openai' } },
+      { type: 'block_stop', index: 0 },
+      { type: 'block_start', index: 1, block: { kind: 'text' } },
+      { type: 'text_delta', index: 1, text: 'ok' },
+      { type: 'block_stop', index: 1 },
+      ...stop,
+    ];
+    const out = assemble(encodeEvents(events)).final!;
+    expect(out.output.map((i: any) => [i.id, i.type])).toEqual([
+      ['rs_B', 'reasoning'],
+      ['msg_1_1', 'message'],
+    ]);
+    expect(out.output[0]).toEqual({ id: 'rs_B', type: 'reasoning', summary: [] });
+  });
+
   it.each([
     ['length', 'max_output_tokens'],
     ['content_filter', 'content_filter'],
