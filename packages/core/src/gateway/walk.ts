@@ -2,6 +2,7 @@ import {
   GatewayError,
   ISSUER_OF_FORMAT,
   getCodec,
+  statefulFeatures,
   hasCodec,
   type Issuer,
   type Request as IRRequest,
@@ -119,9 +120,13 @@ export async function walk(request: Request, ctx: RequestContext, deps: WalkDeps
   // 6. route: candidates by priority/plan/weight, sticky per conversation, healthy first
   const issuer = vendorScopedIssuer(ir);
   const sticky = stickyKey(principal, request, ir);
+  // Stateful Responses features (previous_response_id, built-in tools, …) only a Responses
+  // upstream can honour: other routes are not candidates, and none left is a clear refusal.
+  const stateful = format === 'openai_responses' ? statefulFeatures(ir) : [];
   const route = (m: Model): Candidate[] => {
     if (!m.entryFormats.includes(format)) return [];
     let found = candidatesFor(deps.registry, m, format).filter((c) => c.deployment.enabled && hasCodec(c.upstreamFormat));
+    if (stateful.length > 0) found = found.filter((c) => c.upstreamFormat === 'openai_responses');
     if (issuer !== null) {
       const same = found.filter((c) => ISSUER_OF_FORMAT[c.upstreamFormat] === issuer);
       if (same.length > 0) found = same;
@@ -129,6 +134,13 @@ export async function walk(request: Request, ctx: RequestContext, deps: WalkDeps
     return found.length === 0 ? found : pickWeighted(found, sticky);
   };
   let list = route(model);
+  if (list.length === 0 && stateful.length > 0) {
+    const e = new GatewayError(
+      'unsupported_feature',
+      `The model '${requested ?? model.id}' cannot honour ${stateful.join(', ')}: these need an OpenAI Responses deployment, and this model has none. Send the full conversation instead.`,
+    );
+    return refuse(deps, ctx, e, 'stateful_unsupported');
+  }
   if (list.length === 0) return refuse(deps, ctx, notFound(), model.entryFormats.includes(format) ? 'no_route' : 'format_not_offered');
 
   // 7. filters
