@@ -66,6 +66,29 @@ describe('thought signatures across formats', () => {
     expect(result['name']).toBe('get_capital');
   });
 
+  it('Gemini → openai_responses client → follow-up → Gemini carries the same thoughtSignature', async () => {
+    const shown = convertResponse(response, 'gemini_generate_content', 'openai_responses').body as Json;
+    const call = (shown['output'] as Json[]).find((i) => i['type'] === 'function_call')!;
+    expect(call['call_id']).toMatch(/^[A-Za-z0-9_-]+$/);
+    const followUp = {
+      model: 'gemini-via-gateway',
+      input: [
+        { role: 'user', content: 'What is the capital of France?' },
+        { type: 'function_call', call_id: call['call_id'], name: call['name'], arguments: call['arguments'] },
+        { type: 'function_call_output', call_id: call['call_id'], output: 'Paris' },
+      ],
+    };
+    const turns = geminiTurns(convertRequest(followUp, 'openai_responses', 'gemini_generate_content').body as Json);
+    expect(turns.call).toEqual({ functionCall: { name: 'get_capital', args: { country: 'France' } }, thoughtSignature: signature });
+    expect(turns.result).toEqual({ name: 'get_capital', response: { output: 'Paris' } });
+    // Streamed, the call id carries it too.
+    const raw = fixtureText('gemini/stream-function-call-thought-signature.sse');
+    const text = await new Response(convertStream(new Response(raw).body!, 'gemini_generate_content', 'openai_responses')).text();
+    const streamed = /"call_id":"([^"]+)"/.exec(text)![1]!;
+    expect(streamed).toMatch(/__ts_/);
+    expect(geminiTurns(convertRequest({ model: 'g', input: [{ role: 'user', content: 'q' }, { type: 'function_call', call_id: streamed, name: 'get_country', arguments: '{}' }, { type: 'function_call_output', call_id: streamed, output: 'Mexico' }] }, 'openai_responses', 'gemini_generate_content').body as Json).call['thoughtSignature']).toBe(/"thoughtSignature": "([^"]+)"/.exec(raw)![1]);
+  });
+
   it('a streamed call shown to an openai client round-trips too, and Gemini\'s own ids are kept', async () => {
     const raw = fixtureText('gemini/stream-function-call-thought-signature.sse');
     const streamSig = /"thoughtSignature": "([^"]+)"/.exec(raw)![1]!;
