@@ -1,0 +1,137 @@
+import { createGateway, GatewayConfigError, type Gateway, type GatewayOptions } from '@tollgate/core';
+import { hardCapRules, perIsolateCapMessage } from './hard-caps.js';
+import { createIsolateStore } from './isolate-store.js';
+import { defaultSecrets } from './secrets.js';
+import { UsageDelivery } from './usage-delivery.js';
+
+/** Keeps an isolate alive until a promise settles: Workers' `ctx.waitUntil`, Next.js `after`, Vercel's `waitUntil`. */
+export type WaitUntil = (promise: Promise<unknown>) => void;
+
+/**
+ * `createGateway`'s options, plus what the edge needs.
+ *
+ * State: without `store`, governance state (spend counters, reservations, rate buckets,
+ * pause markers) lives in a memory store **per isolate** — one Worker instance, one Deno or
+ * Bun process, one serverless function instance. Isolates do not share it and it is lost when
+ * the isolate goes away. Pass `store` where the platform offers a shared one (any
+ * `StateStore`: e.g. one backed by a Durable Object, or a Redis reachable over HTTP).
+ */
+export interface EdgeHandlerOptions extends GatewayOptions {
+  /**
+   * Accept hard spend caps (`block` rules) held by the per-isolate memory store. Without it, a
+   * policy with hard caps and no `store` is refused at start: a per-isolate cap is no cap.
+   */
+  allowPerIsolateCaps?: boolean;
+  /**
+   * A path prefix removed before routing, when the handler is mounted below the root (a
+   * Next.js route at `app/api/tollgate/[...path]/route.ts` has `basePath: '/api/tollgate'`).
+   */
+  basePath?: string;
+  /**
+   * Keeps the isolate alive until each request's usage record is delivered (e.g. Next.js
+   * `after`). When absent, a platform argument with a `waitUntil` method is used (a Worker's
+   * `ctx`, a Netlify or Vercel edge context).
+   */
+  waitUntil?: WaitUntil;
+}
+
+/**
+ * A Fetch-API handler: `(request) => Promise<Response>`. Extra arguments are what the platform
+ * passes (a Worker's `env` and `ctx`, Deno's connection info, Bun's server, Next.js's route
+ * context); only an object with a `waitUntil` method among them is used.
+ */
+export interface EdgeHandler {
+  (request: Request, ...platform: unknown[]): Promise<Response>;
+  /** The gateway behind the handler (stats, registry, policy). */
+  readonly gateway: Gateway;
+  /** Stop taking requests, let open streams finish (bounded), flush usage, close the per-isolate store. */
+  close(options?: { drainMs?: number }): Promise<void>;
+}
+
+/**
+ * Create the gateway as a Fetch-API handler for Cloudflare Workers (`export default { fetch:
+ * handler }`), `Deno.serve(handler)`, `Bun.serve({ fetch: handler })` and Next.js / Vercel
+ * route handlers (`export const POST = handler`).
+ *
+ * Refuses to start (throws `GatewayConfigError`) on an invalid registry, policy or identity,
+ * and on a policy with hard spend caps when no shared `store` is given, unless
+ * `allowPerIsolateCaps` is set. Without `secrets`, provider secrets are read from the process
+ * environment, or `Deno.env`, where the runtime has one; on Workers pass `secrets` (or use
+ * `createWorker`, which reads them from `env`).
+ *
+ * Safe to call at module scope on Workers: the per-isolate store (and its sweeper timer) is
+ * made on the first request.
+ */
+export function createEdgeHandler(options: EdgeHandlerOptions): EdgeHandler {
+  const { allowPerIsolateCaps = false, basePath, waitUntil, ...gatewayOptions } = options;
+  const base = normaliseBasePath(basePath);
+  const perIsolate = gatewayOptions.store === undefined;
+  const store = gatewayOptions.store ?? createIsolateStore();
+  const delivery = new UsageDelivery();
+  const usage = delivery.wrap(gatewayOptions.usage);
+  const secrets = gatewayOptions.secrets ?? defaultSecrets();
+  const gateway = createGateway({
+    ...gatewayOptions,
+    store,
+    ...(usage === undefined ? {} : { usage }),
+    ...(secrets === undefined ? {} : { secrets }),
+  });
+  if (perIsolate && !allowPerIsolateCaps) {
+    const caps = hardCapRules(gateway.policy);
+    if (caps.length > 0) throw new GatewayConfigError('options', [{ path: 'store', message: perIsolateCapMessage(caps) }]);
+  }
+  const tracksUsage = usage !== undefined;
+  let closed = false;
+
+  const handler = async (request: Request, ...platform: unknown[]): Promise<Response> => {
+    const routed = base === '' ? request : withoutBase(request, base);
+    const schedule = tracksUsage && !closed ? (waitUntil ?? platformWaitUntil(platform)) : undefined;
+    if (schedule === undefined) return gateway.handle(routed);
+    delivery.begin();
+    try {
+      const response = await gateway.handle(routed);
+      const pending = delivery.after(response);
+      if (pending !== null) schedule(pending);
+      return response;
+    } finally {
+      delivery.end();
+    }
+  };
+
+  return Object.assign(handler, {
+    gateway,
+    async close(closeOptions?: { drainMs?: number }) {
+      closed = true;
+      await gateway.close(closeOptions);
+      if (perIsolate) await store.close().catch(() => {});
+    },
+  });
+}
+
+function normaliseBasePath(basePath: string | undefined): string {
+  if (basePath === undefined || basePath === '' || basePath === '/') return '';
+  if (!basePath.startsWith('/') || basePath.includes('?') || basePath.includes('#')) {
+    throw new GatewayConfigError('options', [{ path: 'basePath', message: 'a path prefix starting with "/", e.g. "/api/tollgate"' }]);
+  }
+  return basePath.endsWith('/') ? basePath.slice(0, -1) : basePath;
+}
+
+/** The request with the base path removed from its URL; unchanged when the path is not below it. */
+function withoutBase(request: Request, base: string): Request {
+  const url = new URL(request.url);
+  const rest = url.pathname.slice(base.length);
+  if (!url.pathname.startsWith(base) || (rest !== '' && !rest.startsWith('/'))) return request;
+  url.pathname = rest === '' ? '/' : rest;
+  return new Request(url, request);
+}
+
+/** The first platform argument with a `waitUntil` method (a Worker's `ctx`, an edge context). */
+function platformWaitUntil(platform: readonly unknown[]): WaitUntil | undefined {
+  for (const arg of platform) {
+    if (typeof arg === 'object' && arg !== null && typeof (arg as { waitUntil?: unknown }).waitUntil === 'function') {
+      const target = arg as { waitUntil(promise: Promise<unknown>): void };
+      return (promise) => target.waitUntil(promise);
+    }
+  }
+  return undefined;
+}
