@@ -9,3 +9,6 @@ export type { ConvertStreamOptions } from './convert-stream.js';
 export { createSseReader, sseEvent, DEFAULT_MAX_EVENT_BYTES } from './sse/parse.js';
 export type { SseMessage, SseReader, SseReaderOptions } from './sse/parse.js';
 export { statefulFeatures } from './openai-responses/index.js';
+export { shapePromptCache, MAX_CACHE_BREAKPOINTS } from './cache-shaping.js';
+export type { CacheShapingOptions } from './cache-shaping.js';
+export { toVertexEnvelope, fromVertexEnvelope, VERTEX_ANTHROPIC_VERSION } from './anthropic-vertex/index.js';

@@ -75,6 +75,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     timezone: policy?.timezone ?? 'UTC',
     onSettleFailure: () => void stats.settleFailures++,
     ...(options.notify === undefined ? {} : { notify: options.notify }),
+    ...(options.cacheShaping === undefined ? {} : { cacheShaping: options.cacheShaping }),
     trackStream(done) {
       openStreams.add(done);
       void done.finally(() => openStreams.delete(done));

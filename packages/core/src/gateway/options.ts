@@ -1,3 +1,4 @@
+import type { CacheShapingOptions } from '@tollgate/codecs';
 import type { Policy, Principal, SpendNotification } from '@tollgate/policy';
 import type { IdentityOptions } from '../identity/index.js';
 import type { Registry } from '../registry/index.js';
@@ -37,6 +38,11 @@ export interface GatewayOptions {
   now?: () => number;
   /** JWKS fetching (identity): the fetch to use and its cache timings. */
   jwksFetch?: typeof fetch;
+  /**
+   * Prompt-cache shaping for Anthropic-family upstreams (opt-in): breakpoints after the last
+   * tool, the system prompt and the latest message, at most four, never removing the client's.
+   */
+  cacheShaping?: CacheShapingOptions;
   /** Spend notifications (policy `notify` actions), delivered once per crossing per window. */
   notify?: (notification: SpendNotification, principal: Principal) => void;
 }

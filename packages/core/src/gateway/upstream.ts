@@ -1,4 +1,14 @@
-import { GatewayError, getCodec, type Request as IRRequest, type WireFormat } from '@tollgate/codecs';
+import {
+  GatewayError,
+  ISSUER_OF_FORMAT,
+  fromVertexEnvelope,
+  getCodec,
+  shapePromptCache,
+  toVertexEnvelope,
+  type CacheShapingOptions,
+  type Request as IRRequest,
+  type WireFormat,
+} from '@tollgate/codecs';
 import type { Credential } from '../registry/index.js';
 
 /** What the gateway needs to call one deployment (built from a registry candidate). */
@@ -54,10 +64,17 @@ function setPath(target: Record<string, unknown>, path: readonly string[], value
 
 const encoder = new TextEncoder();
 
+/** Raw plans: same family and vendor, another envelope; content passes untouched. */
+const RAW_ENVELOPES: Partial<Record<string, (body: Record<string, unknown>, upstreamModel: string) => Record<string, unknown>>> = {
+  'anthropic_messages>anthropic_vertex': (body) => toVertexEnvelope(body),
+  'anthropic_vertex>anthropic_messages': (body, model) => fromVertexEnvelope(body, model),
+};
+
 /**
  * Build the upstream body. Identity: the client's bytes unchanged unless the model id, the
- * output bound or usage reporting must change, in which case only those fields change.
- * Translate and raw: encode the canonical request in the upstream format.
+ * output bound or usage reporting must change, in which case only those fields change. Raw:
+ * only the envelope changes. Translate (and any plan whose request a filter or cache shaping
+ * changed): encode the canonical request in the upstream format.
  */
 export function upstreamBody(
   target: UpstreamTarget,
@@ -67,22 +84,34 @@ export function upstreamBody(
   entryFormat: WireFormat,
   irChanged: boolean,
   edits: IdentityEdits,
+  cacheShaping?: CacheShapingOptions,
 ): Uint8Array {
-  if (target.plan === 'identity' && target.upstreamFormat === entryFormat && !irChanged) {
+  let request = ir;
+  let changed = irChanged;
+  if (cacheShaping !== undefined && ISSUER_OF_FORMAT[target.upstreamFormat] === 'anthropic') {
+    const shaped = shapePromptCache(ir, cacheShaping);
+    if (shaped.added > 0) {
+      request = shaped.request;
+      changed = true;
+    }
+  }
+  const envelope = RAW_ENVELOPES[`${entryFormat}>${target.upstreamFormat}`];
+  if (!changed && (target.upstreamFormat === entryFormat || (target.plan === 'raw' && envelope !== undefined))) {
     const needsModel = edits.model !== undefined && 'model' in parsed && parsed.model !== edits.model;
     const needsMax = edits.maxTokens !== undefined;
     const needsUsage = edits.includeUsage === true && entryFormat === 'openai_chat';
-    if (!needsModel && !needsMax && !needsUsage) return raw;
-    const copy: Record<string, unknown> = { ...parsed };
+    if (envelope === undefined && !needsModel && !needsMax && !needsUsage) return raw;
+    let copy: Record<string, unknown> = { ...parsed };
     if (needsModel) copy.model = edits.model;
     if (needsMax) setPath(copy, MAX_TOKENS_PATH[entryFormat], edits.maxTokens);
     if (needsUsage) {
       const existing = typeof copy.stream_options === 'object' && copy.stream_options !== null ? copy.stream_options : {};
       copy.stream_options = { ...(existing as Record<string, unknown>), include_usage: true };
     }
+    if (envelope !== undefined) copy = envelope(copy, target.upstreamModel);
     return encoder.encode(JSON.stringify(copy));
   }
-  const encoded = getCodec(target.upstreamFormat).encodeRequest(ir, { model: target.upstreamModel, stream: ir.stream });
+  const encoded = getCodec(target.upstreamFormat).encodeRequest(request, { model: target.upstreamModel, stream: request.stream });
   return encoder.encode(JSON.stringify(encoded.body));
 }
 

@@ -3,6 +3,7 @@ import {
   ISSUER_OF_FORMAT,
   getCodec,
   statefulFeatures,
+  type CacheShapingOptions,
   hasCodec,
   type Issuer,
   type Request as IRRequest,
@@ -48,6 +49,7 @@ export interface WalkDeps {
   onSettleFailure(): void;
   trackStream(done: Promise<void>): void;
   notify?: (notification: SpendNotification, principal: Principal) => void;
+  cacheShaping?: CacheShapingOptions;
 }
 
 /** Refuse: record the reason, answer in the caller's format. */
@@ -227,7 +229,7 @@ export async function walk(request: Request, ctx: RequestContext, deps: WalkDeps
         model: target.upstreamModel,
         ...(maxTokensEdit !== undefined ? { maxTokens: maxTokensEdit } : {}),
         includeUsage: ir.stream && !ctx.includeUsage,
-      });
+      }, deps.cacheShaping);
       return buildUpstreamCall(target, encoded, ir.stream, request.headers, (n) => deps.secrets.get(n), upstreamAbort.signal);
     },
     deps.fetch,
