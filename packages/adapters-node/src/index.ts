@@ -3,3 +3,14 @@ export type { NodeListener, NodeListenerOptions, HandleNodeRequestOptions } from
 export { toFetchRequest } from './http/request.js';
 export { writeFetchResponse } from './http/response.js';
 export { gatewayHandles } from './http/routes.js';
+export { createJsonLinesSink } from './sinks/json-lines.js';
+export type { JsonLinesSink, JsonLinesSinkOptions, JsonLinesTarget } from './sinks/json-lines.js';
+// `tollgate serve` as a library: the service config schema, its loader and the server.
+export { ServiceConfigSchema } from './cli/config.js';
+export type { ServiceConfig, ServiceConfigInput } from './cli/config.js';
+export { loadService, formatViolations } from './cli/load.js';
+export type { LoadedService, LoadResult, Violation } from './cli/load.js';
+export { startService } from './cli/service.js';
+export type { RunningService, StartServiceOptions } from './cli/service.js';
+export { createKeyEntry } from './cli/key.js';
+export type { CreatedKey, KeyPrincipal } from './cli/key.js';

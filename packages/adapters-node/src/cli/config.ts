@@ -1,0 +1,60 @@
+/**
+ * The service config of `tollgate serve` (DESIGN.md, "Service config"): a strict zod schema,
+ * unknown keys rejected, every violation reported. Relative paths resolve against the
+ * config file's folder.
+ */
+import * as z from 'zod';
+import { IdentityConfigSchema } from '@tollgate/core';
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_DRAIN_TIMEOUT_S = 30;
+
+const RedisUrl = z
+  .string()
+  .regex(/^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL');
+
+const StoreObject = z.strictObject({
+  url: RedisUrl,
+  /** Prefix of every key (default `tg:`). */
+  key_prefix: z.string().min(1).max(64).optional(),
+  /** How long a reservation lives without renewal; live streams renew it (default 300). */
+  reservation_ttl_s: z.number().int('whole seconds').min(5).max(86_400).optional(),
+});
+
+const Store = z.union([z.literal('memory'), RedisUrl, StoreObject], {
+  error: () => 'store is "memory", a redis:// URL, or { url, key_prefix, reservation_ttl_s }',
+});
+
+const Usage = z
+  .string()
+  .refine(
+    (s) => s === 'stdout' || s === 'none' || /^file:.+/.test(s) || /^postgres(ql)?:\/\/\S+$/.test(s),
+    'usage is "stdout", "file:<path>", a postgres:// URL, or "none"',
+  );
+
+export const ServiceConfigSchema = z.strictObject({
+  listen: z
+    .strictObject({
+      host: z.string().min(1).default(DEFAULT_HOST),
+      port: z.number().int('a whole number').min(0).max(65_535).default(DEFAULT_PORT),
+    })
+    .default({ host: DEFAULT_HOST, port: DEFAULT_PORT }),
+  /** The registry file (YAML or JSON). */
+  registry: z.string('the path of the registry file (YAML or JSON)').min(1, 'the path of the registry file (YAML or JSON)'),
+  /** The policy file (optional: without one, every catalog model is allowed and nothing is capped). */
+  policy: z.string().min(1).optional(),
+  identity: IdentityConfigSchema.optional(),
+  store: Store.default('memory'),
+  usage: Usage.default('stdout'),
+  /** Provider secrets are read from the environment by name. */
+  secrets: z.literal('env', 'only "env" is supported: provider secrets are read from the environment by name').default('env'),
+  max_request_bytes: z.number().int().min(1024).max(1024 * 1024 * 1024).default(DEFAULT_MAX_REQUEST_BYTES),
+  drain_timeout_s: z.number().min(0).max(3600).default(DEFAULT_DRAIN_TIMEOUT_S),
+});
+
+/** The service config as written. */
+export type ServiceConfigInput = z.input<typeof ServiceConfigSchema>;
+/** The service config with defaults filled in. */
+export type ServiceConfig = z.output<typeof ServiceConfigSchema>;

@@ -1,0 +1,113 @@
+/**
+ * Read and check a service config and the files it names: every violation of the config,
+ * the registry, the policy and the identity section, each with its file and path.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, relative, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import { loadRegistry, type Registry } from '@tollgate/core';
+import { parsePolicy } from '@tollgate/policy';
+import { ServiceConfigSchema, type ServiceConfig } from './config.js';
+
+export interface Violation {
+  /** The file, as the user would type it (relative to the working directory). */
+  file: string;
+  /** Where in the file (`listen.port`, `models.x.deployments[0].pricing`); empty for the whole file. */
+  path: string;
+  message: string;
+}
+
+export interface LoadedService {
+  /** The config file (absolute) and its folder, against which relative paths resolve. */
+  file: string;
+  dir: string;
+  config: ServiceConfig;
+  registry: Registry;
+  registryFile: string;
+  /** The policy document as parsed from its file (the gateway validates it again), or undefined. */
+  policy: unknown;
+  policyFile: string | null;
+}
+
+export type LoadResult = { ok: true; service: LoadedService } | { ok: false; errors: Violation[] };
+
+const display = (file: string) => {
+  const rel = relative(process.cwd(), file);
+  return rel === '' || rel.startsWith('..') ? file : rel;
+};
+
+function zodPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out === '' ? String(p) : `.${String(p)}`;
+  return out;
+}
+
+/** Read and parse a YAML (or JSON) file; every syntax error becomes a violation. */
+async function readYaml(file: string, errors: Violation[]): Promise<{ ok: boolean; value: unknown }> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    errors.push({ file: display(file), path: '', message: code === 'ENOENT' ? 'file not found' : `cannot read: ${(error as Error).message}` });
+    return { ok: false, value: undefined };
+  }
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    for (const e of doc.errors) {
+      const at = e.linePos?.[0];
+      errors.push({ file: display(file), path: at === undefined ? '' : `line ${at.line}, column ${at.col}`, message: e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '') });
+    }
+    return { ok: false, value: undefined };
+  }
+  return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) };
+}
+
+/** Load the service config at `configFile` and everything it names, or list every violation. */
+export async function loadService(configFile: string): Promise<LoadResult> {
+  const file = resolve(configFile);
+  const dir = dirname(file);
+  const errors: Violation[] = [];
+  const raw = await readYaml(file, errors);
+  if (!raw.ok) return { ok: false, errors };
+
+  const parsed = ServiceConfigSchema.safeParse(raw.value ?? {});
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) errors.push({ file: display(file), path: zodPath(issue.path), message: issue.message });
+  }
+  // Check the registry and policy even when the config has other problems, so one run lists everything.
+  const source = (raw.value ?? {}) as Record<string, unknown>;
+  const registryPath = typeof source.registry === 'string' && source.registry !== '' ? resolve(dir, source.registry) : null;
+  const policyPath = typeof source.policy === 'string' && source.policy !== '' ? resolve(dir, source.policy) : null;
+
+  let registry: Registry | null = null;
+  if (registryPath !== null) {
+    const doc = await readYaml(registryPath, errors);
+    if (doc.ok) {
+      const loaded = loadRegistry(doc.value);
+      if (loaded.ok) registry = loaded.registry;
+      else for (const e of loaded.errors) errors.push({ file: display(registryPath), path: e.path, message: e.message });
+    }
+  }
+
+  let policy: unknown;
+  if (policyPath !== null) {
+    const doc = await readYaml(policyPath, errors);
+    if (doc.ok) {
+      policy = doc.value ?? {};
+      const checked = parsePolicy(policy, registry === null ? {} : { registry });
+      if (!checked.ok) for (const e of checked.errors) errors.push({ file: display(policyPath), path: e.path, message: e.message });
+    }
+  }
+
+  if (errors.length > 0 || !parsed.success || registry === null || registryPath === null) return { ok: false, errors };
+  return {
+    ok: true,
+    service: { file, dir, config: parsed.data, registry, registryFile: registryPath, policy, policyFile: policyPath },
+  };
+}
+
+/** Violations as lines: `file: path: message`. */
+export function formatViolations(errors: readonly Violation[]): string {
+  return errors.map((e) => `  ${e.file}: ${e.path === '' ? '' : `${e.path}: `}${e.message}`).join('\n');
+}

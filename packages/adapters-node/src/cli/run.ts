@@ -1,0 +1,182 @@
+/**
+ * The `tollgate` command line: `serve`, `validate`, `key create`. Exit codes: 0 success,
+ * 1 invalid configuration or a failure to start, 2 a usage error.
+ */
+import { parseArgs } from 'node:util';
+import { GatewayConfigError } from '@tollgate/core';
+import { createKeyEntry, renderKey } from './key.js';
+import { formatViolations, loadService } from './load.js';
+import { startService, type RunningService } from './service.js';
+
+export interface CliIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+const defaultIo: CliIo = {
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+};
+
+export const USAGE = `Usage: tollgate <command> [options]
+
+Commands:
+  serve    --config FILE     Run the gateway as a service (default FILE: ./tollgate.yaml)
+  validate --config FILE     Check the config, registry, policy and identity; exit 1 listing every violation
+  key create --user NAME [--tier TIER] [--bu BU] [--leaders a,b] [--json]
+                             Print a new virtual key (once) and its config entry
+
+Options:
+  -h, --help                 Show this help
+`;
+
+class UsageError extends Error {}
+
+type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+type Values = Record<string, string | boolean | undefined>;
+
+function parse(args: string[], options: OptionSpec): Values {
+  try {
+    const { values } = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: false, strict: true });
+    return values as Values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+async function validate(args: string[], io: CliIo): Promise<number> {
+  const values = parse(args, { config: { type: 'string', short: 'c' } });
+  if (values.help === true) return help(io);
+  const file = (values.config as string | undefined) ?? 'tollgate.yaml';
+  const result = await loadService(file);
+  if (!result.ok) {
+    io.err(`${file}: invalid — ${result.errors.length} violation${result.errors.length === 1 ? '' : 's'}:\n${formatViolations(result.errors)}\n`);
+    return 1;
+  }
+  const { registry, config, policyFile } = result.service;
+  const keys = (config.identity?.virtual_keys?.length ?? 0) + (config.identity?.applications?.length ?? 0);
+  io.out(
+    `${file}: valid — ${Object.keys(registry.models).length} models, ${Object.keys(registry.deployments).length} deployments, ` +
+      `${policyFile === null ? 'no policy' : 'policy ok'}, ${keys} key${keys === 1 ? '' : 's'}, ${config.identity?.jwt?.length ?? 0} JWT issuer(s); ` +
+      `registry ${registry.revision}\n`,
+  );
+  return 0;
+}
+
+/** Handles SIGTERM/SIGINT: the first drains and exits 0, a second exits at once. */
+export type SignalHook = (service: RunningService) => void;
+
+function installSignals(service: RunningService, io: CliIo): void {
+  let signalled = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) {
+      io.err(`tollgate: ${signal} again — exiting without draining\n`);
+      process.exit(1);
+    }
+    signalled = true;
+    io.err(`tollgate: ${signal} received\n`);
+    service.shutdown().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        io.err(`tollgate: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
+async function serve(args: string[], io: CliIo): Promise<number | null> {
+  const values = parse(args, { config: { type: 'string', short: 'c' } });
+  if (values.help === true) return help(io);
+  const file = (values.config as string | undefined) ?? 'tollgate.yaml';
+  const result = await loadService(file);
+  if (!result.ok) {
+    io.err(`tollgate: refusing to start — ${file} has ${result.errors.length} violation${result.errors.length === 1 ? '' : 's'}:\n${formatViolations(result.errors)}\n`);
+    return 1;
+  }
+  const { config, registry } = result.service;
+  const missing = [...new Set(Object.values(registry.credentials).map((c) => c.secret))].filter((name) => (process.env[name] ?? '') === '');
+  if (missing.length > 0) io.err(`tollgate: warning — secrets not set in the environment: ${missing.join(', ')} (calls needing them will fail)\n`);
+  if (config.identity === undefined) io.err('tollgate: warning — no identity configured: every request will be refused (401)\n');
+  let service: RunningService;
+  try {
+    service = await startService(result.service, { log: (line) => io.err(`${line}\n`) });
+  } catch (error) {
+    if (error instanceof GatewayConfigError) {
+      io.err(`tollgate: refusing to start — invalid ${error.source}:\n${formatViolations(error.errors.map((e) => ({ file, path: e.path, message: e.message })))}\n`);
+    } else {
+      io.err(`tollgate: cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+    return 1;
+  }
+  installSignals(service, io);
+  return null; // keeps running until a signal
+}
+
+async function key(args: string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === '-h' || sub === '--help') return help(io);
+  if (sub !== 'create') throw new UsageError(sub === undefined ? 'key: missing subcommand (create)' : `key: unknown subcommand "${sub}"`);
+  const values = parse(rest, {
+    user: { type: 'string' },
+    tier: { type: 'string' },
+    bu: { type: 'string' },
+    leaders: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (values.help === true) return help(io);
+  const user = values.user as string | undefined;
+  if (user === undefined || user.trim() === '') throw new UsageError('key create: --user NAME is required');
+  const leaders = values.leaders === undefined ? undefined : (values.leaders as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
+  for (const [name, value] of [['user', user], ['tier', values.tier], ['bu', values.bu]] as const) {
+    if (typeof value === 'string' && (value === '' || value.length > 256)) throw new UsageError(`key create: --${name} must be 1 to 256 characters`);
+  }
+  const created = await createKeyEntry({
+    user,
+    ...(values.tier === undefined ? {} : { tier: values.tier as string }),
+    ...(values.bu === undefined ? {} : { bu: values.bu as string }),
+    ...(leaders === undefined ? {} : { leaders }),
+  });
+  if (values.json === true) io.out(`${JSON.stringify({ key: created.key, hash: created.hash, principal: created.principal })}\n`);
+  else io.out(renderKey(created));
+  return 0;
+}
+
+function help(io: CliIo): number {
+  io.out(USAGE);
+  return 0;
+}
+
+/**
+ * Run the CLI. Resolves with an exit code, or `null` when a server keeps running (it exits
+ * by itself on SIGTERM/SIGINT).
+ */
+export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<number | null> {
+  const [command, ...args] = argv;
+  try {
+    switch (command) {
+      case 'serve':
+        return await serve(args, io);
+      case 'validate':
+        return await validate(args, io);
+      case 'key':
+        return await key(args, io);
+      case undefined:
+      case '-h':
+      case '--help':
+      case 'help':
+        return help(io);
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`tollgate: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    io.err(`tollgate: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * `tollgate serve` as a function: a node:http server around a gateway built from a loaded
+ * service config, with `/healthz` and `/readyz`, and a graceful shutdown that stops
+ * accepting, reports not-ready, lets open streams finish (bounded by the drain timeout),
+ * then closes the gateway (flushing usage) and the store.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createGateway, type Gateway } from '@tollgate/core';
+import { handleNodeRequest } from '../http/listener.js';
+import { buildParts } from './build.js';
+import type { LoadedService } from './load.js';
+
+export interface StartServiceOptions {
+  /** Where start-up and shutdown lines go (default: stderr). */
+  log?: (line: string) => void;
+  /** Override `listen` (tests, `PORT`). */
+  port?: number;
+  host?: string;
+}
+
+export interface RunningService {
+  /** `http://host:port` */
+  url: string;
+  server: Server;
+  gateway: Gateway;
+  /** True until shutdown starts. */
+  readonly ready: boolean;
+  /** Requests in flight (health checks excluded). */
+  readonly inFlight: number;
+  /** Stop accepting, drain (bounded by `drain_timeout_s`), close the gateway and the store. Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+const HEALTH = new Set(['/healthz', '/readyz']);
+
+export async function startService(service: LoadedService, options: StartServiceOptions = {}): Promise<RunningService> {
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const { config } = service;
+  const parts = await buildParts(config, service.dir);
+  let gateway: Gateway;
+  try {
+    gateway = createGateway({
+      registry: service.registry,
+      policy: service.policy,
+      identity: config.identity ?? {},
+      store: parts.store,
+      ...(parts.usage === undefined ? {} : { usage: parts.usage }),
+      maxRequestBytes: config.max_request_bytes,
+      ...(typeof config.store === 'object' && config.store.reservation_ttl_s !== undefined
+        ? { reservationTtlMs: config.store.reservation_ttl_s * 1000 }
+        : {}),
+    });
+  } catch (error) {
+    await parts.usage?.close().catch(() => {});
+    await parts.store.close().catch(() => {});
+    throw error;
+  }
+
+  let draining = false;
+  let inFlight = 0;
+  let idle: (() => void) | null = null;
+  const json = (status: number, body: unknown) => ({ status, body: JSON.stringify(body) });
+
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (HEALTH.has(path) && (req.method === 'GET' || req.method === 'HEAD')) {
+      const answer = path === '/healthz' ? json(200, { status: 'ok' }) : draining ? json(503, { status: 'draining' }) : json(200, { status: 'ready' });
+      res.writeHead(answer.status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : answer.body);
+      return;
+    }
+    // Draining: this replica takes no new work; clients retry elsewhere (503 is retryable for every SDK).
+    if (draining) {
+      res.writeHead(503, { 'content-type': 'application/json', connection: 'close', 'retry-after': '1' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'unavailable', code: 'unavailable', message: 'tollgate is shutting down; retry the request.' } }));
+      return;
+    }
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      if (inFlight === 0) idle?.();
+    });
+    void handleNodeRequest(gateway, req, res, {
+      maxRequestBytes: config.max_request_bytes,
+      onError: (error) => log(`tollgate: request failed: ${error instanceof Error ? error.message : String(error)}`),
+    });
+  });
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  const host = options.host ?? config.listen.host;
+  const port = options.port ?? config.listen.port;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await gateway.close({ drainMs: 0 });
+    await parts.store.close().catch(() => {});
+    throw error;
+  }
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${shownHost}:${address.port}`;
+  log(
+    `tollgate: listening on ${url} — ${Object.keys(service.registry.models).length} models, ` +
+      `store ${parts.describe.store}, usage ${parts.describe.usage}, registry ${service.registry.revision.slice(0, 19)}…`,
+  );
+
+  let stopping: Promise<void> | null = null;
+  async function shutdown(): Promise<void> {
+    const drainMs = config.drain_timeout_s * 1000;
+    // Not ready from now on; the listener stays open so probes see 503, new requests are refused.
+    draining = true;
+    server.closeIdleConnections();
+    log(`tollgate: draining — not ready, ${inFlight} request(s) open, waiting up to ${config.drain_timeout_s} s`);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const drained = await Promise.race([
+      new Promise<boolean>((resolve) => {
+        if (inFlight === 0) resolve(true);
+        else idle = () => resolve(true);
+      }),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), drainMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!drained) log(`tollgate: drain timeout — cutting ${inFlight} open request(s)`);
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+    // Streams cut above settle as cancelled within a chunk; then usage is flushed and the store closed.
+    await gateway.close({ drainMs: 2000 });
+    await parts.store.close().catch(() => {});
+    const stats = gateway.stats();
+    log(`tollgate: stopped — ${stats.requests} requests, ${stats.usageWritten} usage records written, ${stats.usageFailed} lost`);
+  }
+
+  return {
+    url,
+    server,
+    gateway,
+    get ready() {
+      return !draining;
+    },
+    get inFlight() {
+      return inFlight;
+    },
+    shutdown() {
+      stopping ??= shutdown();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,179 @@
+/**
+ * `tollgate serve` as a real process: health and readiness, a proxied SDK call to a mock
+ * upstream, usage as JSON lines on stdout, SIGTERM draining a long stream to its end (and a
+ * drain timeout cutting an endless one), and refusing to start on an invalid registry.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
+import { replay, startMockUpstream, type MockUpstream } from './support/mock-upstream.js';
+import { startSlowUpstream, type SlowUpstream } from '../packages/adapters-node/src/__tests__/slow-upstream.js';
+import { CLI, jsonLines, runCli, spawnTs, type Spawned } from './cli-support.js';
+
+let upstream: MockUpstream;
+let slow: SlowUpstream;
+let key: string;
+let identity: unknown;
+const TICKS = 30;
+
+function registryFor(replayUrl: string, slowUrl: string) {
+  const base = testRegistry(replayUrl);
+  const slowModel = (provider: string) => ({
+    brand: 'openai',
+    entry_formats: ['openai_chat'],
+    capabilities: { max_output_tokens: 1000 },
+    deployments: [{ id: `${provider}@openai`, provider, format: 'openai_chat', upstream_model: 'gpt-4o-mini', pricing: { unit: 'usd_per_mtok', input: '1', output: '1' } }],
+  });
+  return {
+    ...base,
+    providers: {
+      ...base.providers,
+      long: { base_url: `${slowUrl}/long`, credential: 'openai' },
+      endless: { base_url: `${slowUrl}/endless`, credential: 'openai' },
+    },
+    operations: [
+      ...base.operations,
+      { provider: 'long', format: 'openai_chat', family: 'chat', path: '/v1/chat/completions' },
+      { provider: 'endless', format: 'openai_chat', family: 'chat', path: '/v1/chat/completions' },
+    ],
+    models: { ...base.models, 'long-model': slowModel('long'), 'endless-model': slowModel('endless') },
+  };
+}
+
+function writeService(config: Record<string, unknown>, registry: unknown = registryFor(upstream.url, slow.url)): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-serve-'));
+  writeFileSync(join(dir, 'registry.yaml'), stringify(registry));
+  writeFileSync(join(dir, 'tollgate.yaml'), stringify({ listen: { host: '127.0.0.1', port: 0 }, registry: './registry.yaml', identity, ...config }));
+  return join(dir, 'tollgate.yaml');
+}
+
+async function serve(config: Record<string, unknown>): Promise<{ p: Spawned; url: string }> {
+  const p = spawnTs([CLI, 'serve', '--config', writeService(config)], { env: SECRETS });
+  const [, url] = await p.waitFor('stderr', /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  return { p, url: url! };
+}
+
+const client = (url: string) => new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 });
+
+beforeAll(async () => {
+  upstream = await startMockUpstream({ openai: replay('openai-chat/stream-text.sse', 'openai-chat/response-text.json') });
+  slow = await startSlowUpstream({ tickMs: 50, ticks: TICKS });
+  const ids = await keysFor({ user: 'alice', tier: 'normal' });
+  key = ids.keys.alice!;
+  identity = ids.identity;
+});
+
+afterAll(async () => {
+  await upstream?.close();
+  await slow?.close();
+});
+
+describe('tollgate serve', () => {
+  it('answers /healthz and /readyz, proxies SDK calls, writes usage as JSON lines, and drains a long stream on SIGTERM', async () => {
+    const { p, url } = await serve({ usage: 'stdout', drain_timeout_s: 20 });
+    try {
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+
+      const answer = await client(url).chat.completions.create({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] });
+      expect(answer.choices[0]!.message.content).toBeTypeOf('string');
+      expect(upstream.requests.at(-1)!.headers.authorization).toBe(`Bearer ${SECRETS.OPENAI_API_KEY}`);
+      // Usage sinks flush at least every second.
+      await p.waitFor('stdout', /"status":"ok"/, 3000);
+
+      // A long stream is open when SIGTERM arrives: it runs to its end, then the process exits 0.
+      const stream = await client(url).chat.completions.create({ model: 'long-model', messages: [{ role: 'user', content: 'count' }], stream: true });
+      let text = '';
+      let finish: string | null = null;
+      let signalled = false;
+      let readyDuringDrain = 0;
+      let healthDuringDrain = 0;
+      let newRequestDuringDrain = 0;
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta.content ?? '';
+        finish = chunk.choices[0]?.finish_reason ?? finish;
+        if (!signalled && text.includes('tick2 ')) {
+          signalled = true;
+          p.kill('SIGTERM');
+          await p.waitFor('stderr', /draining/);
+          readyDuringDrain = (await fetch(`${url}/readyz`)).status;
+          healthDuringDrain = (await fetch(`${url}/healthz`)).status;
+          newRequestDuringDrain = (
+            await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: '{"model":"gpt-mini","messages":[]}' })
+          ).status;
+        }
+      }
+      expect(signalled).toBe(true);
+      expect(readyDuringDrain).toBe(503);
+      expect(healthDuringDrain).toBe(200);
+      expect(newRequestDuringDrain).toBe(503);
+      expect(text).toContain(`tick${TICKS - 1} `);
+      expect(finish).toBe('stop');
+
+      const { code } = await p.exited;
+      expect(code).toBe(0);
+      const records = jsonLines(p.stdout());
+      const long = records.find((r) => r.model === 'long-model');
+      expect(long).toMatchObject({ status: 'ok', stream: true });
+      expect(records.filter((r) => r.status === 'ok')).toHaveLength(2);
+      expect(p.stderr()).toMatch(/stopped/);
+    } finally {
+      p.kill('SIGKILL');
+    }
+  });
+
+  it('cuts streams still open at the drain timeout, records them as cancelled, and exits 0', async () => {
+    const { p, url } = await serve({ usage: 'stdout', drain_timeout_s: 1 });
+    try {
+      const before = slow.calls.length;
+      const stream = await client(url).chat.completions.create({ model: 'endless-model', messages: [{ role: 'user', content: 'go' }], stream: true });
+      const started = Date.now();
+      let chunks = 0;
+      await (async () => {
+        for await (const _ of stream) if (++chunks === 3) p.kill('SIGTERM');
+      })().catch(() => {});
+      const { code } = await p.exited;
+      expect(code).toBe(0);
+      expect(Date.now() - started).toBeLessThan(8000);
+      const call = slow.calls[before]!;
+      await call.closed;
+      expect(call.cut).toBe(true);
+      const record = jsonLines(p.stdout()).find((r) => r.model === 'endless-model');
+      expect(record).toMatchObject({ status: 'cancelled', reason: 'client_cancelled' });
+      expect(p.stderr()).toMatch(/drain timeout — cutting 1 open request/);
+    } finally {
+      p.kill('SIGKILL');
+    }
+  });
+
+  it('refuses to start on an invalid registry, listing every violation (exit 1)', async () => {
+    const registry = registryFor(upstream.url, slow.url) as Record<string, unknown>;
+    const models = registry.models as Record<string, { deployments: Array<Record<string, unknown>> }>;
+    models['gpt-mini']!.deployments[0]!.provider = 'nowhere';
+    delete (models['claude-opus']!.deployments[0] as Record<string, unknown>).pricing;
+    const config = writeService({}, registry);
+    const r = await runCli(['serve', '--config', config], { env: SECRETS });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/refusing to start — .*tollgate\.yaml has \d+ violations?:/);
+    expect(r.stderr).toMatch(/registry\.yaml: models\.claude-opus\.deployments\[0\]/);
+    expect(r.stderr).not.toMatch(/listening/);
+  });
+
+  it('exits 1 when it cannot listen', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const r = await runCli(['serve', '--config', writeService({ listen: { host: '127.0.0.1', port } })], { env: SECRETS });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/cannot start: .*EADDRINUSE/);
+    } finally {
+      blocker.close();
+    }
+  });
+});

@@ -1,0 +1,144 @@
+/** `tollgate validate` and `tollgate key create`: exit codes, every violation listed, output shapes. */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { IdentityConfigSchema } from '@tollgate/core';
+import { runCli } from './cli-support.js';
+
+function tempDir(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-cli-'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+const VALID_REGISTRY = `
+wire_formats: { openai_chat: { family: chat } }
+entry_routes: [ { path: /v1/chat/completions, format: openai_chat } ]
+credentials: { openai: { kind: bearer, secret: OPENAI_API_KEY } }
+providers: { openai: { base_url: "https://api.openai.com", credential: openai } }
+operations: [ { provider: openai, format: openai_chat, family: chat, path: /v1/chat/completions } ]
+models:
+  gpt-mini:
+    brand: openai
+    entry_formats: [openai_chat]
+    deployments:
+      - { id: mini@openai, provider: openai, format: openai_chat, upstream_model: gpt-4o-mini,
+          pricing: { unit: usd_per_mtok, input: "0.15", output: "0.60" } }
+`;
+
+describe('tollgate validate', () => {
+  it('accepts the example service config (exit 0)', async () => {
+    const r = await runCli(['validate', '--config', 'examples/service/tollgate.yaml']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/examples\/service\/tollgate\.yaml: valid — 4 models, 5 deployments, policy ok, 2 keys/);
+  });
+
+  it('lists every violation of the config, registry, policy and identity, then exits 1', async () => {
+    const dir = tempDir({
+      'tollgate.yaml': `
+listen: { host: 127.0.0.1, port: 99999 }
+registry: ./registry.yaml
+policy: ./policy.yaml
+identity:
+  virtual_keys:
+    - { hash: "sha256:nothex", principal: { user: alice } }
+store: { url: "http://not-redis", ttl: 3 }
+usage: kafka://nowhere
+drain_timeout_s: -1
+surprise: true
+`,
+      'registry.yaml': VALID_REGISTRY.replace('provider: openai, format: openai_chat, upstream_model', 'provider: nowhere, format: openai_chat, upstream_model'),
+      'policy.yaml': `
+enforcement: maybe
+rate_limits: [ { id: r1, match: {} } ]
+`,
+    });
+    const r = await runCli(['validate', '--config', join(dir, 'tollgate.yaml')]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    const expected = [
+      /tollgate\.yaml: listen\.port: .*65535/,
+      /tollgate\.yaml: identity\.virtual_keys\[0\]\.hash: write key hashes as "sha256:"/,
+      /tollgate\.yaml: store\.url: a redis:\/\/ or rediss:\/\/ URL/,
+      /tollgate\.yaml: store: Unrecognized key: "ttl"/,
+      /tollgate\.yaml: usage: usage is "stdout", "file:<path>", a postgres:\/\/ URL, or "none"/,
+      /tollgate\.yaml: drain_timeout_s: /,
+      /tollgate\.yaml: Unrecognized key: "surprise"/,
+      /registry\.yaml: models\.gpt-mini\.deployments\[0\]\.provider: .*nowhere/,
+      /policy\.yaml: enforcement: /,
+      /policy\.yaml: rate_limits\[0\]: set rpm, tpm, or unlimited: true/,
+    ];
+    for (const pattern of expected) expect(r.stderr).toMatch(pattern);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(new RegExp(`tollgate\\.yaml: invalid — ${lines.length - 1} violations:$`));
+    expect(lines.length - 1).toBeGreaterThanOrEqual(expected.length);
+  });
+
+  it('reports YAML syntax errors with their line, and missing files', async () => {
+    const dir = tempDir({ 'tollgate.yaml': 'registry: ./nope.yaml\nlisten: { port: 8787\n' });
+    const r = await runCli(['validate', '--config', join(dir, 'tollgate.yaml')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/tollgate\.yaml: line \d+, column \d+: Flow map/);
+
+    const dir2 = tempDir({ 'tollgate.yaml': 'registry: ./nope.yaml\n' });
+    const r2 = await runCli(['validate', '--config', join(dir2, 'tollgate.yaml')]);
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toMatch(/nope\.yaml: file not found/);
+
+    const r3 = await runCli(['validate', '--config', join(dir2, 'absent.yaml')]);
+    expect(r3.code).toBe(1);
+    expect(r3.stderr).toMatch(/absent\.yaml: file not found/);
+  });
+
+  it('resolves relative paths against the config file’s folder, not the working directory', async () => {
+    const dir = tempDir({ 'tollgate.yaml': 'registry: ./registry.yaml\nusage: file:./usage.jsonl\n', 'registry.yaml': VALID_REGISTRY });
+    const r = await runCli(['validate', '--config', 'tollgate.yaml'], { cwd: dir });
+    expect(r.code).toBe(0);
+    const elsewhere = await runCli(['validate', '--config', join(dir, 'tollgate.yaml')]);
+    expect(elsewhere.code).toBe(0);
+    expect(elsewhere.stdout).toMatch(/valid — 1 models, 1 deployments, no policy, 0 keys/);
+  });
+});
+
+describe('tollgate key create', () => {
+  it('prints a new tg_ key once and the config entry with its sha256 hash', async () => {
+    const r = await runCli(['key', 'create', '--user', 'alice', '--tier', 'normal', '--bu', 'payments', '--leaders', 'ceo,vp']);
+    expect(r.code).toBe(0);
+    const key = /^ {2}(tg_[A-Za-z0-9_-]{32,})$/m.exec(r.stdout)?.[1];
+    expect(key).toBeDefined();
+    expect(r.stdout.split(key!).length).toBe(2); // shown exactly once
+    const entryLine = r.stdout.split('\n').find((l) => l.trim().startsWith('- { hash:'))!;
+    const entries = parseYaml(entryLine.trim()) as Array<{ hash: string; principal: Record<string, unknown> }>;
+    expect(entries[0]!.hash).toBe(`sha256:${createHash('sha256').update(key!).digest('hex')}`);
+    expect(entries[0]!.principal).toEqual({ user: 'alice', tier: 'normal', bu: 'payments', leaders: ['ceo', 'vp'] });
+    expect(IdentityConfigSchema.safeParse({ virtual_keys: entries }).success).toBe(true);
+  });
+
+  it('prints JSON with --json, a different key each time', async () => {
+    const [a, b] = await Promise.all([runCli(['key', 'create', '--user', 'bob', '--json']), runCli(['key', 'create', '--user', 'bob', '--json'])]);
+    const ja = JSON.parse(a.stdout) as { key: string; hash: string; principal: unknown };
+    const jb = JSON.parse(b.stdout) as { key: string };
+    expect(ja.key).toMatch(/^tg_[A-Za-z0-9_-]{32,}$/);
+    expect(ja.hash).toBe(`sha256:${createHash('sha256').update(ja.key).digest('hex')}`);
+    expect(ja.principal).toEqual({ user: 'bob' });
+    expect(jb.key).not.toBe(ja.key);
+  });
+
+  it('exits 2 on usage errors', async () => {
+    const noUser = await runCli(['key', 'create']);
+    expect(noUser.code).toBe(2);
+    expect(noUser.stderr).toMatch(/--user NAME is required/);
+    const unknown = await runCli(['frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command "frobnicate"/);
+    const badOption = await runCli(['validate', '--bogus']);
+    expect(badOption.code).toBe(2);
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Usage: tollgate <command>/);
+  });
+});
