@@ -5,7 +5,7 @@ import { fixtureFiles, fixtureJson, fixtureText } from '../../../../test/support
 import { convertRequest, convertResponse } from '../convert.js';
 import { convertStream, decodeStream, encodeStream } from '../convert-stream.js';
 import type { StreamEvent } from '../ir/stream-event.js';
-import { bytes, sliceAt, translateChunks } from './__tests__/harness.js';
+import { bytes, sliceAt, reencodeChunks } from './__tests__/harness.js';
 
 function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
   let i = 0;
@@ -52,7 +52,7 @@ describe('openai_chat through convertStream', () => {
 
   it.each(fixtureFiles('openai-chat', '.sse'))('%s: decodeStream → encodeStream is slicing-independent', async (name) => {
     const data = bytes(fixtureText(name));
-    const expected = translateChunks([data]);
+    const expected = reencodeChunks([data]);
     await fc.assert(
       fc.asyncProperty(fc.array(fc.nat({ max: data.length }), { maxLength: 20 }), async (cuts) => {
         const out = await readAll(streamOf(sliceAt(data, cuts)).pipeThrough(decodeStream('openai_chat')).pipeThrough(encodeStream('openai_chat')));

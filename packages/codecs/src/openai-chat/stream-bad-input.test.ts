@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fixtureText } from '../../../../test/support/fixtures.js';
 import type { StreamEvent } from '../ir/stream-event.js';
-import { assemble, bytes, decodeChunks, decodeText, payloads, translateChunks } from './__tests__/harness.js';
+import { assemble, bytes, decodeChunks, decodeText, payloads, reencodeChunks } from './__tests__/harness.js';
 
 const errorsOf = (events: StreamEvent[]) => events.filter((e) => e.type === 'error');
 const lastError = (events: StreamEvent[]) => {
@@ -62,7 +62,7 @@ describe('openai_chat stream bad input', () => {
     expect(events.some((e) => e.type === 'finish')).toBe(true);
     expect(events.some((e) => e.type === 'message_stop')).toBe(false);
     expect(lastError(events)).toMatchObject({ code: 'stream_incomplete', status: 502 });
-    const out = payloads(translateChunks([bytes(cut)]));
+    const out = payloads(reencodeChunks([bytes(cut)]));
     expect(out.at(-1)).toMatchObject({ error: { code: 'stream_incomplete', type: 'server_error' } });
     expect(out).not.toContain('[DONE]');
   });
@@ -80,7 +80,7 @@ describe('openai_chat stream bad input', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(events).toHaveLength(1);
     expect(lastError(events).code).toBe('upstream_error');
-    const out = payloads(translateChunks(chunks));
+    const out = payloads(reencodeChunks(chunks));
     expect(out).toHaveLength(1);
     expect(out[0]).toMatchObject({ error: { type: 'server_error' } });
   });
@@ -92,7 +92,7 @@ describe('openai_chat stream bad input', () => {
         const terminal = events.filter((e) => e.type === 'error' || e.type === 'message_stop');
         expect(terminal).toHaveLength(1);
         expect(events.at(-1)).toBe(terminal[0]);
-        expect(() => translateChunks(chunks)).not.toThrow();
+        expect(() => reencodeChunks(chunks)).not.toThrow();
       }),
       { numRuns: 300 },
     );
@@ -104,7 +104,7 @@ describe('openai_chat stream bad input', () => {
         const text = datas.map((d) => `data: ${d.replaceAll('\n', ' ').replaceAll('\r', ' ')}\n\n`).join('');
         const events = decodeText(text);
         expect(events.filter((e) => e.type === 'error' || e.type === 'message_stop')).toHaveLength(1);
-        const chunks = payloads(translateChunks([bytes(text)]));
+        const chunks = payloads(reencodeChunks([bytes(text)]));
         expect(chunks.length).toBeGreaterThan(0);
       }),
       { numRuns: 300 },

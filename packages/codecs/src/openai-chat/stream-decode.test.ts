@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fixtureFiles, fixtureText } from '../../../../test/support/fixtures.js';
-import { assemble, bytes, decodeChunks, decodeText, payloads, sliceAt, translateChunks } from './__tests__/harness.js';
+import { assemble, bytes, decodeChunks, decodeText, payloads, sliceAt, reencodeChunks } from './__tests__/harness.js';
 
 const sse = (...chunks: unknown[]) => chunks.map((c) => `data: ${typeof c === 'string' ? c : JSON.stringify(c)}\n\n`).join('');
 const base = { id: 'chatcmpl-t', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o' };
@@ -55,7 +55,7 @@ describe('openai_chat stream fixtures decode', () => {
   it.each(fixtureFiles('openai-chat', '.sse'))('%s survives decode → encode → decode', (file) => {
     const original = bytes(fixtureText(file));
     const first = assemble(decodeChunks([original]));
-    const translated = translateChunks([original]);
+    const translated = reencodeChunks([original]);
     const second = assemble(decodeChunks([bytes(translated)]));
     expect(second).toEqual({ ...first, id: first.id });
     expect(translated.endsWith('data: [DONE]\n\n')).toBe(true);
@@ -81,12 +81,12 @@ describe('openai_chat stream slicing', () => {
   ];
 
   it.each(inputs)('%s: any split gives the same output', (_name, data) => {
-    const whole = translateChunks([data]);
+    const whole = reencodeChunks([data]);
     const events = decodeChunks([data]);
     fc.assert(
       fc.property(fc.array(fc.nat({ max: data.length }), { maxLength: 40 }), (cuts) => {
         const slices = sliceAt(data, cuts);
-        expect(translateChunks(slices)).toBe(whole);
+        expect(reencodeChunks(slices)).toBe(whole);
         expect(decodeChunks(slices)).toEqual(events);
       }),
       { numRuns: 150 },
@@ -172,7 +172,7 @@ describe('openai_chat stream deviations', () => {
     expect(args(0)).toBe('{"x":1}');
     expect(args(1)).toBe('{}');
     // Translated back to OpenAI Chat, the late fragment goes to the right tool call.
-    const out = payloads(translateChunks([bytes(text)])) as Array<{ choices?: Array<{ delta: { tool_calls?: unknown[] } }> }>;
+    const out = payloads(reencodeChunks([bytes(text)])) as Array<{ choices?: Array<{ delta: { tool_calls?: unknown[] } }> }>;
     expect(out.flatMap((c) => c.choices?.[0]?.delta.tool_calls ?? []).at(-1)).toEqual({ index: 0, function: { arguments: '1}' } });
   });
 

@@ -1,121 +1,21 @@
 /**
- * Test harness: drives the openai_responses stream codec the way `convertStream` does (SSE
- * reader → decoder → encoder, synchronously per chunk), and assembles Responses SSE strictly,
- * the way the `openai` SDK's ResponseStream does, checking the grammar on the way.
+ * Test harness for openai_responses: the shared stream driver (`src/__tests__/harness.ts`) bound to this
+ * format's decoder and encoder, and assembles Responses SSE strictly, the way the `openai` SDK's ResponseStream does,
+ * checking the grammar on the way.
  */
-import type { StreamEncoderOptions } from '../../codec.js';
-import { errorInfo } from '../../errors/gateway-error.js';
-import type { StreamEvent } from '../../ir/stream-event.js';
-import { createSseReader, type SseMessage } from '../../sse/parse.js';
+import { parseSse as parseSseAs, streamHarness } from '../../__tests__/harness.js';
 import { createStreamDecoder } from '../decode-stream.js';
 import { createStreamEncoder } from '../encode-stream.js';
 
-const utf8 = new TextEncoder();
+export { bytes, sliceAt, type PipeOptions } from '../../__tests__/harness.js';
 
-export function bytes(text: string): Uint8Array {
-  return utf8.encode(text);
-}
-
-/** Split bytes at the given offsets (clamped, deduplicated, sorted). */
-export function sliceAt(data: Uint8Array, cuts: number[]): Uint8Array[] {
-  const points = [...new Set(cuts.map((c) => Math.max(0, Math.min(data.length, c))))].sort((a, b) => a - b);
-  const out: Uint8Array[] = [];
-  let last = 0;
-  for (const p of points) {
-    out.push(data.subarray(last, p));
-    last = p;
-  }
-  out.push(data.subarray(last));
-  return out;
-}
-
-export interface PipeOptions {
-  maxEventBytes?: number;
-}
-
-const oversize = () => errorInfo('upstream_error', 'The upstream sent a stream event that is too large.', { status: 502 });
-
-function reader(onMessage: (m: SseMessage) => void, onOversize: () => void, options: PipeOptions) {
-  return createSseReader(onMessage, onOversize, options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes });
-}
-
-/** Bytes (in any slicing) → canonical events; stops at the first error, like `decodeStream`. */
-export function decodeChunks(chunks: Uint8Array[], options: PipeOptions = {}): StreamEvent[] {
-  const decoder = createStreamDecoder();
-  const text = new TextDecoder();
-  const events: StreamEvent[] = [];
-  let stopped = false;
-  const push = (event: StreamEvent) => {
-    if (stopped) return;
-    events.push(event);
-    if (event.type === 'error') stopped = true;
-  };
-  const sse = reader((m) => !stopped && decoder.push(m, push), () => push({ type: 'error', error: oversize() }), options);
-  for (const chunk of chunks) sse.feed(text.decode(chunk, { stream: true }));
-  sse.feed(text.decode());
-  sse.end();
-  if (!stopped) decoder.end(push);
-  return events;
-}
-
-export function decodeText(text: string, options: PipeOptions = {}): StreamEvent[] {
-  return decodeChunks([bytes(text)], options);
-}
-
-/** Canonical events → Responses SSE text (then `end`). */
-export function encodeEvents(events: StreamEvent[], options: StreamEncoderOptions = {}, end = true): string {
-  const encoder = createStreamEncoder(options);
-  let out = '';
-  const write = (t: string) => {
-    out += t;
-  };
-  for (const event of events) encoder.encode(event, write);
-  if (end) encoder.end(write);
-  return out;
-}
-
-/** Responses SSE bytes → IR → Responses SSE text, fused per chunk like `convertStream`. */
-export function reencodeChunks(chunks: Uint8Array[], options: StreamEncoderOptions & PipeOptions = {}): string {
-  const decoder = createStreamDecoder();
-  const encoder = createStreamEncoder(options.model === undefined ? {} : { model: options.model });
-  const text = new TextDecoder();
-  let out = '';
-  let finished = false;
-  const write = (t: string) => {
-    out += t;
-  };
-  const emit = (event: StreamEvent) => {
-    if (finished) return;
-    encoder.encode(event, write);
-    if (event.type === 'error') finished = true;
-  };
-  const sse = reader((m) => !finished && decoder.push(m, emit), () => emit({ type: 'error', error: oversize() }), options);
-  for (const chunk of chunks) sse.feed(text.decode(chunk, { stream: true }));
-  sse.feed(text.decode());
-  sse.end();
-  if (!finished) decoder.end(emit);
-  if (!finished) encoder.end(write);
-  return out;
-}
-
-export function reencodeText(text: string, options: StreamEncoderOptions & PipeOptions = {}): string {
-  return reencodeChunks([bytes(text)], options);
-}
+export const { decodeChunks, decodeText, encodeEvents, reencodeChunks, reencodeText } = streamHarness({ createStreamDecoder, createStreamEncoder });
 
 export type Json = Record<string, any>;
 
 /** Parse SSE text into `{ event, data }` with `data` JSON-parsed. */
 export function parseSse(text: string): Array<{ event: string | undefined; data: Json }> {
-  const out: Array<{ event: string | undefined; data: Json }> = [];
-  const sse = createSseReader(
-    (m) => out.push({ event: m.event, data: JSON.parse(m.data) as Json }),
-    () => {
-      throw new Error('oversize');
-    },
-  );
-  sse.feed(text);
-  sse.end();
-  return out;
+  return parseSseAs<Json>(text);
 }
 
 export interface Assembled {
