@@ -10,3 +10,6 @@ export { createWorker, type EdgeWorker, type WorkerConfigure, type WorkerContext
 export { createIsolateStore } from './isolate-store.js';
 export { envSecrets } from './secrets.js';
 export { hardCapRules } from './hard-caps.js';
+// What an edge app needs from core, so it imports from this package alone.
+export { GatewayConfigError } from '@tollgate/core';
+export type { Gateway, GatewayOptions, IdentityOptions, SecretsOption, StateStore, UsageOption, UsageRecord, UsageSink } from '@tollgate/core';

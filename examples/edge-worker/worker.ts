@@ -1,0 +1,34 @@
+/**
+ * tollgate as a Cloudflare Worker (module syntax). Point an SDK at the Worker's URL with a
+ * tollgate virtual key:  new OpenAI({ baseURL: 'https://<worker>/v1', apiKey: 'tg_…' }).
+ *
+ * Workers hand secrets over only with each request (`env`), so `createWorker` builds the
+ * gateway on the first request and reuses it for the isolate's life. Provider secrets are read
+ * from `env` by the names the registry gives (OPENAI_API_KEY, ANTHROPIC_API_KEY); each usage
+ * record is logged as one JSON line (Workers Logs / Logpush) and kept alive with
+ * `ctx.waitUntil`.
+ */
+import { createWorker, type WorkerContext } from '@tollgate/adapters-edge';
+import { policy, registry } from './registry.js';
+
+/** The Worker's bindings: secrets (`wrangler secret put NAME`) and variables. Declared here, so no @cloudflare/workers-types is needed. */
+export interface Env {
+  OPENAI_API_KEY: string;
+  ANTHROPIC_API_KEY: string;
+  /**
+   * Virtual keys as JSON: `[{ "hash": "sha256:…", "principal": { "user": "alice", "tier": "normal" } }]`.
+   * `tollgate key create --user alice` prints a key once, with its hash.
+   */
+  TOLLGATE_VIRTUAL_KEYS: string;
+}
+
+const worker = createWorker<Env>((env) => ({
+  registry,
+  policy,
+  identity: { virtual_keys: JSON.parse(env.TOLLGATE_VIRTUAL_KEYS) },
+  usage: (record) => console.log(JSON.stringify(record)),
+}));
+
+export default {
+  fetch: (request: Request, env: Env, ctx: WorkerContext) => worker.fetch(request, env, ctx),
+};
