@@ -47,6 +47,8 @@ export interface EdgeBundleOptions {
   outdir?: string;
   write?: boolean;
   format?: 'esm' | 'iife';
+  /** Packages left out of the bundle (to measure what they add). */
+  external?: string[];
 }
 
 export interface EdgeBundle {
@@ -74,6 +76,7 @@ export async function bundleEdge(options: EdgeBundleOptions): Promise<EdgeBundle
       minify: options.minify ?? false,
       metafile: true,
       logLevel: 'silent',
+      external: options.external ?? [],
       plugins: [nodeBuiltinGuard(nodeImports)],
     });
     return { result, nodeImports, errors: result.errors };

@@ -1,0 +1,74 @@
+/**
+ * Worker bundle size: examples/edge-worker/worker.ts (adapters-edge with core, codecs, policy
+ * and their dependencies) bundled by esbuild as Worker tooling does — ESM, minified, browser
+ * platform with the `workerd`/`worker`/`browser` conditions — then gzipped (node:zlib, default
+ * level). Printed against the 80 KiB gzipped target, with what each package adds (from the
+ * esbuild metafile; a package's gzip share is estimated in proportion to its minified bytes).
+ */
+import { pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { bundleEdge, formatMessages } from '../support/edge/bundle.ts';
+
+export const TARGET_GZIP_BYTES = 80 * 1024;
+const ENTRY = 'examples/edge-worker/worker.ts';
+
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+
+/** The package a bundled input belongs to: an npm dependency, or one of ours. */
+function groupOf(input: string): string {
+  const dep = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+  if (dep !== null) return dep[1]!;
+  const ours = /^packages\/([^/]+)\//.exec(input);
+  if (ours !== null) return `@tollgate/${ours[1]}`;
+  return input.startsWith('examples/') ? 'the Worker entry' : input;
+}
+
+export interface EdgeBundleSize {
+  minified: number;
+  gzipped: number;
+  groups: Array<{ name: string; minified: number }>;
+}
+
+/** Dependencies whose exact cost is measured by bundling without them. */
+const DEPENDENCIES = ['zod', 'jose', 'lru-cache'];
+
+export async function measure(external: string[] = []): Promise<EdgeBundleSize> {
+  const { result, errors, nodeImports } = await bundleEdge({ entryPoints: { worker: ENTRY }, platform: 'browser', minify: true, external });
+  if (errors.length > 0) throw new Error(formatMessages(errors));
+  if (nodeImports.length > 0) throw new Error(`the Worker bundle imports Node built-ins: ${nodeImports.map((i) => `${i.path} ← ${i.importer}`).join(', ')}`);
+  const code = result.outputFiles.find((f) => f.path.endsWith('.js'))!.contents;
+  const output = Object.values(result.metafile.outputs)[0]!;
+  const byGroup = new Map<string, number>();
+  for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+    const name = groupOf(input);
+    byGroup.set(name, (byGroup.get(name) ?? 0) + bytesInOutput);
+  }
+  const groups = [...byGroup].map(([name, minified]) => ({ name, minified })).sort((a, b) => b.minified - a.minified);
+  return { minified: code.byteLength, gzipped: gzipSync(code).byteLength, groups };
+}
+
+export async function run(): Promise<{ name: string; lines: string[] }> {
+  const size = await measure();
+  const ratio = size.gzipped / TARGET_GZIP_BYTES;
+  const marginal: string[] = [];
+  for (const dep of DEPENDENCIES) {
+    const without = await measure([dep]);
+    marginal.push(`${dep} ${kib(size.minified - without.minified)} minified, ${kib(size.gzipped - without.gzipped)} gzipped`);
+  }
+  const lines = [
+    `entry ${ENTRY}: esbuild, ESM, minified, platform browser with workerd/worker/browser conditions`,
+    `minified ${kib(size.minified)}, gzipped ${kib(size.gzipped)} = ${ratio.toFixed(2)}× the ${kib(TARGET_GZIP_BYTES)} target (${ratio <= 1 ? 'within' : 'over'})`,
+    `by package (minified; gzip share estimated pro rata): ${size.groups
+      .filter((g) => g.minified >= 512)
+      .map((g) => `${g.name} ${kib(g.minified)} (~${kib((g.minified / size.minified) * size.gzipped)} gz)`)
+      .join(', ')}`,
+    `what each dependency adds (bundle with it minus bundle without it): ${marginal.join('; ')}`,
+  ];
+  return { name: 'adapters-edge: Worker bundle size', lines };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const result = await run();
+  console.log(`# ${result.name}`);
+  for (const line of result.lines) console.log(`- ${line}`);
+}
