@@ -4,10 +4,13 @@
  * format's `__tests__/harness.ts` binds it to its own decoder and encoder and adds the strict
  * assembler for its wire format.
  */
+import fc from 'fast-check';
+import { expect, it } from 'vitest';
 import type { StreamDecoder, StreamEncoder, StreamEncoderOptions } from '../codec.js';
 import { errorInfo } from '../errors/gateway-error.js';
 import type { StreamEvent } from '../ir/stream-event.js';
 import { createSseReader, type SseMessage } from '../sse/parse.js';
+import { fixtureText } from '../../../../test/support/fixtures.js';
 
 const utf8 = new TextEncoder();
 
@@ -130,4 +133,32 @@ export function streamHarness(codec: StreamCodec): StreamHarness {
     reencodeChunks,
     reencodeText: (text, options = {}) => reencodeChunks([bytes(text)], options),
   };
+}
+
+/**
+ * The slicing properties every stream codec must have, one test each per fixture (call inside a
+ * `describe`): random cuts, then one byte at a time, give the same events and re-encoded output.
+ */
+export function itIsIndependentOfSlicing(harness: StreamHarness, files: string[], numRuns: (file: string) => number = () => 150): void {
+  const { decodeChunks, reencodeChunks } = harness;
+  it.each(files)('%s: random slicing gives the same events and the same re-encoded output', (file) => {
+    const data = bytes(fixtureText(file));
+    const events = decodeChunks([data]);
+    const output = reencodeChunks([data]);
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: data.length }), { maxLength: 40 }), (cuts) => {
+        const chunks = sliceAt(data, cuts);
+        expect(decodeChunks(chunks)).toEqual(events);
+        expect(reencodeChunks(chunks)).toBe(output);
+      }),
+      { numRuns: numRuns(file) },
+    );
+  });
+
+  it.each(files)('%s: one byte at a time gives the same events and output', (file) => {
+    const data = bytes(fixtureText(file));
+    const oneByOne = Array.from({ length: data.length }, (_, i) => data.subarray(i, i + 1));
+    expect(decodeChunks(oneByOne)).toEqual(decodeChunks([data]));
+    expect(reencodeChunks(oneByOne)).toBe(reencodeChunks([data]));
+  });
 }

@@ -8,7 +8,8 @@ import { createStreamEncoder } from '../encode-stream.js';
 
 export { bytes, sliceAt, type PipeOptions } from '../../__tests__/harness.js';
 
-export const { decodeChunks, decodeText, encodeEvents, reencodeChunks, reencodeText } = streamHarness({ createStreamDecoder, createStreamEncoder });
+export const harness = streamHarness({ createStreamDecoder, createStreamEncoder });
+export const { decodeChunks, decodeText, encodeEvents, reencodeChunks, reencodeText } = harness;
 
 /** Gemini SSE text → the JSON chunks, checking Google's framing (`data:` only, CRLF CRLF). */
 export function parseChunks(text: string): Array<Record<string, unknown>> {

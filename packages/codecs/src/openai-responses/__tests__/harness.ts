@@ -9,7 +9,8 @@ import { createStreamEncoder } from '../encode-stream.js';
 
 export { bytes, sliceAt, type PipeOptions } from '../../__tests__/harness.js';
 
-export const { decodeChunks, decodeText, encodeEvents, reencodeChunks, reencodeText } = streamHarness({ createStreamDecoder, createStreamEncoder });
+export const harness = streamHarness({ createStreamDecoder, createStreamEncoder });
+export const { decodeChunks, decodeText, encodeEvents, reencodeChunks, reencodeText } = harness;
 
 export type Json = Record<string, any>;
 
