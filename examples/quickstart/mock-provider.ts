@@ -1,0 +1,168 @@
+/**
+ * A scripted stand-in for the vendor APIs, so the quickstart runs offline: it answers OpenAI
+ * Chat Completions, OpenAI Responses, Anthropic Messages and Gemini generateContent requests
+ * — streamed or not — with a short scripted text and realistic usage, in each vendor's wire
+ * format. It is a `fetch` the gateway calls instead of the network; point the registry at
+ * the real APIs (see examples/service) and nothing else changes.
+ */
+
+type Body = Record<string, unknown>;
+type Vendor = 'openai' | 'anthropic' | 'google';
+
+const encoder = new TextEncoder();
+const json = (value: unknown, status = 200) =>
+  new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json' } });
+
+/** The last thing the user said, whatever the format. */
+function lastUserText(body: Body): string {
+  const text = (content: unknown): string => {
+    if (typeof content === 'string') return content;
+    if (Array.isArray(content)) return content.map((p) => (typeof p === 'string' ? p : text((p as Body).text ?? (p as Body).content ?? ''))).join(' ');
+    return '';
+  };
+  const turns = (body.messages ?? body.contents ?? (typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input)) as Body[] | undefined;
+  if (!Array.isArray(turns)) return '';
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const turn = turns[i]!;
+    if (turn.role === 'user' || turn.role === undefined) return text(turn.content ?? turn.parts).trim();
+  }
+  return '';
+}
+
+/** The scripted answer, in word-sized pieces (one streamed delta each). */
+function script(vendor: Vendor, model: string, body: Body): { pieces: string[]; inputTokens: number } {
+  const said = lastUserText(body).replace(/\s+/g, ' ');
+  const quoted = said === '' ? '' : ` You said: “${said.length > 80 ? `${said.slice(0, 77)}…` : said}”.`;
+  const names = { openai: 'OpenAI', anthropic: 'Anthropic', google: 'Gemini' } as const;
+  const text = `Hello from the tollgate quickstart! This is a scripted answer from a mock ${names[vendor]} API (model ${model}).${quoted} Point the registry at the real API to get real answers.`;
+  const pieces = text.match(/\S+\s*/g) ?? [text];
+  // Roughly what a tokenizer would count: a token per 4 bytes of the request's text, plus framing.
+  const inputTokens = 8 + Math.ceil(JSON.stringify(body.messages ?? body.input ?? body.contents ?? '').length / 4);
+  return { pieces, inputTokens };
+}
+
+/** An SSE body that sends one event every `delayMs`, stopping when the gateway cancels. */
+function sse(events: string[], delayMs: number, signal: AbortSignal | null): Response {
+  let i = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (i >= events.length || signal?.aborted) return controller.close();
+      if (i > 0 && delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+      controller.enqueue(encoder.encode(events[i++]!));
+    },
+  });
+  return new Response(body, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
+}
+
+const data = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
+const named = (type: string, value: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...value })}\n\n`;
+const id = (prefix: string) => `${prefix}${crypto.randomUUID().replace(/-/g, '').slice(0, 24)}`;
+const now = () => Math.floor(Date.now() / 1000);
+
+function openaiChat(body: Body, signal: AbortSignal | null, delayMs: number): Response {
+  const model = String(body.model ?? 'gpt-4o-mini');
+  const { pieces, inputTokens } = script('openai', model, body);
+  const usage = { prompt_tokens: inputTokens, completion_tokens: pieces.length, total_tokens: inputTokens + pieces.length,
+    prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
+  const base = { id: id('chatcmpl-'), created: now(), model };
+  if (body.stream !== true) {
+    return json({ ...base, object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: pieces.join(''), refusal: null }, finish_reason: 'stop' }], usage });
+  }
+  const chunk = (delta: Body, finish: string | null) => data({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
+  const events = [chunk({ role: 'assistant', content: '' }, null), ...pieces.map((p) => chunk({ content: p }, null)), chunk({}, 'stop')];
+  if ((body.stream_options as Body | undefined)?.include_usage === true) events.push(data({ ...base, object: 'chat.completion.chunk', choices: [], usage }));
+  events.push('data: [DONE]\n\n');
+  return sse(events, delayMs, signal);
+}
+
+function openaiResponses(body: Body, signal: AbortSignal | null, delayMs: number): Response {
+  const model = String(body.model ?? 'gpt-4o-mini');
+  const { pieces, inputTokens } = script('openai', model, body);
+  const text = pieces.join('');
+  const usage = { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: pieces.length,
+    output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + pieces.length };
+  const messageId = id('msg_');
+  const part = { type: 'output_text', annotations: [], text };
+  const item = { id: messageId, type: 'message', status: 'completed', role: 'assistant', content: [part] };
+  const response = (status: string, output: unknown[], u: unknown) =>
+    ({ id: id('resp_'), object: 'response', created_at: now(), status, model, output, usage: u, error: null, incomplete_details: null });
+  if (body.stream !== true) return json(response('completed', [item], usage));
+  let seq = 0;
+  const ev = (type: string, value: Record<string, unknown>) => named(type, { ...value, sequence_number: seq++ });
+  const at = { item_id: messageId, output_index: 0, content_index: 0 };
+  const events = [
+    ev('response.created', { response: response('in_progress', [], null) }),
+    ev('response.in_progress', { response: response('in_progress', [], null) }),
+    ev('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } }),
+    ev('response.content_part.added', { ...at, part: { ...part, text: '' } }),
+    ...pieces.map((p) => ev('response.output_text.delta', { ...at, delta: p })),
+    ev('response.output_text.done', { ...at, text }),
+    ev('response.content_part.done', { ...at, part }),
+    ev('response.output_item.done', { output_index: 0, item }),
+    ev('response.completed', { response: response('completed', [item], usage) }),
+  ];
+  return sse(events, delayMs, signal);
+}
+
+function anthropicMessages(body: Body, signal: AbortSignal | null, delayMs: number): Response {
+  const model = String(body.model ?? 'claude');
+  const { pieces, inputTokens } = script('anthropic', model, body);
+  const message = { id: id('msg_'), type: 'message', role: 'assistant', model, stop_sequence: null };
+  const usage = { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: pieces.length };
+  if (body.stream !== true) {
+    return json({ ...message, content: [{ type: 'text', text: pieces.join('') }], stop_reason: 'end_turn', usage });
+  }
+  const events = [
+    named('message_start', { message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } }),
+    named('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    ...pieces.map((p) => named('content_block_delta', { index: 0, delta: { type: 'text_delta', text: p } })),
+    named('content_block_stop', { index: 0 }),
+    named('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: pieces.length } }),
+    named('message_stop', {}),
+  ];
+  return sse(events, delayMs, signal);
+}
+
+function gemini(model: string, stream: boolean, body: Body, signal: AbortSignal | null, delayMs: number): Response {
+  const { pieces, inputTokens } = script('google', model, body);
+  const usage = (out: number) => ({ promptTokenCount: inputTokens, candidatesTokenCount: out, totalTokenCount: inputTokens + out });
+  const responseId = id('');
+  const answer = (text: string, out: number, finish: boolean) => ({
+    candidates: [{ content: { parts: [{ text }], role: 'model' }, ...(finish ? { finishReason: 'STOP' } : {}), index: 0 }],
+    usageMetadata: usage(out), modelVersion: model, responseId,
+  });
+  if (!stream) return json(answer(pieces.join(''), pieces.length, true));
+  return sse(pieces.map((p, i) => data(answer(p, i + 1, i === pieces.length - 1))), delayMs, signal);
+}
+
+export interface MockProviderOptions {
+  /** Pause between streamed pieces, in ms (default 20): long enough to watch a stream arrive. */
+  delayMs?: number;
+}
+
+/**
+ * A `fetch` that plays the vendor APIs. Paths: `/openai/v1/chat/completions`,
+ * `/openai/v1/responses`, `/anthropic/v1/messages`,
+ * `/google/v1beta/models/{model}:generateContent` and `:streamGenerateContent`.
+ */
+export function createMockProvider(options: MockProviderOptions = {}): typeof fetch {
+  const delayMs = options.delayMs ?? 20;
+  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    const { pathname } = new URL(request.url);
+    let body: Body;
+    try {
+      body = (await request.json()) as Body;
+    } catch {
+      return json({ error: { message: 'The mock provider expects a JSON body.' } }, 400);
+    }
+    const signal = request.signal;
+    if (pathname === '/openai/v1/chat/completions') return openaiChat(body, signal, delayMs);
+    if (pathname === '/openai/v1/responses') return openaiResponses(body, signal, delayMs);
+    if (pathname === '/anthropic/v1/messages') return anthropicMessages(body, signal, delayMs);
+    const g = /^\/google\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(pathname);
+    if (g !== null) return gemini(decodeURIComponent(g[1]!), g[2] === 'streamGenerateContent', body, signal, delayMs);
+    return json({ error: { message: `The mock provider has no ${pathname}.` } }, 404);
+  }) as typeof fetch;
+}
