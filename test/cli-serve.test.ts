@@ -3,17 +3,24 @@
  * upstream, usage as JSON lines on stdout, SIGTERM draining a long stream to its end (and a
  * drain timeout cutting an endless one), and refusing to start on an invalid registry.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { Redis } from 'ioredis';
 import OpenAI from 'openai';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
 import { replay, startMockUpstream, type MockUpstream } from './support/mock-upstream.js';
 import { startSlowUpstream, type SlowUpstream } from '../packages/adapters-node/src/__tests__/slow-upstream.js';
+import { serviceGate } from '../packages/adapters-node/src/testing/services.js';
 import { CLI, jsonLines, runCli, spawnTs, type Spawned } from './cli-support.js';
+
+const redis = await serviceGate('redis');
+const postgres = await serviceGate('postgres');
 
 let upstream: MockUpstream;
 let slow: SlowUpstream;
@@ -52,10 +59,11 @@ function writeService(config: Record<string, unknown>, registry: unknown = regis
   return join(dir, 'tollgate.yaml');
 }
 
-async function serve(config: Record<string, unknown>): Promise<{ p: Spawned; url: string }> {
-  const p = spawnTs([CLI, 'serve', '--config', writeService(config)], { env: SECRETS });
+async function serve(config: Record<string, unknown>): Promise<{ p: Spawned; url: string; file: string }> {
+  const file = writeService(config);
+  const p = spawnTs([CLI, 'serve', '--config', file], { env: SECRETS });
   const [, url] = await p.waitFor('stderr', /listening on (http:\/\/127\.0\.0\.1:\d+)/);
-  return { p, url: url! };
+  return { p, url: url!, file };
 }
 
 const client = (url: string) => new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 });
@@ -175,5 +183,70 @@ describe('tollgate serve', () => {
     } finally {
       blocker.close();
     }
+  });
+});
+
+describe('tollgate serve with other stores and sinks', () => {
+  it('appends usage to a file named relative to the config, flushed before exit', async () => {
+    const { p, url, file } = await serve({ usage: 'file:./usage.jsonl' });
+    try {
+      const res = await client(url).chat.completions.create({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+      p.kill('SIGTERM');
+      expect((await p.exited).code).toBe(0);
+      const records = jsonLines(readFileSync(join(dirname(file), 'usage.jsonl'), 'utf8'));
+      expect(records).toHaveLength(1);
+      expect(records[0]).toMatchObject({ request_id: res.response.headers.get('x-tollgate-request-id'), status: 'ok' });
+      expect(p.stdout()).toBe('');
+    } finally {
+      p.kill('SIGKILL');
+    }
+  });
+
+  describe.skipIf(redis.skip || postgres.skip)('on Redis and Postgres', () => {
+    beforeAll(() => {
+      redis.assertUp();
+      postgres.assertUp();
+    });
+
+    it('keeps state in Redis under its key prefix and writes one Postgres row per request, rejections included', async () => {
+      const prefix = `tg-cli-${randomUUID().slice(0, 8)}:`;
+      const { p, url } = await serve({ store: { url: redis.url, key_prefix: prefix, reservation_ttl_s: 60 }, usage: postgres.url });
+      const ids: string[] = [];
+      try {
+        const ok = await client(url).chat.completions.create({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+        ids.push(ok.response.headers.get('x-tollgate-request-id')!);
+        const missing = await fetch(`${url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }),
+        });
+        expect(missing.status).toBe(404);
+        ids.push(missing.headers.get('x-tollgate-request-id')!);
+        p.kill('SIGTERM');
+        expect((await p.exited).code).toBe(0);
+      } finally {
+        p.kill('SIGKILL');
+      }
+      const r = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      try {
+        await r.connect();
+        expect((await r.keys(`${prefix}*`)).length).toBeGreaterThan(0);
+      } finally {
+        r.disconnect();
+      }
+      const pool = new pg.Pool({ connectionString: postgres.url, max: 1 });
+      try {
+        const rows = await pool.query<{ request_id: string; status: string }>(
+          `SELECT request_id, record->>'status' AS status FROM tollgate_usage WHERE request_id = ANY($1) ORDER BY ts`,
+          [ids],
+        );
+        expect(rows.rows).toEqual([
+          { request_id: ids[0], status: 'ok' },
+          { request_id: ids[1], status: 'rejected' },
+        ]);
+      } finally {
+        await pool.end();
+      }
+    });
   });
 });
