@@ -14,7 +14,7 @@ export const codecs = {
   anthropic_messages: anthropicMessagesCodec,
   gemini_generate_content: geminiCodec,
   anthropic_vertex: anthropicVertexCodec,
-} as const satisfies Partial<Record<WireFormat, Codec>>;
+} as const satisfies Record<WireFormat, Codec>;
 
 const byFormat: Partial<Record<WireFormat, Codec>> = codecs;
 
