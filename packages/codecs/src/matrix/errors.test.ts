@@ -1,0 +1,4 @@
+/** The conversion matrix, scenario "errors": every ordered pair of the five wire formats (see __tests__/matrix.ts). */
+import { defineScenario } from './__tests__/define.js';
+
+defineScenario('errors');
