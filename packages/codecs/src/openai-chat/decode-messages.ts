@@ -1,5 +1,4 @@
 /** `messages[]` of a Chat Completions request → IR system parts and messages. */
-import { GatewayError } from '../errors/gateway-error.js';
 import type {
   AssistantContentPart,
   FilePart,
@@ -11,14 +10,11 @@ import type {
 import type { Message } from '../ir/message.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { sourceFromUrl } from '../shared/data-uri.js';
+import { invalid } from '../shared/fields.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
 import { baseCallId, unfoldSignature } from '../shared/tool-call-id.js';
 import { dropped, lossy } from '../shared/warnings.js';
 import { audioMediaType, decodeCacheControl } from './schemas.js';
-
-export function invalid(message: string, param: string): never {
-  throw new GatewayError('invalid_request', message, { param });
-}
 
 interface State {
   warnings: ConversionWarning[];

@@ -3,9 +3,10 @@ import type { DecodedRequest, DecodeRequestOptions } from '../codec.js';
 import type { ReasoningEffort, Request, ResponseFormat } from '../ir/request.js';
 import type { ToolChoice, ToolDefinition } from '../ir/tool.js';
 import type { ConversionWarning } from '../ir/warning.js';
+import { bool, decodeMetadata, int, invalid, num, present, str } from '../shared/fields.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
 import { dropped, lossy } from '../shared/warnings.js';
-import { decodeMessages, invalid } from './decode-messages.js';
+import { decodeMessages } from './decode-messages.js';
 import { FORMAT, KNOWN_REQUEST_FIELD_SET, VENDOR_REQUEST_FIELDS } from './schemas.js';
 
 const EFFORTS: ReadonlySet<string> = new Set(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']);
@@ -91,52 +92,11 @@ function setNumber<K extends 'temperature' | 'topP' | 'seed' | 'frequencyPenalty
   if (value !== undefined) request[key] = value;
 }
 
-function present(body: JsonObject, key: string): boolean {
-  return body[key] !== undefined && body[key] !== null;
-}
-
-function num(body: JsonObject, key: string): number | undefined {
-  if (!present(body, key)) return undefined;
-  const value = body[key];
-  if (typeof value !== 'number' || !Number.isFinite(value)) invalid(`${key} must be a number.`, key);
-  return value;
-}
-
-function int(body: JsonObject, key: string): number | undefined {
-  const value = num(body, key);
-  if (value !== undefined && !Number.isInteger(value)) invalid(`${key} must be an integer.`, key);
-  return value;
-}
-
-function bool(body: JsonObject, key: string): boolean | undefined {
-  if (!present(body, key)) return undefined;
-  if (typeof body[key] !== 'boolean') invalid(`${key} must be a boolean.`, key);
-  return body[key] as boolean;
-}
-
-function str(body: JsonObject, key: string): string | undefined {
-  if (!present(body, key)) return undefined;
-  const value = asString(body[key]);
-  if (value === undefined) invalid(`${key} must be a string.`, key);
-  return value;
-}
-
 function decodeStop(value: unknown): string[] | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return [value];
   if (Array.isArray(value) && value.every((s) => typeof s === 'string')) return value as string[];
   return invalid('stop must be a string or an array of strings.', 'stop');
-}
-
-function decodeMetadata(value: unknown): Record<string, string> | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (!isObject(value)) invalid('metadata must be an object of strings.', 'metadata');
-  const out: Record<string, string> = {};
-  for (const [key, v] of Object.entries(value)) {
-    if (typeof v !== 'string') invalid(`metadata.${key} must be a string.`, `metadata.${key}`);
-    out[key] = v;
-  }
-  return out;
 }
 
 function decodeResponseFormat(value: unknown): ResponseFormat | undefined {

@@ -11,10 +11,11 @@ import type {
 import type { Message } from '../ir/message.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { sourceFromUrl } from '../shared/data-uri.js';
+import { invalid } from '../shared/fields.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
 import { baseCallId, unfoldSignature } from '../shared/tool-call-id.js';
 import { dropped, lossy } from '../shared/warnings.js';
-import { invalid, type KeptItem } from './schemas.js';
+import type { KeptItem } from './schemas.js';
 
 interface State {
   warnings: ConversionWarning[];

@@ -4,10 +4,11 @@ import type { TextPart } from '../ir/content.js';
 import type { ReasoningConfig, ReasoningEffort, Request, ResponseFormat } from '../ir/request.js';
 import type { ToolChoice, ToolDefinition } from '../ir/tool.js';
 import type { ConversionWarning } from '../ir/warning.js';
+import { bool, decodeMetadata, int, invalid, num, present, str } from '../shared/fields.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
 import { lossy } from '../shared/warnings.js';
 import { decodeInput } from './decode-input.js';
-import { FORMAT, invalid, KNOWN_REQUEST_FIELD_SET, VENDOR_REQUEST_FIELDS } from './schemas.js';
+import { FORMAT, KNOWN_REQUEST_FIELD_SET, VENDOR_REQUEST_FIELDS } from './schemas.js';
 
 const EFFORTS: ReadonlySet<string> = new Set(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']);
 const SUMMARIES: ReadonlySet<string> = new Set(['auto', 'concise', 'detailed']);
@@ -65,47 +66,6 @@ export function decodeRequest(body: unknown, options: DecodeRequestOptions = {})
   }
   if (Object.keys(vendor).length > 0) request.vendor = { format: FORMAT, fields: vendor };
   return { request, warnings, unclassified };
-}
-
-function present(body: JsonObject, key: string): boolean {
-  return body[key] !== undefined && body[key] !== null;
-}
-
-function num(body: JsonObject, key: string): number | undefined {
-  if (!present(body, key)) return undefined;
-  const value = body[key];
-  if (typeof value !== 'number' || !Number.isFinite(value)) invalid(`${key} must be a number.`, key);
-  return value;
-}
-
-function int(body: JsonObject, key: string): number | undefined {
-  const value = num(body, key);
-  if (value !== undefined && !Number.isInteger(value)) invalid(`${key} must be an integer.`, key);
-  return value;
-}
-
-function bool(body: JsonObject, key: string): boolean | undefined {
-  if (!present(body, key)) return undefined;
-  if (typeof body[key] !== 'boolean') invalid(`${key} must be a boolean.`, key);
-  return body[key] as boolean;
-}
-
-function str(body: JsonObject, key: string): string | undefined {
-  if (!present(body, key)) return undefined;
-  const value = asString(body[key]);
-  if (value === undefined) invalid(`${key} must be a string.`, key);
-  return value;
-}
-
-function decodeMetadata(value: unknown): Record<string, string> | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (!isObject(value)) invalid('metadata must be an object of strings.', 'metadata');
-  const out: Record<string, string> = {};
-  for (const [key, v] of Object.entries(value)) {
-    if (typeof v !== 'string') invalid(`metadata.${key} must be a string.`, `metadata.${key}`);
-    out[key] = v;
-  }
-  return out;
 }
 
 /** Function tools go to the IR; built-in and custom tools stay in `vendor.tools`. */

@@ -2,7 +2,6 @@
  * OpenAI Responses wire shapes, ids and the small hand-written guards used on the per-event
  * path. The types describe what tollgate writes; what it reads is checked field by field.
  */
-import { GatewayError } from '../errors/gateway-error.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
 
 export const FORMAT = 'openai_responses' as const;
@@ -110,10 +109,6 @@ export type WireOutputItem =
 export interface KeptItem {
   at: number;
   item: JsonObject;
-}
-
-export function invalid(message: string, param: string): never {
-  throw new GatewayError('invalid_request', message, { param });
 }
 
 /** `resp_…` ids stay as they are; any other id (a message id, a completion id) gets the prefix. */

@@ -1,0 +1,53 @@
+/**
+ * Readers for top-level fields of an OpenAI-family request body (Chat Completions, Responses):
+ * absent and `null` both read as undefined; a present value of the wrong type is a 400.
+ */
+import { GatewayError } from '../errors/gateway-error.js';
+import { asString, isObject, type JsonObject } from './guards.js';
+
+/** A 400 `invalid_request` naming the offending parameter. */
+export function invalid(message: string, param: string): never {
+  throw new GatewayError('invalid_request', message, { param });
+}
+
+export function present(body: JsonObject, key: string): boolean {
+  return body[key] !== undefined && body[key] !== null;
+}
+
+export function num(body: JsonObject, key: string): number | undefined {
+  if (!present(body, key)) return undefined;
+  const value = body[key];
+  if (typeof value !== 'number' || !Number.isFinite(value)) invalid(`${key} must be a number.`, key);
+  return value;
+}
+
+export function int(body: JsonObject, key: string): number | undefined {
+  const value = num(body, key);
+  if (value !== undefined && !Number.isInteger(value)) invalid(`${key} must be an integer.`, key);
+  return value;
+}
+
+export function bool(body: JsonObject, key: string): boolean | undefined {
+  if (!present(body, key)) return undefined;
+  if (typeof body[key] !== 'boolean') invalid(`${key} must be a boolean.`, key);
+  return body[key] as boolean;
+}
+
+export function str(body: JsonObject, key: string): string | undefined {
+  if (!present(body, key)) return undefined;
+  const value = asString(body[key]);
+  if (value === undefined) invalid(`${key} must be a string.`, key);
+  return value;
+}
+
+/** OpenAI `metadata`: an object of string values. */
+export function decodeMetadata(value: unknown): Record<string, string> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isObject(value)) invalid('metadata must be an object of strings.', 'metadata');
+  const out: Record<string, string> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (typeof v !== 'string') invalid(`metadata.${key} must be a string.`, `metadata.${key}`);
+    out[key] = v;
+  }
+  return out;
+}
