@@ -1,11 +1,14 @@
 /**
- * Codec throughput: a long Anthropic stream (text and tool-argument deltas) translated to OpenAI
- * Chat, and an OpenAI Chat stream translated to Anthropic, compared with a floor measured in the
- * same run: eventsource-parser + JSON.parse + JSON.stringify of the same events, no translation.
+ * Codec throughput for every ordered pair of the five wire formats: a long stream (text and
+ * tool-argument deltas) in each source format, translated to each other format, compared with a
+ * floor measured in the same run on the same bytes: eventsource-parser + JSON.parse +
+ * JSON.stringify of every event, no translation. The source streams are produced by the codecs
+ * themselves (the synthetic Anthropic stream converted into each format). Identity pairs are not
+ * measured: the identity plan relays the bytes unchanged.
  */
 import { pathToFileURL } from 'node:url';
 import { createParser } from 'eventsource-parser';
-import { convertStream, type WireFormat } from '../../packages/codecs/src/index.ts';
+import { convertStream, WIRE_FORMATS, type WireFormat } from '../../packages/codecs/src/index.ts';
 
 const encoder = new TextEncoder();
 
@@ -83,7 +86,7 @@ async function floor(parts: Uint8Array[]): Promise<number> {
 }
 
 /** Median ms per run of `a` and `b`, measured in alternating rounds so both see the same machine state. */
-async function timePair(a: () => Promise<unknown>, b: () => Promise<unknown>, rounds = 7, runsPerRound = 5): Promise<[number, number]> {
+async function timePair(a: () => Promise<unknown>, b: () => Promise<unknown>, rounds: number, runsPerRound: number): Promise<[number, number]> {
   const once = async (fn: () => Promise<unknown>) => {
     const start = performance.now();
     for (let i = 0; i < runsPerRound; i++) await fn();
@@ -105,12 +108,48 @@ function mb(bytes: number): number {
   return bytes / (1024 * 1024);
 }
 
-async function pair(text: string, events: number, from: WireFormat, to: WireFormat): Promise<string> {
+/** Rounds of alternating floor and conversion runs per pair: 20 pairs must fit in about a minute on two busy cores. */
+const ROUNDS = 7;
+const RUNS_PER_ROUND = 4;
+
+interface PairResult {
+  from: WireFormat;
+  to: WireFormat;
+  mbps: number;
+  floorMbps: number;
+  ratio: number;
+}
+
+async function pair(text: string, from: WireFormat, to: WireFormat): Promise<PairResult> {
   const parts = chunks(text);
   const bytes = encoder.encode(text).byteLength;
-  const [floorMs, convMs] = await timePair(() => floor(parts), () => drain(convertStream(source(parts), from, to)));
-  const rate = (ms: number) => `${(mb(bytes) / (ms / 1000)).toFixed(1)} MB/s, ${Math.round(events / (ms / 1000)).toLocaleString('en-US')} events/s`;
-  return `${from} → ${to}: ${rate(convMs)}; floor ${rate(floorMs)}; ratio to floor ${(floorMs / convMs).toFixed(2)}× (target ≥ 0.6×)`;
+  const [floorMs, convMs] = await timePair(() => floor(parts), () => drain(convertStream(source(parts), from, to)), ROUNDS, RUNS_PER_ROUND);
+  const rate = (ms: number) => mb(bytes) / (ms / 1000);
+  return { from, to, mbps: rate(convMs), floorMbps: rate(floorMs), ratio: floorMs / convMs };
+}
+
+const SHORT: Record<WireFormat, string> = {
+  openai_chat: 'openai_chat',
+  openai_responses: 'openai_responses',
+  anthropic_messages: 'anthropic_messages',
+  anthropic_vertex: 'anthropic_vertex',
+  gemini_generate_content: 'gemini',
+};
+
+/** Rows: from; columns: to; each cell the translation's MB/s (of source bytes) and its ratio to the floor. */
+function table(results: PairResult[]): string {
+  const cell = (from: WireFormat, to: WireFormat) => {
+    if (from === to) return '(identity)';
+    const r = results.find((x) => x.from === from && x.to === to)!;
+    return `${r.mbps.toFixed(1)} MB/s · ${r.ratio.toFixed(2)}×${r.ratio < 0.6 ? ' ⚠' : ''}`;
+  };
+  return [
+    'translation throughput (MB/s of source SSE) and ratio to the floor, per pair (rows: from, columns: to):',
+    '',
+    `  | from ＼ to | ${WIRE_FORMATS.map((f) => SHORT[f]).join(' | ')} |`,
+    `  |---|${WIRE_FORMATS.map(() => '--:').join('|')}|`,
+    ...WIRE_FORMATS.map((from) => `  | **${SHORT[from]}** | ${WIRE_FORMATS.map((to) => cell(from, to)).join(' | ')} |`),
+  ].join('\n');
 }
 
 /**
@@ -136,20 +175,34 @@ async function memory(from: WireFormat, to: WireFormat, make: (n: number) => str
   return `${from} → ${to}, 40,000 deltas: retained heap at 90% minus at 10% of the stream = ${delta.toFixed(0)} KiB (flat ≈ 0)`;
 }
 
+async function convertText(text: string, from: WireFormat, to: WireFormat): Promise<string> {
+  return new TextDecoder().decode(new Uint8Array(await new Response(convertStream(source(chunks(text)), from, to)).arrayBuffer()));
+}
+
 export async function run(): Promise<{ name: string; lines: string[] }> {
   const events = 4_000;
   const anthropic = anthropicStream(events);
-  // The OpenAI form of the same stream, produced by the codecs themselves.
-  const openai = new TextDecoder().decode(
-    new Uint8Array(await new Response(convertStream(source(chunks(anthropic)), 'anthropic_messages', 'openai_chat')).arrayBuffer()),
-  );
+  // The same stream in every format, produced by the codecs themselves.
+  const streams = new Map<WireFormat, string>();
+  for (const format of WIRE_FORMATS) streams.set(format, format === 'anthropic_messages' ? anthropic : await convertText(anthropic, 'anthropic_messages', format));
+  const results: PairResult[] = [];
+  for (const from of WIRE_FORMATS) {
+    for (const to of WIRE_FORMATS) if (from !== to) results.push(await pair(streams.get(from)!, from, to));
+  }
+  const worst = results.reduce((a, b) => (b.ratio < a.ratio ? b : a));
+  const floors = WIRE_FORMATS.map((f) => {
+    const rs = results.filter((r) => r.from === f).map((r) => r.floorMbps).sort((a, b) => a - b);
+    return `${SHORT[f]} ${rs[Math.floor(rs.length / 2)]!.toFixed(1)}`;
+  });
+  const sizes = WIRE_FORMATS.map((f) => `${SHORT[f]} ${mb(encoder.encode(streams.get(f)!).byteLength).toFixed(2)} MB`);
   const lines = [
-    `stream of ${events.toLocaleString('en-US')} deltas (${mb(encoder.encode(anthropic).byteLength).toFixed(2)} MB Anthropic SSE), 16 KiB chunks`,
-    await pair(anthropic, events, 'anthropic_messages', 'openai_chat'),
-    await pair(openai, events, 'openai_chat', 'anthropic_messages'),
+    `stream of ${events.toLocaleString('en-US')} deltas in each format (${sizes.join(', ')}), 16 KiB chunks; ${ROUNDS} alternating rounds of ${RUNS_PER_ROUND} runs per pair, medians`,
+    table(results),
+    `floor (eventsource-parser + JSON.parse + JSON.stringify, no translation), MB/s by source: ${floors.join(', ')}`,
+    `lowest ratio to floor: ${worst.ratio.toFixed(2)}× (${SHORT[worst.from]} → ${SHORT[worst.to]}); ${results.filter((r) => r.ratio >= 0.6).length} of ${results.length} pairs at or above the 0.6× target`,
     await memory('anthropic_messages', 'openai_chat', anthropicStream),
   ];
-  return { name: 'codecs: stream translation', lines };
+  return { name: 'codecs: stream translation, every pair', lines };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
