@@ -66,7 +66,7 @@ export async function startService(service: LoadedService, options: StartService
     const path = (req.url ?? '/').split('?')[0]!;
     if (HEALTH.has(path) && (req.method === 'GET' || req.method === 'HEAD')) {
       const answer = path === '/healthz' ? json(200, { status: 'ok' }) : draining ? json(503, { status: 'draining' }) : json(200, { status: 'ready' });
-      res.writeHead(answer.status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.writeHead(answer.status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...(draining ? { connection: 'close' } : {}) });
       res.end(req.method === 'HEAD' ? undefined : answer.body);
       return;
     }
@@ -117,9 +117,9 @@ export async function startService(service: LoadedService, options: StartService
   let stopping: Promise<void> | null = null;
   async function shutdown(): Promise<void> {
     const drainMs = config.drain_timeout_s * 1000;
-    // Not ready from now on; the listener stays open so probes see 503, new requests are refused.
+    // Not ready from now on; the listener stays open so probes see 503, new requests are refused,
+    // and every answer closes its connection (idle ones are not cut: a client may be reusing one).
     draining = true;
-    server.closeIdleConnections();
     log(`tollgate: draining — not ready, ${inFlight} request(s) open, waiting up to ${config.drain_timeout_s} s`);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const drained = await Promise.race([
