@@ -107,6 +107,16 @@ describe('toNodeListener', () => {
         req.end('{}');
       });
       expect(cut).toEqual({ status: 200, complete: false });
+      // A method Fetch cannot express never reaches the gateway.
+      const trace = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest(`${served.url}/x`, { method: 'TRACE' }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(trace).toBe(400);
       mode = 'ok';
       const ok = await fetch(`${served.url}/x`);
       expect(await ok.text()).toBe('fine');

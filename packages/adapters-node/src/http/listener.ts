@@ -42,14 +42,22 @@ export async function handleNodeRequest(
   };
   res.once('close', onClose);
   let tooLarge = false;
+  let request: Request;
   try {
-    const request = toFetchRequest(req, {
+    request = toFetchRequest(req, {
       onTooLarge: () => void (tooLarge = true),
       maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
       signal: controller.signal,
       ...(options.url === undefined ? {} : { url: options.url }),
       ...(options.body === undefined ? {} : { body: options.body }),
     });
+  } catch {
+    // Not expressible as a Fetch request (a CONNECT or TRACE method, say): nothing for the gateway.
+    res.writeHead(400, { 'content-type': 'application/json', connection: 'close' });
+    res.end(JSON.stringify({ error: { type: 'invalid_request_error', message: 'The request could not be read.' } }));
+    return;
+  }
+  try {
     const response = await gateway.handle(request);
     // Refused for its size: do not read the rest of that body to keep the connection alive.
     if ((tooLarge || response.status === 413) && !req.complete && !res.headersSent) res.setHeader('connection', 'close');
