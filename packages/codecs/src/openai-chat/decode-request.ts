@@ -3,7 +3,7 @@ import type { DecodedRequest, DecodeRequestOptions } from '../codec.js';
 import type { ReasoningEffort, Request, ResponseFormat } from '../ir/request.js';
 import type { ToolChoice, ToolDefinition } from '../ir/tool.js';
 import type { ConversionWarning } from '../ir/warning.js';
-import { bool, decodeMetadata, int, invalid, num, present, str } from '../shared/fields.js';
+import { bool, classifyFields, decodeMetadata, int, invalid, num, present, str } from '../shared/fields.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
 import { dropped, lossy } from '../shared/warnings.js';
 import { decodeMessages } from './decode-messages.js';
@@ -71,15 +71,8 @@ export function decodeRequest(body: unknown, options: DecodeRequestOptions = {})
     request.includeUsage = false;
   }
 
-  const unclassified: string[] = [];
-  for (const [key, value] of Object.entries(body)) {
-    if (!KNOWN_REQUEST_FIELD_SET.has(key)) {
-      unclassified.push(key);
-      warnings.push({ code: 'unclassified_field', path: key, message: `${key} is not a known OpenAI Chat request field.` });
-    } else if (VENDOR_REQUEST_FIELDS.has(key) && value !== null && value !== undefined) {
-      vendor[key] = value;
-    }
-  }
+  const fields = { known: KNOWN_REQUEST_FIELD_SET, vendor: VENDOR_REQUEST_FIELDS, formatName: 'OpenAI Chat' };
+  const unclassified = classifyFields(body, fields, vendor, warnings);
   if (Object.keys(vendor).length > 0) request.vendor = { format: FORMAT, fields: vendor };
   return { request, warnings, unclassified };
 }

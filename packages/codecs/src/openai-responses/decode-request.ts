@@ -4,7 +4,7 @@ import type { TextPart } from '../ir/content.js';
 import type { ReasoningConfig, ReasoningEffort, Request, ResponseFormat } from '../ir/request.js';
 import type { ToolChoice, ToolDefinition } from '../ir/tool.js';
 import type { ConversionWarning } from '../ir/warning.js';
-import { bool, decodeMetadata, int, invalid, num, present, str } from '../shared/fields.js';
+import { bool, classifyFields, decodeMetadata, int, invalid, num, present, str } from '../shared/fields.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
 import { lossy } from '../shared/warnings.js';
 import { decodeInput } from './decode-input.js';
@@ -55,15 +55,8 @@ export function decodeRequest(body: unknown, options: DecodeRequestOptions = {})
   const tier = str(body, 'service_tier');
   if (tier !== undefined) request.serviceTier = tier;
 
-  const unclassified: string[] = [];
-  for (const [key, value] of Object.entries(body)) {
-    if (!KNOWN_REQUEST_FIELD_SET.has(key)) {
-      unclassified.push(key);
-      warnings.push({ code: 'unclassified_field', path: key, message: `${key} is not a known OpenAI Responses request field.` });
-    } else if (VENDOR_REQUEST_FIELDS.has(key) && value !== null && value !== undefined) {
-      vendor[key] = value;
-    }
-  }
+  const fields = { known: KNOWN_REQUEST_FIELD_SET, vendor: VENDOR_REQUEST_FIELDS, formatName: 'OpenAI Responses' };
+  const unclassified = classifyFields(body, fields, vendor, warnings);
   if (Object.keys(vendor).length > 0) request.vendor = { format: FORMAT, fields: vendor };
   return { request, warnings, unclassified };
 }

@@ -3,6 +3,7 @@
  * absent and `null` both read as undefined; a present value of the wrong type is a 400.
  */
 import { GatewayError } from '../errors/gateway-error.js';
+import type { ConversionWarning } from '../ir/warning.js';
 import { asString, isObject, type JsonObject } from './guards.js';
 
 /** A 400 `invalid_request` naming the offending parameter. */
@@ -50,4 +51,26 @@ export function decodeMetadata(value: unknown): Record<string, string> | undefin
     out[key] = v;
   }
   return out;
+}
+
+/**
+ * Each top-level field not in `known` is unclassified (named in the result, with a warning);
+ * each non-null one in `vendorFields` is kept verbatim in `vendor`.
+ */
+export function classifyFields(
+  body: JsonObject,
+  fields: { known: ReadonlySet<string>; vendor: ReadonlySet<string>; formatName: string },
+  vendor: JsonObject,
+  warnings: ConversionWarning[],
+): string[] {
+  const unclassified: string[] = [];
+  for (const [key, value] of Object.entries(body)) {
+    if (!fields.known.has(key)) {
+      unclassified.push(key);
+      warnings.push({ code: 'unclassified_field', path: key, message: `${key} is not a known ${fields.formatName} request field.` });
+    } else if (fields.vendor.has(key) && value !== null && value !== undefined) {
+      vendor[key] = value;
+    }
+  }
+  return unclassified;
 }
