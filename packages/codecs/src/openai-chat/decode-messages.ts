@@ -12,9 +12,10 @@ import type { ConversionWarning } from '../ir/warning.js';
 import { sourceFromUrl } from '../shared/data-uri.js';
 import { invalid } from '../shared/fields.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
+import { argumentsText, audioMediaType, fileDataSource, pushToolResult } from '../shared/openai-content.js';
 import { baseCallId, unfoldSignature } from '../shared/tool-call-id.js';
 import { dropped, lossy } from '../shared/warnings.js';
-import { audioMediaType, decodeCacheControl } from './schemas.js';
+import { decodeCacheControl } from './schemas.js';
 
 interface State {
   warnings: ConversionWarning[];
@@ -63,7 +64,7 @@ function decodeMessage(message: unknown, path: string, state: State): void {
       state.seenConversation = true;
       const id = asString(message.tool_call_id);
       if (id === undefined) invalid(`${path}.tool_call_id must be a string.`, `${path}.tool_call_id`);
-      pushResult(state, { type: 'tool_result', toolCallId: baseCallId(id), content: toolContent(message.content, `${path}.content`, state) });
+      pushToolResult(state.messages, { type: 'tool_result', toolCallId: baseCallId(id), content: toolContent(message.content, `${path}.content`, state) });
       return;
     }
     case 'function': {
@@ -72,19 +73,12 @@ function decodeMessage(message: unknown, path: string, state: State): void {
       if (name === undefined) invalid(`${path}.name must be a string.`, `${path}.name`);
       const id = state.legacyCalls.get(name) ?? `call_${name}`;
       const content = toolContent(message.content, `${path}.content`, state);
-      pushResult(state, { type: 'tool_result', toolCallId: id, toolName: name, content });
+      pushToolResult(state.messages, { type: 'tool_result', toolCallId: id, toolName: name, content });
       return;
     }
     default:
       invalid(`${path}.role must be one of system, developer, user, assistant, tool, function.`, `${path}.role`);
   }
-}
-
-/** Consecutive tool results become one IR tool message. */
-function pushResult(state: State, part: ToolResultPart): void {
-  const last = state.messages[state.messages.length - 1];
-  if (last !== undefined && last.role === 'tool') last.content.push(part);
-  else state.messages.push({ role: 'tool', content: [part] });
 }
 
 function text(value: string, cache: unknown): TextPart {
@@ -170,10 +164,7 @@ function filePart(file: JsonObject, path: string, cacheControl: FilePart['cacheC
   const fileId = asString(file.file_id);
   let out: FilePart;
   if (data !== undefined) {
-    const source = data.startsWith('data:')
-      ? sourceFromUrl(data)
-      : { kind: 'base64' as const, mediaType: guessMediaType(filename), data };
-    out = { type: 'file', source };
+    out = { type: 'file', source: fileDataSource(data, filename) };
   } else if (fileId !== undefined) {
     out = { type: 'file', source: { kind: 'file_id', fileId } };
   } else {
@@ -182,14 +173,6 @@ function filePart(file: JsonObject, path: string, cacheControl: FilePart['cacheC
   if (filename !== undefined) out.filename = filename;
   if (cacheControl !== undefined) out.cacheControl = cacheControl;
   return out;
-}
-
-function guessMediaType(filename: string | undefined): string {
-  const ext = filename?.toLowerCase().split('.').pop();
-  if (ext === 'txt') return 'text/plain';
-  if (ext === 'png') return 'image/png';
-  if (ext === 'jpg' || ext === 'jpeg') return 'image/jpeg';
-  return 'application/pdf';
 }
 
 function assistantContent(message: JsonObject, path: string, state: State): AssistantContentPart[] {
@@ -248,11 +231,4 @@ function assistantContent(message: JsonObject, path: string, state: State): Assi
     state.warnings.push(dropped(`${path}.audio`, 'previous audio responses have no IR equivalent'));
   }
   return out;
-}
-
-/** Arguments are JSON text, kept exactly; a client that sent an object gets it serialised. */
-function argumentsText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value === undefined || value === null) return '{}';
-  return JSON.stringify(value);
 }

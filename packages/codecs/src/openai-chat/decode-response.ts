@@ -5,6 +5,7 @@ import type { AssistantContentPart } from '../ir/content.js';
 import type { Response } from '../ir/response.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { asNumber, asString, isObject, type JsonObject } from '../shared/guards.js';
+import { argumentsText } from '../shared/openai-content.js';
 import { dropped, lossy } from '../shared/warnings.js';
 import { decodeFinishReason } from './finish-reason.js';
 import { FORMAT } from './schemas.js';
@@ -72,7 +73,7 @@ function decodeContent(message: JsonObject, warnings: ConversionWarning[]): Assi
         type: 'tool_call',
         id: asString(call.id) ?? `call_${i}`,
         name,
-        arguments: typeof args === 'string' ? args : args === undefined || args === null ? '{}' : JSON.stringify(args),
+        arguments: argumentsText(args),
       });
     });
   }

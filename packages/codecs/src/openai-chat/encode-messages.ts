@@ -11,8 +11,9 @@ import type { AssistantMessage, Message } from '../ir/message.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { urlFromSource } from '../shared/data-uri.js';
 import type { JsonObject } from '../shared/guards.js';
+import { audioFormat } from '../shared/openai-content.js';
 import { dropped, lossy, signatureDropped } from '../shared/warnings.js';
-import { audioFormat, encodeCacheControl, FORMAT, type WireContentPart, type WireToolCall } from './schemas.js';
+import { encodeCacheControl, FORMAT, type WireContentPart, type WireToolCall } from './schemas.js';
 
 export function encodeMessages(system: TextPart[], messages: Message[], warnings: ConversionWarning[]): JsonObject[] {
   const out: JsonObject[] = [];

@@ -165,20 +165,6 @@ export function chatCompletionId(id: string | undefined): string {
   return id.startsWith('chatcmpl-') ? id : `chatcmpl-${id}`;
 }
 
-const AUDIO_FORMATS: Record<string, string> = { wav: 'audio/wav', mp3: 'audio/mpeg' };
-
-export function audioMediaType(format: string): string {
-  return AUDIO_FORMATS[format] ?? `audio/${format}`;
-}
-
-/** The `input_audio.format` for a media type, when Chat Completions accepts it. */
-export function audioFormat(mediaType: string): string | undefined {
-  const type = mediaType.toLowerCase();
-  if (type === 'audio/wav' || type === 'audio/x-wav' || type === 'audio/wave') return 'wav';
-  if (type === 'audio/mpeg' || type === 'audio/mp3') return 'mp3';
-  return undefined;
-}
-
 /** `cache_control` on a content part, as some OpenAI-compatible servers accept it. */
 export function decodeCacheControl(value: unknown): CacheControl | undefined {
   if (!isObject(value) || value.type !== 'ephemeral') return undefined;

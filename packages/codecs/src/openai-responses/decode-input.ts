@@ -13,8 +13,10 @@ import type { ConversionWarning } from '../ir/warning.js';
 import { sourceFromUrl } from '../shared/data-uri.js';
 import { invalid } from '../shared/fields.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
+import { argumentsText, audioMediaType, fileDataSource, pushToolResult } from '../shared/openai-content.js';
 import { baseCallId, unfoldSignature } from '../shared/tool-call-id.js';
 import { dropped, lossy } from '../shared/warnings.js';
+import { reasoningParts } from './decode-response.js';
 import type { KeptItem } from './schemas.js';
 
 interface State {
@@ -67,10 +69,10 @@ function decodeItem(item: unknown, at: number, path: string, state: State): void
       if (id === undefined) invalid(`${path}.call_id must be a string.`, `${path}.call_id`);
       state.seenConversation = true;
       const content = item.output === undefined || item.output === null ? [] : userContent(item.output, `${path}.output`, state);
-      return pushResult(state, { type: 'tool_result', toolCallId: baseCallId(id), content });
+      return pushToolResult(state.messages, { type: 'tool_result', toolCallId: baseCallId(id), content });
     }
     case 'reasoning':
-      return pushAssistant(state, reasoningParts(item, path, state));
+      return pushAssistant(state, reasoningInput(item, path, state));
     default:
       if (typeof type !== 'string') invalid(`${path}.type must be a string.`, `${path}.type`);
       // item_reference, web_search_call, computer_call_output, mcp_*, custom_tool_call, …
@@ -108,13 +110,6 @@ function pushAssistant(state: State, parts: AssistantContentPart[]): void {
   const last = state.messages[state.messages.length - 1];
   if (last !== undefined && last.role === 'assistant') last.content.push(...parts);
   else state.messages.push({ role: 'assistant', content: parts });
-}
-
-/** Consecutive function_call_output items become one IR tool message. */
-function pushResult(state: State, part: ToolResultPart): void {
-  const last = state.messages[state.messages.length - 1];
-  if (last !== undefined && last.role === 'tool') last.content.push(part);
-  else state.messages.push({ role: 'tool', content: [part] });
 }
 
 function partsOf(content: unknown, path: string): unknown[] {
@@ -160,7 +155,7 @@ function inputPart(part: unknown, path: string, state: State): UserContentPart |
       const data = asString(audio.data);
       const format = asString(audio.format);
       if (data === undefined || format === undefined) invalid(`${path}.input_audio needs string data and format.`, `${path}.input_audio`);
-      return { type: 'file', source: { kind: 'base64', mediaType: format === 'mp3' ? 'audio/mpeg' : `audio/${format}`, data } };
+      return { type: 'file', source: { kind: 'base64', mediaType: audioMediaType(format), data } };
     }
     default:
       state.warnings.push(dropped(path, `content part type ${JSON.stringify(part.type)} has no IR equivalent`));
@@ -175,21 +170,12 @@ function inputFile(part: JsonObject, path: string): FilePart {
   const filename = asString(part.filename);
   let out: FilePart;
   if (data !== undefined) {
-    const source = data.startsWith('data:') ? sourceFromUrl(data) : { kind: 'base64' as const, mediaType: guessMediaType(filename), data };
-    out = { type: 'file', source };
+    out = { type: 'file', source: fileDataSource(data, filename) };
   } else if (fileId !== undefined) out = { type: 'file', source: { kind: 'file_id', fileId } };
   else if (url !== undefined) out = { type: 'file', source: { kind: 'url', url } };
   else return invalid(`${path} needs file_data, file_id or file_url.`, path);
   if (filename !== undefined) out.filename = filename;
   return out;
-}
-
-function guessMediaType(filename: string | undefined): string {
-  const ext = filename?.toLowerCase().split('.').pop();
-  if (ext === 'txt') return 'text/plain';
-  if (ext === 'png') return 'image/png';
-  if (ext === 'jpg' || ext === 'jpeg') return 'image/jpeg';
-  return 'application/pdf';
 }
 
 function assistantContent(content: unknown, path: string, state: State): AssistantContentPart[] {
@@ -210,13 +196,8 @@ function assistantContent(content: unknown, path: string, state: State): Assista
   return out;
 }
 
-/**
- * A reasoning item → one IR reasoning part per summary part (at least one), all with the item
- * id; the first carries the encrypted content. Encoding joins them back into one item.
- */
-function reasoningParts(item: JsonObject, path: string, state: State): ReasoningPart[] {
-  const itemId = asString(item.id);
-  const encrypted = asString(item.encrypted_content);
+/** A reasoning item, its summary checked strictly (a client sent it) → IR reasoning parts. */
+function reasoningInput(item: JsonObject, path: string, state: State): ReasoningPart[] {
   const texts: string[] = [];
   if (item.summary !== undefined && item.summary !== null) {
     if (!Array.isArray(item.summary)) invalid(`${path}.summary must be an array.`, `${path}.summary`);
@@ -229,18 +210,5 @@ function reasoningParts(item: JsonObject, path: string, state: State): Reasoning
   if (Array.isArray(item.content) && item.content.length > 0) {
     state.warnings.push(dropped(`${path}.content`, 'raw reasoning text has no IR form beside the summary'));
   }
-  if (texts.length === 0) texts.push('');
-  return texts.map((text, k) => {
-    const part: ReasoningPart = { type: 'reasoning', text, issuer: 'openai' };
-    if (itemId !== undefined) part.itemId = itemId;
-    if (k === 0 && encrypted !== undefined) part.encryptedContent = encrypted;
-    return part;
-  });
-}
-
-/** Arguments are JSON text, kept exactly; an object is serialised. */
-function argumentsText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value === undefined || value === null) return '{}';
-  return JSON.stringify(value);
+  return reasoningParts(item, texts);
 }

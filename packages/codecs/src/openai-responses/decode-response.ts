@@ -5,6 +5,7 @@ import type { AssistantContentPart, ReasoningPart } from '../ir/content.js';
 import type { Response } from '../ir/response.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { asNumber, asString, isObject, type JsonObject } from '../shared/guards.js';
+import { argumentsText } from '../shared/openai-content.js';
 import { dropped } from '../shared/warnings.js';
 import { decodeError } from './errors.js';
 import { decodeFinishReason } from './finish-reason.js';
@@ -83,7 +84,7 @@ export function outputItemParts(item: JsonObject, path: string, warnings: Conver
         type: 'tool_call',
         id: asString(item.call_id) ?? asString(item.id) ?? '',
         name,
-        arguments: typeof args === 'string' ? args : args === undefined || args === null ? '{}' : JSON.stringify(args),
+        arguments: argumentsText(args),
       };
       const itemId = asString(item.id);
       if (itemId !== undefined) part.itemId = itemId;
@@ -96,11 +97,13 @@ export function outputItemParts(item: JsonObject, path: string, warnings: Conver
   }
 }
 
-/** A reasoning item → one IR part per summary part (at least one); the first carries the encrypted content. */
-export function reasoningParts(item: JsonObject): ReasoningPart[] {
+/**
+ * A reasoning item → one IR part per summary text (at least one), all with the item id; the first
+ * carries the encrypted content. Encoding joins them back into one item.
+ */
+export function reasoningParts(item: JsonObject, texts: string[] = summaryTexts(item.summary)): ReasoningPart[] {
   const itemId = asString(item.id);
   const encrypted = asString(item.encrypted_content);
-  const texts = summaryTexts(item.summary);
   if (texts.length === 0) texts.push('');
   return texts.map((text, k) => {
     const part: ReasoningPart = { type: 'reasoning', text, issuer: 'openai' };

@@ -1,0 +1,49 @@
+/**
+ * Content decoding that the two OpenAI formats (Chat Completions, Responses) share: the same
+ * content semantics under different item grammars.
+ */
+import type { MediaSource, ToolResultPart } from '../ir/content.js';
+import type { Message } from '../ir/message.js';
+import { sourceFromUrl } from './data-uri.js';
+
+/** Consecutive tool results become one IR tool message. */
+export function pushToolResult(messages: Message[], part: ToolResultPart): void {
+  const last = messages[messages.length - 1];
+  if (last !== undefined && last.role === 'tool') last.content.push(part);
+  else messages.push({ role: 'tool', content: [part] });
+}
+
+/** Tool-call arguments are JSON text, kept exactly; a client that sent an object gets it serialised. */
+export function argumentsText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '{}';
+  return JSON.stringify(value);
+}
+
+/** `file_data`: a data URI, or bare base64 whose media type is guessed from the filename. */
+export function fileDataSource(data: string, filename: string | undefined): MediaSource {
+  return data.startsWith('data:') ? sourceFromUrl(data) : { kind: 'base64', mediaType: guessMediaType(filename), data };
+}
+
+function guessMediaType(filename: string | undefined): string {
+  const ext = filename?.toLowerCase().split('.').pop();
+  if (ext === 'txt') return 'text/plain';
+  if (ext === 'png') return 'image/png';
+  if (ext === 'jpg' || ext === 'jpeg') return 'image/jpeg';
+  return 'application/pdf';
+}
+
+const AUDIO_FORMATS: Record<string, string> = { wav: 'audio/wav', mp3: 'audio/mpeg' };
+
+/** The media type of an `input_audio.format`. */
+export function audioMediaType(format: string): string {
+  return AUDIO_FORMATS[format] ?? `audio/${format}`;
+}
+
+/** The `input_audio.format` for a media type, when OpenAI accepts it. */
+export function audioFormat(mediaType: string): string | undefined {
+  const type = mediaType.toLowerCase();
+  if (type === 'audio/wav' || type === 'audio/x-wav' || type === 'audio/wave') return 'wav';
+  if (type === 'audio/mpeg' || type === 'audio/mp3') return 'mp3';
+  return undefined;
+}
