@@ -20,16 +20,7 @@ import { ROOT, bundleEdge, formatMessages, isNodeBuiltin, type NodeImport } from
 
 const PACKAGES = ['policy', 'codecs', 'core', 'adapters-edge'] as const;
 
-/**
- * The one Node import tolerated, and only on a neutral platform: lru-cache's default build
- * (picked when no `browser`/`worker` condition is set) loads `node:diagnostics_channel` with a
- * dynamic `import()` whose failure it catches, for optional tracing. Worker tooling resolves
- * lru-cache's browser build instead (checked below with no allowance); Deno and Bun resolve
- * `node:` specifiers.
- */
-const tolerated = (i: NodeImport) =>
-  i.kind === 'dynamic-import' && i.path === 'node:diagnostics_channel' && i.importer.startsWith('node_modules/lru-cache/');
-const offending = (imports: NodeImport[]) => imports.filter((i) => !tolerated(i)).map((i) => `${i.path} ← ${i.importer} (${i.kind})`);
+const offending = (imports: NodeImport[]) => imports.map((i) => `${i.path} ← ${i.importer} (${i.kind})`);
 const tmp = mkdtempSync(join(tmpdir(), 'tollgate-edge-neutral-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 

@@ -30,7 +30,7 @@ export interface EdgeBundleSize {
 }
 
 /** Dependencies whose exact cost is measured by bundling without them. */
-const DEPENDENCIES = ['zod', 'jose', 'lru-cache'];
+const DEPENDENCIES = ['zod', 'jose'];
 
 export async function measure(external: string[] = []): Promise<EdgeBundleSize> {
   const { result, errors, nodeImports } = await bundleEdge({ entryPoints: { worker: ENTRY }, platform: 'browser', minify: true, external });

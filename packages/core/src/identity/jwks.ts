@@ -3,7 +3,7 @@
  * `fetch`, cached per URL, refetched on an unknown `kid` at most once per cool-down.
  */
 import { createLocalJWKSet, createRemoteJWKSet, customFetch, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import { LRUCache } from 'lru-cache';
+import { Lru } from '../util/lru.js';
 
 /** The subset of `fetch` used for JWKS retrieval; `globalThis.fetch` fits. */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -39,7 +39,7 @@ export interface JwksProvider {
 }
 
 export function createJwksProvider(options: JwksOptions = {}): JwksProvider {
-  const sets = new LRUCache<string, JWTVerifyGetKey>({ max: 64 });
+  const sets = new Lru<string, JWTVerifyGetKey>(64);
   return {
     remote(url) {
       let set = sets.get(url);
