@@ -33,23 +33,28 @@ export function decodeUsage(wire: unknown, previous?: Usage): Usage {
 /** Canonical usage → the Anthropic `usage` object of a message. */
 export function encodeUsage(usage: Usage | null | undefined): WireUsage {
   const u = usage ?? emptyUsage();
-  return {
+  const wire: WireUsage = {
     input_tokens: u.input,
     cache_creation_input_tokens: u.cacheWrite + u.cacheWrite1h,
     cache_read_input_tokens: u.cacheRead,
     cache_creation: { ephemeral_5m_input_tokens: u.cacheWrite, ephemeral_1h_input_tokens: u.cacheWrite1h },
     output_tokens: u.output,
   };
+  if (u.reasoning > 0) wire['output_tokens_details'] = { thinking_tokens: u.reasoning };
+  return wire;
 }
 
 /** The cumulative usage of a stream `message_delta` (the fields the SDK copies). */
 export function encodeDeltaUsage(u: Usage): JsonObject {
-  return {
+  const wire: JsonObject = {
     output_tokens: u.output,
     input_tokens: u.input,
     cache_creation_input_tokens: u.cacheWrite + u.cacheWrite1h,
     cache_read_input_tokens: u.cacheRead,
   };
+  // What decodeUsage reads back (the API reports it in newer versions): reasoning is not lost.
+  if (u.reasoning > 0) wire['output_tokens_details'] = { thinking_tokens: u.reasoning };
+  return wire;
 }
 
 /** Usage keys that decodeUsage reads; anything else in a response's usage is vendor data. */
@@ -59,4 +64,5 @@ export const USAGE_KEYS = new Set([
   'cache_read_input_tokens',
   'cache_creation',
   'output_tokens',
+  'output_tokens_details',
 ]);
