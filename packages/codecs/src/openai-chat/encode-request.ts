@@ -3,6 +3,7 @@ import type { EncodedRequest, EncodeRequestOptions } from '../codec.js';
 import type { ReasoningConfig, Request, ResponseFormat } from '../ir/request.js';
 import type { ToolChoice, ToolDefinition } from '../ir/tool.js';
 import type { ConversionWarning } from '../ir/warning.js';
+import { effortForBudget, ownVendorFields } from '../shared/fields.js';
 import { isObject, type JsonObject } from '../shared/guards.js';
 import { dropped, lossy } from '../shared/warnings.js';
 import { encodeMessages } from './encode-messages.js';
@@ -36,7 +37,7 @@ export function encodeRequest(request: Request, options: EncodeRequestOptions = 
   if (request.metadata !== undefined) body.metadata = request.metadata;
   if (request.serviceTier !== undefined) body.service_tier = request.serviceTier;
 
-  const vendor = vendorFields(request, warnings);
+  const vendor = ownVendorFields(request, FORMAT, 'OpenAI Chat', warnings);
   const stream = options.stream ?? request.stream;
   if (stream) {
     body.stream = true;
@@ -47,17 +48,6 @@ export function encodeRequest(request: Request, options: EncodeRequestOptions = 
   delete vendor.stream_options;
   for (const [key, value] of Object.entries(vendor)) if (body[key] === undefined) body[key] = value;
   return { body, warnings };
-}
-
-/** Fields only OpenAI Chat knows come back; another format's vendor fields are dropped with a warning. */
-function vendorFields(request: Request, warnings: ConversionWarning[]): JsonObject {
-  const vendor = request.vendor;
-  if (vendor === undefined) return {};
-  if (vendor.format === FORMAT) return { ...vendor.fields };
-  for (const key of Object.keys(vendor.fields)) {
-    warnings.push(dropped(key, `it is a ${vendor.format} field with no OpenAI Chat equivalent`));
-  }
-  return {};
 }
 
 function encodeTool(tool: ToolDefinition, path: string, warnings: ConversionWarning[]): JsonObject {
@@ -93,7 +83,7 @@ function encodeReasoning(reasoning: ReasoningConfig, warnings: ConversionWarning
   if (reasoning.enabled === false) return undefined;
   if (reasoning.budgetTokens !== undefined) {
     const budget = reasoning.budgetTokens;
-    const effort = budget <= 2048 ? 'low' : budget <= 16384 ? 'medium' : 'high';
+    const effort = effortForBudget(budget);
     warnings.push(lossy('reasoning.budgetTokens', `A thinking budget of ${budget} tokens was sent as reasoning_effort ${effort}.`));
     return effort;
   }

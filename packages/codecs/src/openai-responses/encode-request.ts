@@ -3,6 +3,7 @@ import type { EncodedRequest, EncodeRequestOptions } from '../codec.js';
 import type { ReasoningConfig, Request, ResponseFormat } from '../ir/request.js';
 import type { ToolChoice, ToolDefinition } from '../ir/tool.js';
 import type { ConversionWarning } from '../ir/warning.js';
+import { effortForBudget, ownVendorFields } from '../shared/fields.js';
 import { isObject, type JsonObject } from '../shared/guards.js';
 import { dropped, lossy } from '../shared/warnings.js';
 import { encodeInput, encodeInstructions } from './encode-input.js';
@@ -10,7 +11,7 @@ import { FORMAT, spliceKept } from './schemas.js';
 
 export function encodeRequest(request: Request, options: EncodeRequestOptions = {}): EncodedRequest {
   const warnings: ConversionWarning[] = [];
-  const vendor = vendorFields(request, warnings);
+  const vendor = ownVendorFields(request, FORMAT, 'OpenAI Responses', warnings);
   const body: JsonObject = {};
   const model = options.model ?? request.model;
   if (model !== undefined) body.model = model;
@@ -57,18 +58,6 @@ export function encodeRequest(request: Request, options: EncodeRequestOptions = 
   return { body, warnings };
 }
 
-/** Fields only the Responses API knows come back; another format's vendor fields are dropped with a warning. */
-function vendorFields(request: Request, warnings: ConversionWarning[]): JsonObject {
-  const vendor = request.vendor;
-  if (vendor === undefined) return {};
-  if (vendor.format === FORMAT) return { ...vendor.fields };
-  for (const key of Object.keys(vendor.fields)) {
-    warnings.push(dropped(key, `it is a ${vendor.format} field with no OpenAI Responses equivalent`));
-  }
-  return {};
-}
-
-/** Responses function tools are flat: `{ type, name, description, parameters, strict }`. */
 function encodeTool(tool: ToolDefinition, path: string, warnings: ConversionWarning[]): JsonObject {
   const out: JsonObject = { type: 'function', name: tool.name };
   if (tool.description !== undefined) out.description = tool.description;
@@ -100,7 +89,7 @@ function encodeReasoning(reasoning: ReasoningConfig, warnings: ConversionWarning
   if (reasoning.effort !== undefined) out.effort = reasoning.effort;
   else if (reasoning.enabled !== false && reasoning.budgetTokens !== undefined) {
     const budget = reasoning.budgetTokens;
-    const effort = budget <= 2048 ? 'low' : budget <= 16384 ? 'medium' : 'high';
+    const effort = effortForBudget(budget);
     warnings.push(lossy('reasoning.budgetTokens', `A thinking budget of ${budget} tokens was sent as reasoning.effort ${effort}.`));
     out.effort = effort;
   }

@@ -1,10 +1,13 @@
 /**
- * Readers for top-level fields of an OpenAI-family request body (Chat Completions, Responses):
+ * Top-level fields of an OpenAI-family request body (Chat Completions, Responses). The readers:
  * absent and `null` both read as undefined; a present value of the wrong type is a 400.
  */
 import { GatewayError } from '../errors/gateway-error.js';
+import type { Request } from '../ir/request.js';
 import type { ConversionWarning } from '../ir/warning.js';
+import type { WireFormat } from '../ir/wire-format.js';
 import { asString, isObject, type JsonObject } from './guards.js';
+import { dropped } from './warnings.js';
 
 /** A 400 `invalid_request` naming the offending parameter. */
 export function invalid(message: string, param: string): never {
@@ -73,4 +76,20 @@ export function classifyFields(
     }
   }
   return unclassified;
+}
+
+/** Fields only this format knows come back (a copy); another format's vendor fields are dropped with a warning. */
+export function ownVendorFields(request: Request, format: WireFormat, formatName: string, warnings: ConversionWarning[]): JsonObject {
+  const vendor = request.vendor;
+  if (vendor === undefined) return {};
+  if (vendor.format === format) return { ...vendor.fields };
+  for (const key of Object.keys(vendor.fields)) {
+    warnings.push(dropped(key, `it is a ${vendor.format} field with no ${formatName} equivalent`));
+  }
+  return {};
+}
+
+/** The OpenAI effort level nearest a thinking budget in tokens. */
+export function effortForBudget(budget: number): 'low' | 'medium' | 'high' {
+  return budget <= 2048 ? 'low' : budget <= 16384 ? 'medium' : 'high';
 }
