@@ -37,14 +37,15 @@ export const USAGE_KINDS: readonly UsageKind[] = ['input', 'output', 'cacheRead'
 
 /**
  * The usage kinds each format reports separately. OpenAI reports cache writes (as
- * `cache_write_tokens`, what compatible servers call them) but not their TTL; Anthropic has no
- * reasoning count; Gemini reports no cache writes (they count as prompt tokens).
+ * `cache_write_tokens`, what compatible servers call them) but not their TTL; Anthropic reports
+ * thinking tokens in `output_tokens_details`; Gemini reports no cache writes (they count as
+ * prompt tokens).
  */
 export const USAGE_CAPS: Record<WireFormat, ReadonlySet<UsageKind>> = {
   openai_chat: new Set(['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning']),
   openai_responses: new Set(['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning']),
-  anthropic_messages: new Set(['input', 'output', 'cacheRead', 'cacheWrite', 'cacheWrite1h']),
-  anthropic_vertex: new Set(['input', 'output', 'cacheRead', 'cacheWrite', 'cacheWrite1h']),
+  anthropic_messages: new Set(['input', 'output', 'cacheRead', 'cacheWrite', 'cacheWrite1h', 'reasoning']),
+  anthropic_vertex: new Set(['input', 'output', 'cacheRead', 'cacheWrite', 'cacheWrite1h', 'reasoning']),
   gemini_generate_content: new Set(['input', 'output', 'cacheRead', 'reasoning']),
 };
 
