@@ -45,6 +45,25 @@ export function parseSse<T = Record<string, unknown>>(text: string): Array<{ eve
   return out;
 }
 
+/** A readable stream that yields the given chunks, one per pull. */
+export function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  let i = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (i >= chunks.length) controller.close();
+      else controller.enqueue(chunks[i++]!);
+    },
+  });
+}
+
+/** All of a byte stream, as text. */
+export async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let out = '';
+  for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) out += decoder.decode(chunk, { stream: true });
+  return out + decoder.decode();
+}
+
 export interface PipeOptions {
   maxEventBytes?: number;
 }

@@ -5,24 +5,8 @@ import { fixtureFiles, fixtureJson, fixtureText } from '../../../../test/support
 import { convertRequest, convertResponse } from '../convert.js';
 import { convertStream, decodeStream, encodeStream } from '../convert-stream.js';
 import type { StreamEvent } from '../ir/stream-event.js';
+import { readAll, streamOf } from '../__tests__/harness.js';
 import { bytes, sliceAt, reencodeChunks } from './__tests__/harness.js';
-
-function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
-  let i = 0;
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (i >= chunks.length) controller.close();
-      else controller.enqueue(chunks[i++]!);
-    },
-  });
-}
-
-async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const decoder = new TextDecoder();
-  let out = '';
-  for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) out += decoder.decode(chunk, { stream: true });
-  return out + decoder.decode();
-}
 
 describe('openai_chat through convertStream', () => {
   const file = 'openai-chat/stream-tool-call-include-usage.sse';

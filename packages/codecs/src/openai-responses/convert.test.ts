@@ -6,24 +6,8 @@ import { convertRequest, convertResponse } from '../convert.js';
 import { convertStream } from '../convert-stream.js';
 import type { WireFormat } from '../ir/wire-format.js';
 import { payloads as chatPayloads } from '../openai-chat/__tests__/harness.js';
+import { readAll, streamOf } from '../__tests__/harness.js';
 import { assemble, bytes, outputText, sliceAt, type Json } from './__tests__/harness.js';
-
-function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
-  let i = 0;
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (i >= chunks.length) controller.close();
-      else controller.enqueue(chunks[i++]!);
-    },
-  });
-}
-
-async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const decoder = new TextDecoder();
-  let out = '';
-  for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) out += decoder.decode(chunk, { stream: true });
-  return out + decoder.decode();
-}
 
 const convert = (text: string, from: WireFormat, to: WireFormat, model?: string) =>
   readAll(convertStream(streamOf(sliceAt(bytes(text), [7, 300, 301, 2000])), from, to, model === undefined ? {} : { model }));
