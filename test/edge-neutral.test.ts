@@ -56,6 +56,18 @@ describe('edge packages import nothing from Node', () => {
   });
 });
 
+describe('jose is loaded only for JWT verification', () => {
+  it('sits behind a dynamic import: with code splitting, the Worker entry chunk holds no jose', async () => {
+    const { result, errors } = await bundleEdge({ entryPoints: { edge: 'packages/adapters-edge/src/index.ts' }, platform: 'browser', splitting: true });
+    expect(errors, formatMessages(errors)).toEqual([]);
+    const outputs = Object.values(result.metafile.outputs).filter((o) => Object.keys(o.inputs).length > 0);
+    const holdsJose = (o: (typeof outputs)[number]) => Object.keys(o.inputs).some((i) => i.startsWith('node_modules/jose/'));
+    const entry = outputs.find((o) => o.entryPoint !== undefined)!;
+    expect(holdsJose(entry)).toBe(false);
+    expect(outputs.filter(holdsJose)).toHaveLength(1);
+  });
+});
+
 describe('an edge handler runs without Node globals, made at Worker module scope', () => {
   it('streams, answers JSON, refuses a wrong key, records usage, and refuses per-isolate caps without the opt-in', async () => {
     const { result: bundled, errors, nodeImports } = await bundleEdge({ entryPoints: { sandbox: 'test/support/edge/sandbox-entry.ts' } });

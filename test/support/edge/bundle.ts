@@ -49,6 +49,8 @@ export interface EdgeBundleOptions {
   format?: 'esm' | 'iife';
   /** Packages left out of the bundle (to measure what they add). */
   external?: string[];
+  /** Put dynamically imported modules in their own chunks (esbuild `splitting`, ESM only). */
+  splitting?: boolean;
 }
 
 export interface EdgeBundle {
@@ -77,6 +79,7 @@ export async function bundleEdge(options: EdgeBundleOptions): Promise<EdgeBundle
       metafile: true,
       logLevel: 'silent',
       external: options.external ?? [],
+      splitting: options.splitting ?? false,
       plugins: [nodeBuiltinGuard(nodeImports)],
     });
     return { result, nodeImports, errors: result.errors };

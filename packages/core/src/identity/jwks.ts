@@ -1,8 +1,9 @@
 /**
  * Key sets for JWT verification: inline JWKS, or a JWKS URL fetched through an injectable
- * `fetch`, cached per URL, refetched on an unknown `kid` at most once per cool-down.
+ * `fetch`, cached per URL, refetched on an unknown `kid` at most once per cool-down. jose is
+ * passed in by the JWT verifier, which loads it on first use (./jose.ts): only types here.
  */
-import { createLocalJWKSet, createRemoteJWKSet, customFetch, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import type { JSONWebKeySet, JWTVerifyGetKey } from 'jose';
 import { Lru } from '../util/lru.js';
 
 /** The subset of `fetch` used for JWKS retrieval; `globalThis.fetch` fits. */
@@ -38,7 +39,11 @@ export interface JwksProvider {
   local(jwks: JSONWebKeySet): JWTVerifyGetKey;
 }
 
-export function createJwksProvider(options: JwksOptions = {}): JwksProvider {
+/** The parts of jose the JWT path uses, loaded with `import('./jose.js')` by the JWT verifier. */
+export type Jose = typeof import('./jose.js');
+
+export function createJwksProvider(jose: Jose, options: JwksOptions = {}): JwksProvider {
+  const { createLocalJWKSet, createRemoteJWKSet, customFetch } = jose;
   const sets = new Lru<string, JWTVerifyGetKey>(64);
   return {
     remote(url) {

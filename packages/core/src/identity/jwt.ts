@@ -2,10 +2,14 @@
  * Offline JWT verification with jose: issuer, audience, exp (required), nbf, an asymmetric
  * algorithm allow-list and the entry's key set. A token names its issuer; only the config
  * entries for that issuer are tried.
+ *
+ * jose is loaded with a dynamic `import()` on the first token (./jose.ts), so a deployment
+ * without `jwt` entries never evaluates it, and a bundler that splits dynamic imports keeps it
+ * out of the main chunk.
  */
-import { decodeJwt, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import type { JSONWebKeySet, JWTVerifyGetKey } from 'jose';
 import { principalFromClaims } from './claims.js';
-import { createJwksProvider, JwksUnavailableError, type JwksOptions } from './jwks.js';
+import { createJwksProvider, JwksUnavailableError, type Jose, type JwksOptions } from './jwks.js';
 import type { Principal } from '@tollgate/policy';
 import { DEFAULT_JWT_ALGORITHMS, type JwtEntry } from './schema.js';
 
@@ -31,21 +35,35 @@ interface Compiled {
   algorithms: string[];
 }
 
+interface Loaded {
+  jose: Jose;
+  byIssuer: Map<string, Compiled[]>;
+}
+
 export function createJwtVerifier(entries: readonly JwtEntry[], options: JwksOptions = {}): JwtVerifier {
-  const jwks = createJwksProvider(options);
-  const byIssuer = new Map<string, Compiled[]>();
-  for (const entry of entries) {
-    const key = entry.jwks_url !== undefined ? jwks.remote(entry.jwks_url) : jwks.local(entry.jwks as JSONWebKeySet);
-    const list = byIssuer.get(entry.issuer) ?? [];
-    list.push({ entry, key, algorithms: [...(entry.algorithms ?? DEFAULT_JWT_ALGORITHMS)] });
-    byIssuer.set(entry.issuer, list);
-  }
+  let loading: Promise<Loaded> | undefined;
+  /** jose and the compiled entries, once; a failed load is retried on the next token. */
+  const load = () =>
+    (loading ??= import('./jose.js').then(
+      (jose) => ({ jose, byIssuer: compile(jose, entries, options) }),
+      (err: unknown) => {
+        loading = undefined;
+        throw err;
+      },
+    ));
 
   return {
     async verify(token) {
+      let loaded: Loaded;
+      try {
+        loaded = await load();
+      } catch (err) {
+        return { ok: false, reason: 'unavailable', detail: `jwt: setup failed (${err instanceof Error ? err.name : typeof err})` };
+      }
+      const { jose, byIssuer } = loaded;
       let iss: unknown;
       try {
-        iss = decodeJwt(token).iss;
+        iss = jose.decodeJwt(token).iss;
       } catch {
         return { ok: false, reason: 'invalid', detail: 'jwt: undecodable' };
       }
@@ -54,7 +72,7 @@ export function createJwtVerifier(entries: readonly JwtEntry[], options: JwksOpt
 
       let last: JwtOutcome = { ok: false, reason: 'invalid', detail: 'jwt: no entry' };
       for (const c of candidates) {
-        const outcome = await verifyOne(token, c);
+        const outcome = await verifyOne(jose, token, c);
         if (outcome.ok) return outcome;
         // An unavailable key set outranks "invalid": the token may be fine.
         if (last.ok === false && last.reason !== 'unavailable') last = outcome;
@@ -64,10 +82,22 @@ export function createJwtVerifier(entries: readonly JwtEntry[], options: JwksOpt
   };
 }
 
-async function verifyOne(token: string, c: Compiled): Promise<JwtOutcome> {
+function compile(jose: Jose, entries: readonly JwtEntry[], options: JwksOptions): Map<string, Compiled[]> {
+  const jwks = createJwksProvider(jose, options);
+  const byIssuer = new Map<string, Compiled[]>();
+  for (const entry of entries) {
+    const key = entry.jwks_url !== undefined ? jwks.remote(entry.jwks_url) : jwks.local(entry.jwks as JSONWebKeySet);
+    const list = byIssuer.get(entry.issuer) ?? [];
+    list.push({ entry, key, algorithms: [...(entry.algorithms ?? DEFAULT_JWT_ALGORITHMS)] });
+    byIssuer.set(entry.issuer, list);
+  }
+  return byIssuer;
+}
+
+async function verifyOne(jose: Jose, token: string, c: Compiled): Promise<JwtOutcome> {
   let payload;
   try {
-    ({ payload } = await jwtVerify(token, c.key, {
+    ({ payload } = await jose.jwtVerify(token, c.key, {
       issuer: c.entry.issuer,
       audience: c.entry.audience,
       algorithms: c.algorithms,
@@ -75,7 +105,7 @@ async function verifyOne(token: string, c: Compiled): Promise<JwtOutcome> {
       requiredClaims: ['exp'],
     }));
   } catch (err) {
-    return classify(err);
+    return classify(jose, err);
   }
   const r = principalFromClaims(c.entry, payload);
   return r.ok ? r : { ok: false, reason: 'invalid', detail: r.detail };
@@ -83,9 +113,9 @@ async function verifyOne(token: string, c: Compiled): Promise<JwtOutcome> {
 
 const UNAVAILABLE_CODES = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID', 'ERR_JOSE_GENERIC']);
 
-function classify(err: unknown): JwtOutcome {
+function classify(jose: Jose, err: unknown): JwtOutcome {
   if (err instanceof JwksUnavailableError) return { ok: false, reason: 'unavailable', detail: `jwt: ${err.message}` };
-  if (err instanceof errors.JOSEError) {
+  if (err instanceof jose.errors.JOSEError) {
     const reason = UNAVAILABLE_CODES.has(err.code) ? 'unavailable' : 'invalid';
     return { ok: false, reason, detail: `jwt: ${err.code}` };
   }
