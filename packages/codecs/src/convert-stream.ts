@@ -71,35 +71,83 @@ function identityRewriter(codec: Codec, options: ConvertStreamOptions): StreamEn
   };
 }
 
-/** Bytes pass through unchanged; a side decoder feeds `onEvent` when one is given. */
+/**
+ * The identity plan: bytes pass through unchanged while a side decoder watches them (feeding
+ * `onEvent`). When the upstream fails — the connection breaks, or the stream ends before its
+ * terminal event — the format's own in-stream error is appended, so the client sees an error,
+ * never a clean finish. Pull-based like `fused`.
+ */
 function passthrough(readable: ReadableStream<Uint8Array>, codec: Codec, options: ConvertStreamOptions): ReadableStream<Uint8Array> {
   const onEvent = options.onEvent;
-  if (onEvent === undefined) return readable;
   const decoder = codec.createStreamDecoder();
   const text = new TextDecoder();
-  let stopped = false;
+  let watching = true;
+  let upstreamError = false;
+  const see = (event: StreamEvent) => {
+    if (event.type === 'error') upstreamError = true;
+    onEvent?.(event);
+  };
   const reader = createSseReader(
     (message) => {
-      if (!stopped) decoder.push(message, onEvent);
+      if (watching) decoder.push(message, see);
     },
     () => {
-      stopped = true;
-      onEvent({ type: 'error', error: oversizeError(options) });
+      // An oversized event is the upstream's to send; metering stops watching, bytes still flow.
+      watching = false;
+      onEvent?.({ type: 'error', error: oversizeError(options) });
     },
     sizeOption(options),
   );
-  return readable.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        controller.enqueue(chunk);
-        reader.feed(text.decode(chunk, { stream: true }));
+  const upstream = readable.getReader();
+  let tail = '';
+  let closed = false;
+  const errorBytes = (error: ErrorInfo): Uint8Array => {
+    let out = /(\n\n|\r\n\r\n|\r\r)$/.test(tail) || tail === '' ? '' : '\n\n';
+    codec.createStreamEncoder(encoderOptions(options)).encode({ type: 'error', error }, (t) => (out += t));
+    return encoder.encode(out);
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (closed) return;
+        let result: ReadableStreamReadResult<Uint8Array>;
+        try {
+          result = await upstream.read();
+        } catch {
+          closed = true;
+          const error = errorInfo('upstream_error', 'The upstream connection failed mid-stream.', { status: 502 });
+          onEvent?.({ type: 'error', error });
+          if (!upstreamError) controller.enqueue(errorBytes(error));
+          controller.close();
+          return;
+        }
+        if (result.done) {
+          closed = true;
+          reader.feed(text.decode());
+          reader.end();
+          let ended: ErrorInfo | null = null;
+          if (watching) {
+            decoder.end((event) => {
+              const before = upstreamError;
+              see(event);
+              if (event.type === 'error' && !before) ended = event.error;
+            });
+          }
+          if (ended !== null) controller.enqueue(errorBytes(ended));
+          controller.close();
+          return;
+        }
+        controller.enqueue(result.value);
+        const chunk = text.decode(result.value, { stream: true });
+        tail = (tail + chunk).slice(-4);
+        reader.feed(chunk);
       },
-      flush() {
-        reader.feed(text.decode());
-        reader.end();
-        if (!stopped) decoder.end(onEvent);
+      cancel(reason) {
+        closed = true;
+        return upstream.cancel(reason);
       },
-    }),
+    },
+    { highWaterMark: 0 },
   );
 }
 

@@ -26,13 +26,14 @@ export function createStreamDecoder(): StreamDecoder {
   /** [DONE] seen or an error emitted: nothing more is decoded. */
   let stopped = false;
   let nextIndex = 0;
+  /** The open text-like block (text, refusal, reasoning): another kind of block closes it. */
+  let current: { key: TextKind; index: number } | undefined;
   /**
-   * The one open block. Another kind of block (or the next tool call) closes it, as the `openai`
-   * SDK itself treats a new `tool_calls[].index` as the end of the previous call.
+   * Tool calls by their wire `index`. They stay open until the finish: servers may interleave
+   * argument fragments of parallel calls, and a fragment must reach its block before it stops.
    */
-  let current: { key: TextKind | number | string; index: number } | undefined;
-  /** Tool calls by their wire `index`. */
   const tools = new Map<number | string, number>();
+  const openTools: number[] = [];
 
   const fail = (emit: Emit, message: string) => {
     stopped = true;
@@ -43,6 +44,12 @@ export function createStreamDecoder(): StreamDecoder {
     if (current === undefined) return;
     emit({ type: 'block_stop', index: current.index });
     current = undefined;
+  };
+
+  const closeAll = (emit: Emit) => {
+    closeCurrent(emit);
+    for (const index of openTools) emit({ type: 'block_stop', index });
+    openTools.length = 0;
   };
 
   const textBlock = (emit: Emit, kind: TextKind): number => {
@@ -60,11 +67,11 @@ export function createStreamDecoder(): StreamDecoder {
       closeCurrent(emit);
       index = nextIndex++;
       tools.set(key, index);
-      current = { key: `tool:${key}`, index };
+      openTools.push(index);
       emit({ type: 'block_start', index, block: { kind: 'tool_call', id: id ?? `call_${key}`, name: name ?? '' } });
     }
     // Arguments for an earlier call that arrive after the next one started (never seen from
-    // OpenAI) are still delivered, to the block they belong to: nothing is lost.
+    // OpenAI itself) go to the block they belong to, which is still open: nothing is lost.
     if (args !== undefined && args !== '') emit({ type: 'tool_args_delta', index, delta: args });
   };
 
@@ -90,7 +97,7 @@ export function createStreamDecoder(): StreamDecoder {
   };
 
   const finish = (emit: Emit, raw: unknown) => {
-    closeCurrent(emit);
+    closeAll(emit);
     finished = true;
     emit({ type: 'finish', finishReason: decodeFinishReason(raw) });
   };
@@ -107,7 +114,7 @@ export function createStreamDecoder(): StreamDecoder {
     stopped = true;
     if (!started) start(emit, {});
     if (!finished) {
-      closeCurrent(emit);
+      closeAll(emit);
       finished = true;
       emit({ type: 'finish', finishReason: { unified: tools.size > 0 ? 'tool_calls' : 'stop', raw: null } });
     }

@@ -157,7 +157,7 @@ describe('openai_chat stream deviations', () => {
     expect(result).toMatchObject({ finish: 'tool_calls', finishRaw: 'function_call' });
   });
 
-  it('closes a tool call when the next one starts; late argument fragments are not lost', () => {
+  it('keeps parallel tool calls open until the finish, so interleaved argument fragments reach their call', () => {
     const text = sse(
       delta({ tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'f', arguments: '{"x":' } }] }),
       delta({ tool_calls: [{ index: 1, id: 'b', type: 'function', function: { name: 'g', arguments: '{}' } }] }),
@@ -166,7 +166,13 @@ describe('openai_chat stream deviations', () => {
       '[DONE]',
     );
     const events = decodeText(text);
-    expect(events.slice(1, 6).map((e) => e.type)).toEqual(['block_start', 'tool_args_delta', 'block_stop', 'block_start', 'tool_args_delta']);
+    expect(events.slice(1, 9).map((e) => e.type)).toEqual([
+      'block_start', 'tool_args_delta', 'block_start', 'tool_args_delta', 'tool_args_delta', 'block_stop', 'block_stop', 'finish',
+    ]);
+    // Every fragment of a call comes before that call's block_stop.
+    const stopAt = (index: number) => events.findIndex((e) => e.type === 'block_stop' && e.index === index);
+    const lastArgAt = (index: number) => events.findLastIndex((e) => e.type === 'tool_args_delta' && e.index === index);
+    expect(lastArgAt(0)).toBeLessThan(stopAt(0));
     const args = (index: number) =>
       events.flatMap((e) => (e.type === 'tool_args_delta' && e.index === index ? [e.delta] : [])).join('');
     expect(args(0)).toBe('{"x":1}');

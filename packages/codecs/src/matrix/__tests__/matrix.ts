@@ -112,17 +112,4 @@ export function cellKey(scenario: string, check: string, from: WireFormat, to: W
  * Cells that fail because of a known bug, with the reason. Their tests use `it.fails` (so a fix
  * is noticed) and the table shows them as failing. Keep this empty whenever possible.
  */
-export const KNOWN_FAILURES: Readonly<Record<string, string>> = {
-  ...Object.fromEntries(
-    (['openai_responses', 'anthropic_messages', 'anthropic_vertex', 'gemini_generate_content'] as const).map((to) => [
-      cellKey('parallel', 'interleaved', 'openai_chat', to),
-      "the openai_chat stream decoder closes a call's block when the next call starts (openai-chat/decode-stream.ts:57-68) and still emits later argument deltas for it, after its block_stop; every encoder drops those, so that call reaches the client with empty arguments",
-    ]),
-  ),
-  ...Object.fromEntries(
-    FORMATS.map((f) => [
-      cellKey('errors', 'cut', f, f),
-      'the identity plan relays the bytes unchanged (convert-stream.ts:75-77): a cut upstream stream reaches the client without the format\'s error event (only `onEvent` sees stream_incomplete)',
-    ]),
-  ),
-};
+export const KNOWN_FAILURES: Readonly<Record<string, string>> = {};
