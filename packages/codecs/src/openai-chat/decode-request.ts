@@ -5,6 +5,7 @@ import type { ToolChoice, ToolDefinition } from '../ir/tool.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { bool, classifyFields, decodeMetadata, int, invalid, num, present, str } from '../shared/fields.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
+import { functionTool } from '../shared/openai-content.js';
 import { dropped, lossy } from '../shared/warnings.js';
 import { decodeMessages } from './decode-messages.js';
 import { FORMAT, KNOWN_REQUEST_FIELD_SET, VENDOR_REQUEST_FIELDS } from './schemas.js';
@@ -134,21 +135,6 @@ function decodeTools(body: JsonObject, warnings: ConversionWarning[]): ToolDefin
     });
   }
   return tools;
-}
-
-function functionTool(fn: JsonObject, path: string): ToolDefinition {
-  const name = asString(fn.name);
-  if (name === undefined) invalid(`${path}.name must be a string.`, `${path}.name`);
-  if (fn.parameters !== undefined && fn.parameters !== null && !isObject(fn.parameters)) {
-    invalid(`${path}.parameters must be a JSON Schema object.`, `${path}.parameters`);
-  }
-  // Omitted parameters mean a function that takes no arguments.
-  const parameters = isObject(fn.parameters) ? fn.parameters : { type: 'object', properties: {} };
-  const tool: ToolDefinition = { type: 'function', name, parameters };
-  const description = asString(fn.description);
-  if (description !== undefined) tool.description = description;
-  if (typeof fn.strict === 'boolean') tool.strict = fn.strict;
-  return tool;
 }
 
 function decodeToolChoice(body: JsonObject, warnings: ConversionWarning[]): ToolChoice | undefined {

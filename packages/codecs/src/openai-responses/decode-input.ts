@@ -5,7 +5,6 @@ import type {
   ImagePart,
   ReasoningPart,
   TextPart,
-  ToolResultPart,
   UserContentPart,
 } from '../ir/content.js';
 import type { Message } from '../ir/message.js';

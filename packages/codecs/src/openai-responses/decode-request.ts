@@ -6,6 +6,7 @@ import type { ToolChoice, ToolDefinition } from '../ir/tool.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { bool, classifyFields, decodeMetadata, int, invalid, num, present, str } from '../shared/fields.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
+import { functionTool } from '../shared/openai-content.js';
 import { lossy } from '../shared/warnings.js';
 import { decodeInput } from './decode-input.js';
 import { FORMAT, KNOWN_REQUEST_FIELD_SET, VENDOR_REQUEST_FIELDS } from './schemas.js';
@@ -76,18 +77,7 @@ function decodeTools(body: JsonObject, vendor: JsonObject): ToolDefinition[] {
       return;
     }
     // The Chat Completions shape ({ function: {...} }) is accepted too.
-    const fn = isObject(tool.function) ? tool.function : tool;
-    const name = asString(fn.name);
-    if (name === undefined) invalid(`${path}.name must be a string.`, `${path}.name`);
-    if (fn.parameters !== undefined && fn.parameters !== null && !isObject(fn.parameters)) {
-      invalid(`${path}.parameters must be a JSON Schema object.`, `${path}.parameters`);
-    }
-    const parameters = isObject(fn.parameters) ? fn.parameters : { type: 'object', properties: {} };
-    const out: ToolDefinition = { type: 'function', name, parameters };
-    const description = asString(fn.description);
-    if (description !== undefined) out.description = description;
-    if (typeof fn.strict === 'boolean') out.strict = fn.strict;
-    tools.push(out);
+    tools.push(functionTool(isObject(tool.function) ? tool.function : tool, path));
   });
   if (others.length > 0) vendor.tools = others;
   return tools;

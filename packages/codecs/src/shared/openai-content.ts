@@ -1,10 +1,29 @@
 /**
- * Content decoding that the two OpenAI formats (Chat Completions, Responses) share: the same
- * content semantics under different item grammars.
+ * Decoding that the two OpenAI formats (Chat Completions, Responses) share: the same content and
+ * function-tool semantics under different item grammars.
  */
 import type { MediaSource, ToolResultPart } from '../ir/content.js';
 import type { Message } from '../ir/message.js';
+import type { ToolDefinition } from '../ir/tool.js';
 import { sourceFromUrl } from './data-uri.js';
+import { invalid } from './fields.js';
+import { asString, isObject, type JsonObject } from './guards.js';
+
+/** A function definition (`name`, `description`, `parameters`, `strict`) → an IR tool; `path` names it in errors. */
+export function functionTool(fn: JsonObject, path: string): ToolDefinition {
+  const name = asString(fn.name);
+  if (name === undefined) invalid(`${path}.name must be a string.`, `${path}.name`);
+  if (fn.parameters !== undefined && fn.parameters !== null && !isObject(fn.parameters)) {
+    invalid(`${path}.parameters must be a JSON Schema object.`, `${path}.parameters`);
+  }
+  // Omitted parameters mean a function that takes no arguments.
+  const parameters = isObject(fn.parameters) ? fn.parameters : { type: 'object', properties: {} };
+  const tool: ToolDefinition = { type: 'function', name, parameters };
+  const description = asString(fn.description);
+  if (description !== undefined) tool.description = description;
+  if (typeof fn.strict === 'boolean') tool.strict = fn.strict;
+  return tool;
+}
 
 /** Consecutive tool results become one IR tool message. */
 export function pushToolResult(messages: Message[], part: ToolResultPart): void {
