@@ -1,10 +1,12 @@
 /**
  * `npm run bench`: runs every benchmark in test/bench (each exports `run()` returning its
  * printed lines, every figure a ratio to a baseline measured in the same run), prints them and
- * writes BENCHMARKS.md with the machine they ran on.
+ * writes BENCHMARKS.md with the machine they ran on. Lines starting with `|` are markdown table
+ * rows and are kept as they are; every other line becomes a bullet. A bench that fails to load,
+ * throws, or runs past its time limit is written into BENCHMARKS.md as failed, never dropped.
  */
 import { readdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 interface BenchResult {
@@ -19,14 +21,37 @@ const files = readdirSync(dir)
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
   .sort();
 
+/** A bench taking longer than this is reported as failed (BENCH_TIMEOUT_S, default 10 minutes). */
+const timeoutMs = Number(process.env.BENCH_TIMEOUT_S ?? 600) * 1000;
+
+function render(lines: string[]): string[] {
+  const out: string[] = [];
+  for (const line of lines) {
+    const table = line.startsWith('|');
+    const prevTable = out.length > 0 && out[out.length - 1]!.startsWith('|');
+    if (table !== prevTable && out.length > 0) out.push('');
+    out.push(table ? line : `- ${line}`);
+  }
+  return out;
+}
+
 const sections: string[] = [];
 let failed = 0;
+const loadAtStart = loadavg();
 for (const file of files) {
-  const mod = (await import(pathToFileURL(dir + file).href)) as { run?: () => Promise<BenchResult> | BenchResult };
-  if (typeof mod.run !== 'function') continue;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const result = await mod.run();
-    const text = [`## ${result.name}`, '', ...result.lines.map((l) => `- ${l}`), ''].join('\n');
+    const mod = (await import(pathToFileURL(dir + file).href)) as { run?: () => Promise<BenchResult> | BenchResult };
+    if (typeof mod.run !== 'function') continue;
+    const started = performance.now();
+    const result = await Promise.race([
+      Promise.resolve(mod.run()),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs / 1000} s`)), timeoutMs);
+      }),
+    ]);
+    const took = `${((performance.now() - started) / 1000).toFixed(0)} s, load average ${loadavg().map((x) => x.toFixed(2)).join(' / ')} at its end`;
+    const text = [`## ${result.name}`, '', ...render(result.lines), '', `_${file}: ${took}_`, ''].join('\n');
     console.log(text);
     sections.push(text);
   } catch (error) {
@@ -34,6 +59,8 @@ for (const file of files) {
     const text = `## ${file}\n\n- failed: ${error instanceof Error ? error.message : String(error)}\n`;
     console.error(text);
     sections.push(text);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -44,7 +71,11 @@ const header = [
   '',
   `- machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${process.platform}/${process.arch}`,
   `- date: ${new Date().toISOString()}`,
+  `- load average (1 / 5 / 15 min) when the run started: ${loadAtStart.map((x) => x.toFixed(2)).join(' / ')}; at its end: ${loadavg().map((x) => x.toFixed(2)).join(' / ')} (the machine is shared: absolute figures move with it, ratios less)`,
+  ...(failed > 0 ? [`- **${failed} bench(es) failed** (see below)`] : []),
   '',
 ].join('\n');
 if (only.length === 0) writeFileSync(new URL('../../BENCHMARKS.md', import.meta.url), `${header}\n${sections.join('\n')}`);
 if (failed > 0) process.exitCode = 1;
+// A bench that timed out may still hold handles open; the report is written, so leave now.
+process.exit();
