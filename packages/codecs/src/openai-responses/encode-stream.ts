@@ -217,7 +217,13 @@ export function createStreamEncoder(options: StreamEncoderOptions = {}): StreamE
     if (part.done) return;
     part.text += text;
     if (kind === 'refusal') emit(write, 'response.refusal.delta', { ...where(item), content_index: block.part, delta: text });
-    else emit(write, 'response.output_text.delta', { ...where(item), content_index: block.part, delta: text, logprobs: [] });
+    else {
+      // The hot path of a streamed answer: the same JSON `emit` would build, written by hand.
+      const data =
+        `{"type":"response.output_text.delta","sequence_number":${seq++},"item_id":${JSON.stringify(item.id)},` +
+        `"output_index":${item.outputIndex},"content_index":${block.part},"delta":${JSON.stringify(text)},"logprobs":[]}`;
+      write(`event: response.output_text.delta\ndata: ${data}\n\n`);
+    }
   };
 
   const onReasoning = (write: Write, index: number, text: string) => {
