@@ -5,7 +5,7 @@ import type { ToolChoice, ToolDefinition } from '../ir/tool.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { bool, classifyFields, decodeMetadata, int, invalid, num, present, str } from '../shared/fields.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
-import { functionTool } from '../shared/openai-content.js';
+import { functionTool, jsonSchemaFormat } from '../shared/openai-content.js';
 import { dropped, lossy } from '../shared/warnings.js';
 import { decodeMessages } from './decode-messages.js';
 import { FORMAT, KNOWN_REQUEST_FIELD_SET, VENDOR_REQUEST_FIELDS } from './schemas.js';
@@ -101,13 +101,7 @@ function decodeResponseFormat(value: unknown): ResponseFormat | undefined {
   if (value.type === 'json_schema') {
     const spec = isObject(value.json_schema) ? value.json_schema : undefined;
     if (spec === undefined) invalid('response_format.json_schema must be an object.', 'response_format.json_schema');
-    const out: ResponseFormat = { type: 'json_schema', schema: isObject(spec.schema) ? spec.schema : {} };
-    const name = asString(spec.name);
-    if (name !== undefined) out.name = name;
-    const description = asString(spec.description);
-    if (description !== undefined) out.description = description;
-    if (typeof spec.strict === 'boolean') out.strict = spec.strict;
-    return out;
+    return jsonSchemaFormat(spec, isObject(spec.schema) ? spec.schema : {});
   }
   return invalid('response_format.type must be text, json_object or json_schema.', 'response_format.type');
 }

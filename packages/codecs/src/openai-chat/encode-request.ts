@@ -5,6 +5,7 @@ import type { ToolChoice, ToolDefinition } from '../ir/tool.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { effortForBudget, ownVendorFields } from '../shared/fields.js';
 import { isObject, type JsonObject } from '../shared/guards.js';
+import { jsonSchemaSpec } from '../shared/openai-content.js';
 import { dropped, lossy } from '../shared/warnings.js';
 import { encodeMessages } from './encode-messages.js';
 import { FORMAT } from './schemas.js';
@@ -67,12 +68,7 @@ function encodeToolChoice(choice: ToolChoice): unknown {
 function encodeResponseFormat(format: ResponseFormat): JsonObject {
   if (format.type === 'text') return { type: 'text' };
   if (format.type === 'json') return { type: 'json_object' };
-  // OpenAI requires a name; `response` is what its own SDK helpers default to.
-  const spec: JsonObject = { name: format.name ?? 'response' };
-  if (format.description !== undefined) spec.description = format.description;
-  spec.schema = format.schema;
-  if (format.strict !== undefined) spec.strict = format.strict;
-  return { type: 'json_schema', json_schema: spec };
+  return { type: 'json_schema', json_schema: jsonSchemaSpec(format) };
 }
 
 /** `reasoning_effort` from the canonical reasoning settings; a token budget maps to the nearest level. */

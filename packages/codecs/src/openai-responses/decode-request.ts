@@ -6,7 +6,7 @@ import type { ToolChoice, ToolDefinition } from '../ir/tool.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { bool, classifyFields, decodeMetadata, int, invalid, num, present, str } from '../shared/fields.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
-import { functionTool } from '../shared/openai-content.js';
+import { functionTool, jsonSchemaFormat } from '../shared/openai-content.js';
 import { lossy } from '../shared/warnings.js';
 import { decodeInput } from './decode-input.js';
 import { FORMAT, KNOWN_REQUEST_FIELD_SET, VENDOR_REQUEST_FIELDS } from './schemas.js';
@@ -112,13 +112,7 @@ function decodeText(value: unknown, vendor: JsonObject): ResponseFormat | undefi
   if (format.type === 'json_object') return { type: 'json' };
   if (format.type === 'json_schema') {
     if (!isObject(format.schema)) invalid('text.format.schema must be a JSON Schema object.', 'text.format.schema');
-    const out: ResponseFormat = { type: 'json_schema', schema: format.schema };
-    const name = asString(format.name);
-    if (name !== undefined) out.name = name;
-    const description = asString(format.description);
-    if (description !== undefined) out.description = description;
-    if (typeof format.strict === 'boolean') out.strict = format.strict;
-    return out;
+    return jsonSchemaFormat(format, format.schema);
   }
   return invalid('text.format.type must be text, json_object or json_schema.', 'text.format.type');
 }

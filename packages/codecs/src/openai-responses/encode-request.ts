@@ -5,6 +5,7 @@ import type { ToolChoice, ToolDefinition } from '../ir/tool.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { effortForBudget, ownVendorFields } from '../shared/fields.js';
 import { isObject, type JsonObject } from '../shared/guards.js';
+import { jsonSchemaSpec } from '../shared/openai-content.js';
 import { dropped, lossy } from '../shared/warnings.js';
 import { encodeInput, encodeInstructions } from './encode-input.js';
 import { FORMAT, spliceKept } from './schemas.js';
@@ -75,12 +76,8 @@ function encodeToolChoice(choice: ToolChoice): unknown {
 function encodeResponseFormat(format: ResponseFormat): JsonObject {
   if (format.type === 'text') return { type: 'text' };
   if (format.type === 'json') return { type: 'json_object' };
-  // The API requires a name; `response` is what OpenAI's own SDK helpers default to.
-  const out: JsonObject = { type: 'json_schema', name: format.name ?? 'response' };
-  if (format.description !== undefined) out.description = format.description;
-  out.schema = format.schema;
-  if (format.strict !== undefined) out.strict = format.strict;
-  return out;
+  // Flat, unlike Chat's `json_schema: { … }`.
+  return { type: 'json_schema', ...jsonSchemaSpec(format) };
 }
 
 /** `reasoning` from the canonical settings; a token budget maps to the nearest effort level. */

@@ -1,9 +1,10 @@
 /**
- * Decoding that the two OpenAI formats (Chat Completions, Responses) share: the same content and
- * function-tool semantics under different item grammars.
+ * What the two OpenAI formats (Chat Completions, Responses) share: the same content, function-tool
+ * and JSON-schema semantics under different item grammars and nesting.
  */
 import type { MediaSource, ToolResultPart } from '../ir/content.js';
 import type { Message } from '../ir/message.js';
+import type { ResponseFormat } from '../ir/request.js';
 import type { ToolDefinition } from '../ir/tool.js';
 import { sourceFromUrl } from './data-uri.js';
 import { invalid } from './fields.js';
@@ -23,6 +24,28 @@ export function functionTool(fn: JsonObject, path: string): ToolDefinition {
   if (description !== undefined) tool.description = description;
   if (typeof fn.strict === 'boolean') tool.strict = fn.strict;
   return tool;
+}
+
+type JsonSchemaFormat = Extract<ResponseFormat, { type: 'json_schema' }>;
+
+/** A `json_schema` response format from its spec (`name`, `description`, `strict`) and schema. */
+export function jsonSchemaFormat(spec: JsonObject, schema: JsonObject): JsonSchemaFormat {
+  const out: JsonSchemaFormat = { type: 'json_schema', schema };
+  const name = asString(spec.name);
+  if (name !== undefined) out.name = name;
+  const description = asString(spec.description);
+  if (description !== undefined) out.description = description;
+  if (typeof spec.strict === 'boolean') out.strict = spec.strict;
+  return out;
+}
+
+/** The spec of a `json_schema` response format (OpenAI requires a name: `response` is what its SDK helpers default to). */
+export function jsonSchemaSpec(format: JsonSchemaFormat): JsonObject {
+  const spec: JsonObject = { name: format.name ?? 'response' };
+  if (format.description !== undefined) spec.description = format.description;
+  spec.schema = format.schema;
+  if (format.strict !== undefined) spec.strict = format.strict;
+  return spec;
 }
 
 /** Consecutive tool results become one IR tool message. */
