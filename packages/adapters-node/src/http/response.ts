@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { completeBodyOf } from '@tollgate/core';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
 
@@ -39,6 +40,12 @@ export async function writeFetchResponse(response: Response, res: ServerResponse
     return;
   }
   writeHead(response, res);
+  // A body the gateway already holds whole (non-stream answers, errors): one write, no stream.
+  const complete = completeBodyOf(response);
+  if (complete !== undefined && method !== 'HEAD') {
+    res.end(complete);
+    return;
+  }
   if (response.body === null || method === 'HEAD') {
     await response.body?.cancel().catch(() => {});
     res.end();

@@ -81,6 +81,8 @@ export async function dispatch(
   };
 
   try {
+    // One candidate: nothing to fail over to, so no retry machinery on the hot path.
+    if (queue.length === 1 || maxAttempts === 1) return await attempt();
     return await pRetry(attempt, {
       retries: Math.min(maxAttempts, queue.length) - 1,
       minTimeout: 0,

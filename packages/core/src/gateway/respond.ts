@@ -4,7 +4,7 @@ import type { Admission } from './admission.js';
 import type { RequestContext } from './context.js';
 import { settleUsage, writeRecord } from './finalize.js';
 import { relayStream, type StreamOutcome } from './relay.js';
-import { errorResponse } from './render.js';
+import { completeResponse, errorResponse } from './render.js';
 import { scrubMessage } from './scrub.js';
 import type { UpstreamTarget } from './upstream.js';
 import type { WalkDeps } from './walk.js';
@@ -157,7 +157,7 @@ export async function respond(input: RespondInput): Promise<Response> {
   await settle(ctx.usage !== null);
   ctx.httpStatus = 200;
   writeRecord(ctx, deps.sink);
-  return new Response(out, { status: 200, headers: { 'content-type': 'application/json', ...headers } });
+  return completeResponse(out, { status: 200, headers: { 'content-type': 'application/json', ...headers } });
 }
 
 /**

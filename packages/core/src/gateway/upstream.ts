@@ -138,7 +138,9 @@ export async function buildUpstreamCall(
   if (stream) headers.set('accept', 'text/event-stream');
   for (const [k, v] of Object.entries(target.headers)) headers.set(k, v);
   const c = target.credential;
-  if (c === null) return { url: url.toString(), init: { method: 'POST', headers, body: body as BodyInit, signal } };
+  // Never follow redirects with a provider credential attached.
+  const init = (): UpstreamCall['init'] => ({ method: 'POST', headers, body: body as BodyInit, signal, redirect: 'error' });
+  if (c === null) return { url: url.toString(), init: init() };
   let value: string;
   try {
     value = await secret(c.secret);
@@ -150,5 +152,5 @@ export async function buildUpstreamCall(
   if (c.kind === 'bearer') headers.set('authorization', `Bearer ${value}`);
   else if (c.kind === 'header') headers.set(c.header, value);
   else url.searchParams.set(c.param, value);
-  return { url: url.toString(), init: { method: 'POST', headers, body: body as BodyInit, signal } };
+  return { url: url.toString(), init: init() };
 }
