@@ -2,7 +2,7 @@
  * `parsePolicy(raw, { registry })`: the strict schema plus the cross-entry checks, every
  * violation listed at once. Startup refuses a policy that does not parse.
  */
-import * as z from 'zod';
+import type * as z from 'zod/mini';
 import { isValidTimeZone } from './calendar.js';
 import { checkPolicy, type SalvagedPolicy, type SalvagedRule } from './checks.js';
 import { IssueList, type PolicyIssue } from './issues.js';
@@ -22,7 +22,7 @@ export type ParsePolicyResult = { ok: true; policy: Policy } | { ok: false; erro
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function salvageArray<T>(raw: unknown, schema: z.ZodType<T>): (T | undefined)[] {
+function salvageArray<T>(raw: unknown, schema: z.ZodMiniType<T>): (T | undefined)[] {
   if (!Array.isArray(raw)) return [];
   return raw.map((item) => {
     const r = schema.safeParse(item);
@@ -50,7 +50,7 @@ function salvageRules(raw: unknown): (SalvagedRule | undefined)[] {
   });
 }
 
-function salvageRecord<T>(raw: unknown, schema: z.ZodType<T>): Record<string, T> {
+function salvageRecord<T>(raw: unknown, schema: z.ZodMiniType<T>): Record<string, T> {
   const out: Record<string, T> = {};
   if (!isObject(raw)) return out;
   for (const [k, v] of Object.entries(raw)) {
@@ -95,7 +95,7 @@ function fromParsed(p: z.output<typeof PolicySchema>): SalvagedPolicy {
   };
 }
 
-function schemaIssues(error: z.ZodError, issues: IssueList): void {
+function schemaIssues(error: z.core.$ZodError, issues: IssueList): void {
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) issues.add([...issue.path, key], 'unknown key');

@@ -17,7 +17,7 @@ const FORBIDDEN: [RegExp, string][] = [
   [/\bBuffer\b/, 'Node global'],
   [/\bfetch\s*\(/, 'I/O'],
   [/\bset(Timeout|Interval)\s*\(/, 'timer'],
-  [/from\s+['"](?!zod['"]|\.\/)/, 'dependency other than zod'],
+  [/from\s+['"](?!zod(?:\/[\w./-]+)?['"]|\.\/)/, 'dependency other than zod (or a zod subpath: zod/mini, its locale)'],
 ];
 
 describe('purity', () => {

@@ -45,7 +45,7 @@ export const ServiceConfigSchema = z.strictObject({
   registry: z.string('the path of the registry file (YAML or JSON)').min(1, 'the path of the registry file (YAML or JSON)'),
   /** The policy file (optional: without one, every catalog model is allowed and nothing is capped). */
   policy: z.string().min(1).optional(),
-  identity: IdentityConfigSchema.optional(),
+  identity: z.optional(IdentityConfigSchema),
   store: Store.default('memory'),
   usage: Usage.default('stdout'),
   /** Provider secrets are read from the environment by name. */

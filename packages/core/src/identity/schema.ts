@@ -1,35 +1,38 @@
 /**
  * The strict zod schema of the `identity` section of the service config. Unknown keys are
- * rejected; every violation is reported.
+ * rejected; every violation is reported. Written with zod/mini (functional checks).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { useEnglishErrors } from '../zod-locale.js';
 
-const Id = z.string().min(1, 'must not be empty').max(256, 'at most 256 characters');
+useEnglishErrors();
+
+const Id = z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(256, 'at most 256 characters'));
 
 /** `sha256:` + 64 hex digits; normalized to lowercase. */
-export const KeyHashSchema = z
-  .string()
-  .regex(/^sha256:[0-9a-fA-F]{64}$/, 'write key hashes as "sha256:" + 64 hex digits')
-  .transform((s) => s.toLowerCase());
+export const KeyHashSchema = z.pipe(
+  z.string().check(z.regex(/^sha256:[0-9a-fA-F]{64}$/, 'write key hashes as "sha256:" + 64 hex digits')),
+  z.transform((s: string) => s.toLowerCase()),
+);
 
 export const VirtualKeyEntrySchema = z.strictObject({
   hash: KeyHashSchema,
   principal: z.strictObject({
     user: Id,
-    tier: Id.optional(),
-    bu: Id.optional(),
-    leaders: z.array(Id).optional(),
-    application: Id.optional(),
-    platform: Id.optional(),
-    workflow: Id.optional(),
+    tier: z.optional(Id),
+    bu: z.optional(Id),
+    leaders: z.optional(z.array(Id)),
+    application: z.optional(Id),
+    platform: z.optional(Id),
+    workflow: z.optional(Id),
   }),
 });
 
 export const ApplicationEntrySchema = z.strictObject({
   id: Id,
   hash: KeyHashSchema,
-  bu: Id.optional(),
-  tier: Id.optional(),
+  bu: z.optional(Id),
+  tier: z.optional(Id),
 });
 
 /** Asymmetric JWS algorithms only: never `none`, never HS* (no HS/RS confusion). */
@@ -39,48 +42,54 @@ export const JWT_ALGORITHMS = [
 export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
 export const DEFAULT_JWT_ALGORITHMS: readonly JwtAlgorithm[] = ['RS256', 'ES256', 'EdDSA', 'PS256'];
 
-const Claim = z.string().min(1).max(128);
+const Claim = z.string().check(z.minLength(1), z.maxLength(128));
 
 /** A public verification key: RSA, EC or OKP, no private or symmetric material. */
 const KTYS: ReadonlySet<unknown> = new Set(['RSA', 'EC', 'OKP']);
 const PublicJwk = z
-  .looseObject({ kty: z.string().optional() })
-  .refine((k) => KTYS.has(k.kty), 'a JWKS holds public RSA, EC or OKP keys only')
-  .refine((k) => !('d' in k) && !('k' in k) && !('p' in k), 'a JWKS must hold public keys only (remove "d")');
+  .looseObject({ kty: z.optional(z.string()) })
+  .check(
+    z.refine((k) => KTYS.has(k.kty), 'a JWKS holds public RSA, EC or OKP keys only'),
+    z.refine((k) => !('d' in k) && !('k' in k) && !('p' in k), 'a JWKS must hold public keys only (remove "d")'),
+  );
 
-const JwksUrl = z.url().refine((s) => {
-  const u = new URL(s);
-  const loopback = u.hostname === 'localhost' || u.hostname === '127.0.0.1' || u.hostname === '[::1]';
-  return u.protocol === 'https:' || (u.protocol === 'http:' && loopback);
-}, 'jwks_url must use https (http only for localhost)');
+const JwksUrl = z.url().check(
+  z.refine((s: string) => {
+    const u = new URL(s);
+    const loopback = u.hostname === 'localhost' || u.hostname === '127.0.0.1' || u.hostname === '[::1]';
+    return u.protocol === 'https:' || (u.protocol === 'http:' && loopback);
+  }, 'jwks_url must use https (http only for localhost)'),
+);
 
 export const JwtEntrySchema = z
   .strictObject({
     issuer: Id,
-    audience: z.union([Id, z.array(Id).min(1)]),
-    jwks_url: JwksUrl.optional(),
-    jwks: z.strictObject({ keys: z.array(PublicJwk).min(1, 'an inline JWKS needs at least one key') }).optional(),
-    algorithms: z.array(z.enum(JWT_ALGORITHMS, 'an asymmetric algorithm (RS*, PS*, ES*, EdDSA); none and HS* are refused')).min(1).optional(),
-    claims: z
-      .strictObject({
-        user: Claim.optional(),
-        tier: Claim.optional(),
-        bu: Claim.optional(),
-        leaders: Claim.optional(),
-        application: Claim.optional(),
-        platform: Claim.optional(),
-        workflow: Claim.optional(),
-      })
-      .optional(),
-    clock_tolerance_s: z.number().int().min(0).max(300).optional(),
+    audience: z.union([Id, z.array(Id).check(z.minLength(1))]),
+    jwks_url: z.optional(JwksUrl),
+    jwks: z.optional(z.strictObject({ keys: z.array(PublicJwk).check(z.minLength(1, 'an inline JWKS needs at least one key')) })),
+    algorithms: z.optional(
+      z.array(z.enum(JWT_ALGORITHMS, 'an asymmetric algorithm (RS*, PS*, ES*, EdDSA); none and HS* are refused')).check(z.minLength(1)),
+    ),
+    claims: z.optional(
+      z.strictObject({
+        user: z.optional(Claim),
+        tier: z.optional(Claim),
+        bu: z.optional(Claim),
+        leaders: z.optional(Claim),
+        application: z.optional(Claim),
+        platform: z.optional(Claim),
+        workflow: z.optional(Claim),
+      }),
+    ),
+    clock_tolerance_s: z.optional(z.number().check(z.int(), z.gte(0), z.lte(300))),
     /** Marks a platform-minted token: the user is the subject, the platform an attribution. */
-    platform: Id.optional(),
+    platform: z.optional(Id),
     /** Claim holding the platform's tags (an object of string values). Default `tags`. */
-    tags_claim: Claim.optional(),
+    tags_claim: z.optional(Claim),
     /** Tag names a platform may attach; anything else is dropped. */
-    allowed_tags: z.array(z.string().min(1).max(64)).max(64).optional(),
+    allowed_tags: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(64))).check(z.maxLength(64))),
   })
-  .superRefine((e, ctx) => {
+  .check(z.superRefine((e, ctx) => {
     if ((e.jwks_url === undefined) === (e.jwks === undefined)) {
       ctx.addIssue({ code: 'custom', message: 'give exactly one of jwks_url or jwks' });
     }
@@ -90,15 +99,15 @@ export const JwtEntrySchema = z
     if (e.platform !== undefined && e.claims?.platform !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['claims', 'platform'], message: 'a platform token is attributed to its platform; remove claims.platform' });
     }
-  });
+  }));
 
 export const IdentityConfigSchema = z
   .strictObject({
-    virtual_keys: z.array(VirtualKeyEntrySchema).optional(),
-    jwt: z.array(JwtEntrySchema).optional(),
-    applications: z.array(ApplicationEntrySchema).optional(),
+    virtual_keys: z.optional(z.array(VirtualKeyEntrySchema)),
+    jwt: z.optional(z.array(JwtEntrySchema)),
+    applications: z.optional(z.array(ApplicationEntrySchema)),
   })
-  .superRefine((c, ctx) => {
+  .check(z.superRefine((c, ctx) => {
     const seen = new Map<string, string>();
     const check = (hash: string, where: (string | number)[]) => {
       const prev = seen.get(hash);
@@ -112,7 +121,7 @@ export const IdentityConfigSchema = z
       if (apps.has(a.id)) ctx.addIssue({ code: 'custom', path: ['applications', i, 'id'], message: `duplicate application id "${a.id}"` });
       apps.add(a.id);
     });
-  });
+  }));
 
 /** The identity section as written in YAML (hashes in any hex case). */
 export type IdentityConfigInput = z.input<typeof IdentityConfigSchema>;

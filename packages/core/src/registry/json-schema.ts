@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import { toJSONSchema } from 'zod/mini';
 import { RegistrySchema } from './schema.js';
 
 export const REGISTRY_SCHEMA_ID = 'https://tollgate.dev/schema/registry.schema.json';
@@ -9,7 +9,7 @@ export const REGISTRY_SCHEMA_ID = 'https://tollgate.dev/schema/registry.schema.j
  * checked by `loadRegistry` only.
  */
 export function registryJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(RegistrySchema, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
+  const schema = toJSONSchema(RegistrySchema, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
   return { $schema: schema.$schema, $id: REGISTRY_SCHEMA_ID, title: 'tollgate registry', ...schema };
 }
 

@@ -3,7 +3,7 @@
  * the cross-reference errors of the others: broken entries are reported and remembered, and
  * later checks do not cascade from them.
  */
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { IssueList, type PathSegment } from './issues.js';
 import {
   Name,
@@ -88,7 +88,7 @@ function parseRecord<T>(
   for (const [name, item] of Object.entries(value)) {
     const nameOk = Name.safeParse(name);
     if (!nameOk.success) issues.add([section, name], `invalid name: ${nameOk.error.issues[0]?.message ?? 'invalid'}`);
-    const parsed = (spec.item as unknown as z.ZodType<T>).safeParse(item);
+    const parsed = (spec.item as unknown as z.ZodMiniType<T>).safeParse(item);
     if (parsed.success && nameOk.success) {
       into.set(name, parsed.data);
     } else {
@@ -121,7 +121,7 @@ function parseArray<T>(
     return;
   }
   value.forEach((item, index) => {
-    const parsed = (spec.item as unknown as z.ZodType<T>).safeParse(item);
+    const parsed = (spec.item as unknown as z.ZodMiniType<T>).safeParse(item);
     if (parsed.success) {
       into.push(parsed.data);
     } else {
@@ -131,7 +131,7 @@ function parseArray<T>(
   });
 }
 
-function reportZod(error: z.ZodError, prefix: readonly PathSegment[], issues: IssueList): void {
+function reportZod(error: z.core.$ZodError, prefix: readonly PathSegment[], issues: IssueList): void {
   for (const issue of error.issues) {
     const path = [...prefix, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
     if (issue.code === 'unrecognized_keys') {

@@ -2,36 +2,39 @@
  * The registry file's structure as zod schemas (DESIGN.md, "Registry"). Unknown keys are
  * rejected everywhere. Cross-references and the other rules that span entries are checked by
  * `validate.ts`; the JSON Schema in `packages/core/schema/` is generated from `RegistrySchema`.
+ * Written with zod/mini (functional checks; descriptions as `z.describe` checks).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { WireFormat } from '@tollgate/codecs';
 import { DECIMAL_STRING_PATTERN } from '../pricing/decimal.js';
+import { useEnglishErrors } from '../zod-locale.js';
 import { KNOWN_FORMATS } from './formats.js';
+
+useEnglishErrors();
 
 /** Ids of models, aliases, tags, deployments, providers and credentials. */
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@/+-]*$/;
 export const Name = z
   .string()
-  .max(256)
-  .regex(NAME_PATTERN, { error: 'must start with a letter or digit and use only letters, digits and . _ : @ / + -' });
+  .check(z.maxLength(256), z.regex(NAME_PATTERN, { error: 'must start with a letter or digit and use only letters, digits and . _ : @ / + -' }));
 
 /** An HTTP header name (RFC 9110 token). */
-const HeaderName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { error: 'must be an HTTP header name' });
-const HeaderValue = z.string().regex(/^[^\r\n\0]*$/, { error: 'must not contain line breaks' });
+const HeaderName = z.string().check(z.regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { error: 'must be an HTTP header name' }));
+const HeaderValue = z.string().check(z.regex(/^[^\r\n\0]*$/, { error: 'must not contain line breaks' }));
 /** The name of a secret (resolved by `options.secrets`, the environment by default). */
-const SecretName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, { error: 'must name a secret, e.g. ANTHROPIC_API_KEY' });
+const SecretName = z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, { error: 'must name a secret, e.g. ANTHROPIC_API_KEY' }));
 
-const EntryPath = z.string().regex(/^\/[^\s?#]*$/, { error: 'must be a path starting with / (no query)' });
-const UpstreamPath = z.string().regex(/^\/[^\s#]*$/, { error: 'must be a path starting with /' });
+const EntryPath = z.string().check(z.regex(/^\/[^\s?#]*$/, { error: 'must be a path starting with / (no query)' }));
+const UpstreamPath = z.string().check(z.regex(/^\/[^\s#]*$/, { error: 'must be a path starting with /' }));
 
 export const Family = z.enum(['chat', 'responses']);
 
 export const WireFormatDecl = z.strictObject({ family: Family });
 
 export const EntryRouteDecl = z.strictObject({
-  path: EntryPath.describe('May contain {model}, e.g. "/v1beta/models/{model}:generateContent".'),
+  path: EntryPath.check(z.describe('May contain {model}, e.g. "/v1beta/models/{model}:generateContent".')),
   format: Name,
-  stream: z.boolean().optional().describe('Requests on this path stream (Gemini :streamGenerateContent).'),
+  stream: z.optional(z.boolean()).check(z.describe('Requests on this path stream (Gemini :streamGenerateContent).')),
 });
 
 export const ConverterDecl = z.strictObject({ from: Name, to: Name });
@@ -39,79 +42,79 @@ export const ConverterDecl = z.strictObject({ from: Name, to: Name });
 export const CredentialDecl = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('header'), header: HeaderName, secret: SecretName }),
   z.strictObject({ kind: z.literal('bearer'), secret: SecretName }),
-  z.strictObject({ kind: z.literal('query'), param: z.string().regex(/^[A-Za-z0-9_.~-]+$/), secret: SecretName }),
+  z.strictObject({ kind: z.literal('query'), param: z.string().check(z.regex(/^[A-Za-z0-9_.~-]+$/)), secret: SecretName }),
 ]);
 
 export const ProviderDecl = z.strictObject({
-  base_url: z.string().regex(/^https?:\/\/[^\s?#]+$/, { error: 'must be an http(s) URL without query or fragment' }),
-  credential: Name.optional().describe('A key of `credentials`; omit for an upstream that needs none.'),
-  headers: z.record(HeaderName, HeaderValue).optional().describe('Static, non-secret headers.'),
+  base_url: z.string().check(z.regex(/^https?:\/\/[^\s?#]+$/, { error: 'must be an http(s) URL without query or fragment' })),
+  credential: z.optional(Name).check(z.describe('A key of `credentials`; omit for an upstream that needs none.')),
+  headers: z.optional(z.record(HeaderName, HeaderValue)).check(z.describe('Static, non-secret headers.')),
 });
 
 export const OperationDecl = z.strictObject({
   provider: Name,
   format: Name,
   family: Family,
-  path: UpstreamPath.describe('Appended to base_url; {model} is replaced by the upstream model.'),
-  stream_path: UpstreamPath.optional().describe('Used instead of path for streaming requests.'),
+  path: UpstreamPath.check(z.describe('Appended to base_url; {model} is replaced by the upstream model.')),
+  stream_path: z.optional(UpstreamPath).check(z.describe('Used instead of path for streaming requests.')),
 });
 
 const PRICE_ERROR = 'must be a non-negative decimal: a string like "3.75" or a number';
 const Price = z.union(
-  [z.string().regex(DECIMAL_STRING_PATTERN, { error: PRICE_ERROR }), z.number().nonnegative({ error: PRICE_ERROR })],
+  [z.string().check(z.regex(DECIMAL_STRING_PATTERN, { error: PRICE_ERROR })), z.number().check(z.nonnegative({ error: PRICE_ERROR }))],
   { error: PRICE_ERROR },
 );
 
 const RatesShape = {
   input: Price,
   output: Price,
-  cache_read: Price.optional(),
-  cache_write: Price.optional(),
-  cache_write_1h: Price.optional(),
+  cache_read: z.optional(Price),
+  cache_write: z.optional(Price),
+  cache_write_1h: z.optional(Price),
 };
 
 export const LongRatesDecl = z.strictObject({
-  input: Price.optional(),
-  output: Price.optional(),
-  cache_read: Price.optional(),
-  cache_write: Price.optional(),
-  cache_write_1h: Price.optional(),
+  input: z.optional(Price),
+  output: z.optional(Price),
+  cache_read: z.optional(Price),
+  cache_write: z.optional(Price),
+  cache_write_1h: z.optional(Price),
 });
 
 export const PricingDecl = z.strictObject({
   unit: z.literal('usd_per_mtok'),
   ...RatesShape,
-  threshold_tokens: z.int().nonnegative().optional().describe('Above this many prompt tokens, `long` rates apply.'),
-  long: LongRatesDecl.optional(),
+  threshold_tokens: z.optional(z.int().check(z.nonnegative())).check(z.describe('Above this many prompt tokens, `long` rates apply.')),
+  long: z.optional(LongRatesDecl),
 });
 
 export const DeploymentDecl = z.strictObject({
   id: Name,
   provider: Name,
   format: Name,
-  upstream_model: z.string().min(1).max(512),
-  region: z.string().min(1).optional(),
-  priority: z.int().nonnegative().default(1).describe('Lower is tried first.'),
-  weight: z.int().nonnegative().default(1).describe('Share among candidates of equal priority.'),
-  pricing: PricingDecl.optional().describe('Required when the deployment is enabled.'),
-  enabled: z.boolean().default(true),
+  upstream_model: z.string().check(z.minLength(1), z.maxLength(512)),
+  region: z.optional(z.string().check(z.minLength(1))),
+  priority: z._default(z.int().check(z.nonnegative()), 1).check(z.describe('Lower is tried first.')),
+  weight: z._default(z.int().check(z.nonnegative()), 1).check(z.describe('Share among candidates of equal priority.')),
+  pricing: z.optional(PricingDecl).check(z.describe('Required when the deployment is enabled.')),
+  enabled: z._default(z.boolean(), true),
 });
 
 export const CapabilitiesDecl = z.strictObject({
-  tools: z.boolean().optional(),
-  reasoning: z.boolean().optional(),
-  context_window: z.int().positive().optional(),
-  max_output_tokens: z.int().positive().optional(),
+  tools: z.optional(z.boolean()),
+  reasoning: z.optional(z.boolean()),
+  context_window: z.optional(z.int().check(z.positive())),
+  max_output_tokens: z.optional(z.int().check(z.positive())),
 });
 
 export const ModelDecl = z.strictObject({
   brand: Name,
-  entry_formats: z.array(Name).min(1),
-  aliases: z.array(Name).default([]),
-  tags: z.array(Name).default([]),
-  visibility: z.enum(['listed', 'hidden']).default('listed'),
-  capabilities: CapabilitiesDecl.default({}),
-  deployments: z.array(DeploymentDecl).default([]),
+  entry_formats: z.array(Name).check(z.minLength(1)),
+  aliases: z._default(z.array(Name), []),
+  tags: z._default(z.array(Name), []),
+  visibility: z._default(z.enum(['listed', 'hidden']), 'listed'),
+  capabilities: z._default(CapabilitiesDecl, {}),
+  deployments: z._default(z.array(DeploymentDecl), []),
 });
 
 /** The whole registry file. */
@@ -119,15 +122,17 @@ export const RegistrySchema = z
   .strictObject({
     wire_formats: z
       .partialRecord(z.enum(KNOWN_FORMATS as [WireFormat, ...WireFormat[]]), WireFormatDecl)
-      .describe('The formats this registry uses, with their families; see DEFAULT_WIRE_FORMATS.'),
-    entry_routes: z.array(EntryRouteDecl).describe('Request paths clients call, and the wire format each speaks.'),
-    converters: z.array(ConverterDecl).default([]).describe('Legal translations between formats; identity is implicit.'),
-    credentials: z.record(Name, CredentialDecl).default({}).describe('How secrets are presented upstream: names of secrets, never values.'),
+      .check(z.describe('The formats this registry uses, with their families; see DEFAULT_WIRE_FORMATS.')),
+    entry_routes: z.array(EntryRouteDecl).check(z.describe('Request paths clients call, and the wire format each speaks.')),
+    converters: z._default(z.array(ConverterDecl), []).check(z.describe('Legal translations between formats; identity is implicit.')),
+    credentials: z
+      ._default(z.record(Name, CredentialDecl), {})
+      .check(z.describe('How secrets are presented upstream: names of secrets, never values.')),
     providers: z.record(Name, ProviderDecl),
-    operations: z.array(OperationDecl).describe('What each provider serves, keyed by (provider, format, family).'),
+    operations: z.array(OperationDecl).check(z.describe('What each provider serves, keyed by (provider, format, family).')),
     models: z.record(Name, ModelDecl),
   })
-  .describe('A tollgate registry: models, deployments, operations and prices.');
+  .check(z.describe('A tollgate registry: models, deployments, operations and prices.'));
 
 export type RegistryFile = z.output<typeof RegistrySchema>;
 export type RegistryFileInput = z.input<typeof RegistrySchema>;
