@@ -35,6 +35,8 @@ describe('identity: config schema', () => {
     expect(errorsOf({ jwt: [{ ...base, jwks: { keys: [{ ...jwk, d: 'private' }] } }] })).toMatch(/public keys only/);
     expect(errorsOf({ jwt: [{ issuer: 'i', audience: 'a', jwks_url: 'http://idp.example.com/jwks' }] })).toMatch(/https/);
     expect(errorsOf({ jwt: [{ issuer: 'i', audience: 'a', jwks_url: 'http://127.0.0.1:8080/jwks' }] })).toBe('');
+    // A malformed URL is a listed violation, not a thrown TypeError.
+    expect(errorsOf({ jwt: [{ issuer: 'i', audience: 'a', jwks_url: '' }] })).toMatch(/jwks_url/);
   });
 
   it('requires exactly one key source and keeps tags to platform tokens', () => {

@@ -55,6 +55,8 @@ const PublicJwk = z
 
 const JwksUrl = z.url().check(
   z.refine((s: string) => {
+    // The URL check above reports a malformed value; this one only judges the scheme.
+    if (!URL.canParse(s)) return true;
     const u = new URL(s);
     const loopback = u.hostname === 'localhost' || u.hostname === '127.0.0.1' || u.hostname === '[::1]';
     return u.protocol === 'https:' || (u.protocol === 'http:' && loopback);
