@@ -81,10 +81,14 @@ export async function dispatch(
   };
 
   try {
-    // One candidate: nothing to fail over to, so no retry machinery on the hot path.
-    if (queue.length === 1 || maxAttempts === 1) return await attempt();
+    // The first attempt runs bare: the retry machinery is only built when a failover happens.
+    try {
+      return await attempt();
+    } catch (first) {
+      if (!(first instanceof Retryable) || index >= queue.length || maxAttempts <= 1 || Date.now() >= deadline) throw first;
+    }
     return await pRetry(attempt, {
-      retries: Math.min(maxAttempts, queue.length) - 1,
+      retries: Math.min(maxAttempts - 1, queue.length - index) - 1,
       minTimeout: 0,
       maxTimeout: 0,
       factor: 1,
