@@ -1,43 +1,22 @@
+/**
+ * Request and response conversions by wire format, over every codec (the root entry).
+ * `convertRequestWith` / `convertResponseWith` (`@tollgate/codecs/base`) take codec objects
+ * instead, and bundle only the codecs passed to them.
+ */
 import type { EncodeResponseOptions } from './codec.js';
-import type { ConversionWarning } from './ir/warning.js';
+import { convertRequestWith, convertResponseWith, type ConvertRequestOptions, type ConvertRequestResult, type ConvertResponseResult } from './convert-with.js';
 import type { WireFormat } from './ir/wire-format.js';
 import { getCodec } from './registry.js';
 
-export interface ConvertRequestOptions {
-  /** The model to put in the target body; also the source model when the source has none in its body. */
-  model?: string;
-  /** Streaming, when decided outside the body (Gemini's URL). */
-  stream?: boolean;
-}
-
-export interface ConvertRequestResult {
-  body: Record<string, unknown>;
-  warnings: ConversionWarning[];
-  /** Top-level source fields the codec could not classify (reported, never silently dropped). */
-  unclassified: string[];
-}
+export type { ConvertRequestOptions, ConvertRequestResult, ConvertResponseResult } from './convert-with.js';
 
 /** Convert a request body between wire formats (decode → IR → encode). */
 export function convertRequest(body: unknown, from: WireFormat, to: WireFormat, options: ConvertRequestOptions = {}): ConvertRequestResult {
-  const decodeOptions: { model?: string; stream?: boolean } = {};
-  if (options.model !== undefined) decodeOptions.model = options.model;
-  if (options.stream !== undefined) decodeOptions.stream = options.stream;
-  const decoded = getCodec(from).decodeRequest(body, decodeOptions);
-  const encodeOptions: { model?: string; stream?: boolean } = { stream: decoded.request.stream };
-  const model = options.model ?? decoded.request.model;
-  if (model !== undefined) encodeOptions.model = model;
-  const encoded = getCodec(to).encodeRequest(decoded.request, encodeOptions);
-  return { body: encoded.body, warnings: [...decoded.warnings, ...encoded.warnings], unclassified: decoded.unclassified };
-}
-
-export interface ConvertResponseResult {
-  body: Record<string, unknown>;
-  warnings: ConversionWarning[];
+  return convertRequestWith(body, getCodec(from), getCodec(to), options);
 }
 
 /** Convert a complete response body between wire formats. */
 export function convertResponse(body: unknown, from: WireFormat, to: WireFormat, options: EncodeResponseOptions = {}): ConvertResponseResult {
-  const decoded = getCodec(from).decodeResponse(body);
-  const encoded = getCodec(to).encodeResponse(decoded.response, options);
-  return { body: encoded.body, warnings: [...decoded.warnings, ...encoded.warnings] };
+  return convertResponseWith(body, getCodec(from), getCodec(to), options);
 }
+

@@ -1,14 +1,4 @@
-export * from './ir/index.js';
-export * from './errors/gateway-error.js';
-export type * from './codec.js';
+export * from './base.js';
 export { codecs, getCodec, hasCodec } from './registry.js';
 export { convertRequest, convertResponse } from './convert.js';
-export type { ConvertRequestOptions, ConvertRequestResult, ConvertResponseResult } from './convert.js';
 export { convertStream, decodeStream, encodeStream } from './convert-stream.js';
-export type { ConvertStreamOptions } from './convert-stream.js';
-export { createSseReader, sseEvent, DEFAULT_MAX_EVENT_BYTES } from './sse/parse.js';
-export type { SseMessage, SseReader, SseReaderOptions } from './sse/parse.js';
-export { statefulFeatures } from './openai-responses/index.js';
-export { shapePromptCache, MAX_CACHE_BREAKPOINTS } from './cache-shaping.js';
-export type { CacheShapingOptions } from './cache-shaping.js';
-export { toVertexEnvelope, fromVertexEnvelope, VERTEX_ANTHROPIC_VERSION } from './anthropic-vertex/index.js';

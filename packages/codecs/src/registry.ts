@@ -1,5 +1,5 @@
 import type { Codec } from './codec.js';
-import { GatewayError } from './errors/gateway-error.js';
+import { codecOf, type CodecTable } from './codec-table.js';
 import type { WireFormat } from './ir/wire-format.js';
 import { anthropicMessagesCodec } from './anthropic-messages/index.js';
 import { openaiChatCodec } from './openai-chat/index.js';
@@ -7,7 +7,11 @@ import { openaiResponsesCodec } from './openai-responses/index.js';
 import { geminiCodec } from './gemini/index.js';
 import { anthropicVertexCodec } from './anthropic-vertex/index.js';
 
-/** The per-format codecs, keyed by wire format. */
+/**
+ * The per-format codecs, keyed by wire format: every format. Importing this table (or anything
+ * that uses it: `getCodec`, `convertRequest` …) brings every codec into a bundle; to bundle only
+ * some, import them from `@tollgate/codecs/<format>` and use `@tollgate/codecs/base`.
+ */
 export const codecs = {
   openai_chat: openaiChatCodec,
   openai_responses: openaiResponsesCodec,
@@ -16,13 +20,11 @@ export const codecs = {
   anthropic_vertex: anthropicVertexCodec,
 } as const satisfies Record<WireFormat, Codec>;
 
-const byFormat: Partial<Record<WireFormat, Codec>> = codecs;
+const byFormat: CodecTable = codecs;
 
 /** The codec for a format, or a canonical `unsupported_feature` error when there is none. */
 export function getCodec(format: WireFormat): Codec {
-  const codec = byFormat[format];
-  if (codec === undefined) throw new GatewayError('unsupported_feature', `The wire format ${format} is not supported.`);
-  return codec;
+  return codecOf(byFormat, format);
 }
 
 export function hasCodec(format: string): format is WireFormat {

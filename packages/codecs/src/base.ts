@@ -1,0 +1,21 @@
+/**
+ * `@tollgate/codecs/base`: everything but the codecs themselves — the canonical IR, errors, the
+ * `Codec` contract, SSE, and conversions that take codec objects. Pair it with the formats you
+ * need (`@tollgate/codecs/openai-chat`, `/openai-responses`, `/anthropic-messages`,
+ * `/anthropic-vertex`, `/gemini`) and a bundle holds only those. The root entry re-exports all
+ * of this, plus the table of every codec and the conversions by format name.
+ */
+export * from './ir/index.js';
+export * from './errors/gateway-error.js';
+export type * from './codec.js';
+export { codecTable, codecOf, type CodecTable } from './codec-table.js';
+export { convertRequestWith, convertResponseWith } from './convert-with.js';
+export type { ConvertRequestOptions, ConvertRequestResult, ConvertResponseResult } from './convert-with.js';
+export { convertStreamWith, decodeStreamWith, encodeStreamWith } from './convert-stream-with.js';
+export type { ConvertStreamOptions } from './convert-stream-with.js';
+export { createSseReader, sseEvent, DEFAULT_MAX_EVENT_BYTES } from './sse/parse.js';
+export type { SseMessage, SseReader, SseReaderOptions } from './sse/parse.js';
+export { statefulFeatures } from './openai-responses/stateful.js';
+export { shapePromptCache, MAX_CACHE_BREAKPOINTS } from './cache-shaping.js';
+export type { CacheShapingOptions } from './cache-shaping.js';
+export { toVertexEnvelope, fromVertexEnvelope, VERTEX_ANTHROPIC_VERSION } from './anthropic-vertex/envelope.js';

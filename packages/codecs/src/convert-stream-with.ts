@@ -1,0 +1,309 @@
+import type { Codec, StreamDecoder, StreamEncoder } from './codec.js';
+import { errorInfo, type ErrorInfo } from './errors/gateway-error.js';
+import type { StreamEvent } from './ir/stream-event.js';
+import { createSseReader, sseEvent, type SseMessage } from './sse/parse.js';
+
+export interface ConvertStreamOptions {
+  /** The model name to show the client in the converted stream. */
+  model?: string;
+  /**
+   * Whether the client asked for usage in the stream (OpenAI `stream_options.include_usage`).
+   * Default true. With an identity plan and `false`, the usage chunk the gateway asked the
+   * upstream for is removed again.
+   */
+  includeUsage?: boolean;
+  /** Sees every canonical event of the stream (usage, tool calls), in order, synchronously. */
+  onEvent?: (event: StreamEvent) => void;
+  /** The largest single upstream event accepted. Default 8 MiB. */
+  maxEventBytes?: number;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Convert a stream of the `source` codec's format into the `target` codec's, chunk by chunk.
+ * Pull-based: nothing is read from the source until the consumer asks, so a slow consumer slows
+ * the upstream read. Holds at most one incomplete event. Failures become the target format's
+ * in-stream error event; a source that ends without its terminal event is reported as an
+ * error, never as a clean finish. The same format on both sides is the identity plan.
+ */
+export function convertStreamWith(
+  readable: ReadableStream<Uint8Array>,
+  source: Codec,
+  target: Codec,
+  options: ConvertStreamOptions = {},
+): ReadableStream<Uint8Array> {
+  const same = source.format === target.format;
+  if (same && !needsRewrite(source, options)) return passthrough(readable, source, options);
+  const decoder = source.createStreamDecoder();
+  const sink: StreamEncoder = same ? identityRewriter(source, options) : target.createStreamEncoder(encoderOptions(options));
+  return fused(readable, decoder, sink, options);
+}
+
+function encoderOptions(options: ConvertStreamOptions) {
+  const out: { model?: string; includeUsage?: boolean } = {};
+  if (options.model !== undefined) out.model = options.model;
+  if (options.includeUsage !== undefined) out.includeUsage = options.includeUsage;
+  return out;
+}
+
+function needsRewrite(codec: Codec, options: ConvertStreamOptions): boolean {
+  return options.includeUsage === false && codec.identityFilter !== undefined;
+}
+
+/** An encoder for the identity plan with rewriting: it is driven by raw messages, not events. */
+function identityRewriter(codec: Codec, options: ConvertStreamOptions): StreamEncoder & { raw(m: SseMessage, write: (t: string) => void): void } {
+  const filter = codec.identityFilter!;
+  const target = codec.createStreamEncoder(encoderOptions(options));
+  return {
+    raw(message, write) {
+      const kept = filter(message, { includeUsage: options.includeUsage !== false });
+      if (kept !== null) write(sseEvent(kept.data, kept.event));
+    },
+    encode(event, write) {
+      // Only errors the gateway itself detected reach here (oversize, cut stream, read failure).
+      if (event.type === 'error') target.encode(event, write);
+    },
+    end() {},
+  };
+}
+
+/**
+ * The identity plan: bytes pass through unchanged while a side decoder watches them (feeding
+ * `onEvent`). When the upstream fails — the connection breaks, or the stream ends before its
+ * terminal event — the format's own in-stream error is appended, so the client sees an error,
+ * never a clean finish. Pull-based like `fused`.
+ */
+function passthrough(readable: ReadableStream<Uint8Array>, codec: Codec, options: ConvertStreamOptions): ReadableStream<Uint8Array> {
+  const onEvent = options.onEvent;
+  const decoder = codec.createStreamDecoder();
+  const text = new TextDecoder();
+  let watching = true;
+  let upstreamError = false;
+  const see = (event: StreamEvent) => {
+    if (event.type === 'error') upstreamError = true;
+    onEvent?.(event);
+  };
+  const reader = createSseReader(
+    (message) => {
+      if (watching) decoder.push(message, see);
+    },
+    () => {
+      // An oversized event is the upstream's to send; metering stops watching, bytes still flow.
+      watching = false;
+      onEvent?.({ type: 'error', error: oversizeError(options) });
+    },
+    sizeOption(options),
+  );
+  const upstream = readable.getReader();
+  let tail = '';
+  let closed = false;
+  const errorBytes = (error: ErrorInfo): Uint8Array => {
+    let out = /(\n\n|\r\n\r\n|\r\r)$/.test(tail) || tail === '' ? '' : '\n\n';
+    codec.createStreamEncoder(encoderOptions(options)).encode({ type: 'error', error }, (t) => (out += t));
+    return encoder.encode(out);
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (closed) return;
+        let result: ReadableStreamReadResult<Uint8Array>;
+        try {
+          result = await upstream.read();
+        } catch {
+          closed = true;
+          const error = errorInfo('upstream_error', 'The upstream connection failed mid-stream.', { status: 502 });
+          onEvent?.({ type: 'error', error });
+          if (!upstreamError) controller.enqueue(errorBytes(error));
+          controller.close();
+          return;
+        }
+        if (result.done) {
+          closed = true;
+          reader.feed(text.decode());
+          reader.end();
+          let ended: ErrorInfo | null = null;
+          if (watching) {
+            decoder.end((event) => {
+              const before = upstreamError;
+              see(event);
+              if (event.type === 'error' && !before) ended = event.error;
+            });
+          }
+          if (ended !== null) controller.enqueue(errorBytes(ended));
+          controller.close();
+          return;
+        }
+        controller.enqueue(result.value);
+        const chunk = text.decode(result.value, { stream: true });
+        tail = (tail + chunk).slice(-4);
+        reader.feed(chunk);
+      },
+      cancel(reason) {
+        closed = true;
+        return upstream.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+function sizeOption(options: ConvertStreamOptions): { maxEventBytes?: number } {
+  return options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes };
+}
+
+function oversizeError(options: ConvertStreamOptions): ErrorInfo {
+  const max = options.maxEventBytes;
+  return errorInfo('upstream_error', `The upstream sent a stream event larger than ${max ?? 8 * 1024 * 1024} bytes.`, {
+    status: 502,
+  });
+}
+
+function fused(
+  readable: ReadableStream<Uint8Array>,
+  decoder: StreamDecoder,
+  sink: StreamEncoder & { raw?: (m: SseMessage, write: (t: string) => void) => void },
+  options: ConvertStreamOptions,
+): ReadableStream<Uint8Array> {
+  const onEvent = options.onEvent;
+  const text = new TextDecoder();
+  let out = '';
+  let finished = false;
+  const write = (chunk: string) => {
+    out += chunk;
+  };
+  const observe = (event: StreamEvent) => {
+    if (onEvent !== undefined) onEvent(event);
+  };
+  const emit = (event: StreamEvent) => {
+    if (finished) return;
+    if (onEvent !== undefined) onEvent(event);
+    sink.encode(event, write);
+    if (event.type === 'error') finished = true;
+  };
+  const reader = createSseReader(
+    (message) => {
+      if (finished) return;
+      if (sink.raw !== undefined) {
+        // The decoder still runs so that a cut stream is noticed at the end (and for onEvent).
+        decoder.push(message, observe);
+        sink.raw(message, write);
+      } else {
+        decoder.push(message, emit);
+      }
+    },
+    () => emit({ type: 'error', error: oversizeError(options) }),
+    sizeOption(options),
+  );
+  const upstream = readable.getReader();
+
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        // Read until there is something to hand on, so one pull yields output or the end.
+        while (out.length === 0) {
+          if (finished) {
+            controller.close();
+            void upstream.cancel().catch(() => {});
+            return;
+          }
+          let result: ReadableStreamReadResult<Uint8Array>;
+          try {
+            result = await upstream.read();
+          } catch (cause) {
+            emit({ type: 'error', error: errorInfo('upstream_error', 'The upstream connection failed mid-stream.', { status: 502 }) });
+            void cause;
+            break;
+          }
+          if (result.done) {
+            reader.feed(text.decode());
+            reader.end();
+            if (sink.raw !== undefined) {
+              // A stream that ended without its terminal event gets the format's error event.
+              decoder.end((event) => {
+                observe(event);
+                if (event.type === 'error' && !finished) sink.encode(event, write);
+              });
+            } else {
+              decoder.end(emit);
+            }
+            if (!finished) sink.end(write);
+            finished = true;
+            if (out.length === 0) {
+              controller.close();
+              return;
+            }
+            break;
+          }
+          reader.feed(text.decode(result.value, { stream: true }));
+        }
+        controller.enqueue(encoder.encode(out));
+        out = '';
+        if (finished) controller.close();
+      },
+      cancel(reason) {
+        finished = true;
+        return upstream.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** A TransformStream from a codec's SSE bytes to canonical events. */
+export function decodeStreamWith(codec: Codec, options: { maxEventBytes?: number } = {}): TransformStream<Uint8Array, StreamEvent> {
+  const decoder = codec.createStreamDecoder();
+  const text = new TextDecoder();
+  let queue: StreamEvent[] = [];
+  let stopped = false;
+  const push = (event: StreamEvent) => {
+    if (!stopped) queue.push(event);
+    if (event.type === 'error') stopped = true;
+  };
+  const reader = createSseReader(
+    (message) => {
+      if (!stopped) decoder.push(message, push);
+    },
+    () => push({ type: 'error', error: oversizeError(options) }),
+    options,
+  );
+  const drain = (controller: TransformStreamDefaultController<StreamEvent>) => {
+    for (const event of queue) controller.enqueue(event);
+    queue = [];
+  };
+  return new TransformStream<Uint8Array, StreamEvent>({
+    transform(chunk, controller) {
+      reader.feed(text.decode(chunk, { stream: true }));
+      drain(controller);
+    },
+    flush(controller) {
+      reader.feed(text.decode());
+      reader.end();
+      if (!stopped) decoder.end(push);
+      drain(controller);
+    },
+  });
+}
+
+/** A TransformStream from canonical events to a codec's SSE bytes. */
+export function encodeStreamWith(codec: Codec, options: { model?: string; includeUsage?: boolean } = {}): TransformStream<StreamEvent, Uint8Array> {
+  const sink = codec.createStreamEncoder(options);
+  let out = '';
+  const write = (chunk: string) => {
+    out += chunk;
+  };
+  const flushOut = (controller: TransformStreamDefaultController<Uint8Array>) => {
+    if (out.length > 0) controller.enqueue(encoder.encode(out));
+    out = '';
+  };
+  return new TransformStream<StreamEvent, Uint8Array>({
+    transform(event, controller) {
+      sink.encode(event, write);
+      flushOut(controller);
+    },
+    flush(controller) {
+      sink.end(write);
+      flushOut(controller);
+    },
+  });
+}
