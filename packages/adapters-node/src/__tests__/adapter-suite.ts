@@ -6,7 +6,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway, type UsageRecord } from '@tollgate/core';
+import { createGateway, type Gateway, type GatewayOptions, type UsageRecord } from '@tollgate/core';
 import { SECRETS, keysFor, testRegistry } from '../../../../test/support/gateway-fixture.js';
 import { replay, startMockUpstream, type MockUpstream } from '../../../../test/support/mock-upstream.js';
 import { eventually, startSlowUpstream, type SlowUpstream } from './slow-upstream.js';
@@ -47,7 +47,8 @@ export function adapterRegistry(replayUrl: string, slowUrl: string) {
   };
 }
 
-export function describeAdapter(name: string, serve: (gateway: Gateway) => Promise<Served>): AdapterHarness {
+/** `extra`: more gateway options (e.g. the upstream `fetch`). */
+export function describeAdapter(name: string, serve: (gateway: Gateway) => Promise<Served>, extra: Partial<GatewayOptions> = {}): AdapterHarness {
   let upstream: MockUpstream;
   let slow: SlowUpstream;
   let gateway: Gateway;
@@ -69,6 +70,7 @@ export function describeAdapter(name: string, serve: (gateway: Gateway) => Promi
       secrets: SECRETS,
       usage: (r) => void records.push(r),
       maxRequestBytes: CAP,
+      ...extra,
     });
     served = await serve(gateway);
   });

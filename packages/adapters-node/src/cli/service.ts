@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGateway, type Gateway } from '@tollgate/core';
 import { handleNodeRequest } from '../http/listener.js';
+import { createNodeFetch } from '../http/upstream-fetch.js';
 import { buildParts } from './build.js';
 import type { LoadedService } from './load.js';
 
@@ -38,9 +39,12 @@ export async function startService(service: LoadedService, options: StartService
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const { config } = service;
   const parts = await buildParts(config, service.dir);
+  // Upstream calls over node:http keep-alive agents rather than the global fetch (undici).
+  const upstreamFetch = createNodeFetch();
   let gateway: Gateway;
   try {
     gateway = createGateway({
+      fetch: upstreamFetch,
       registry: service.registry,
       policy: service.policy,
       identity: config.identity ?? {},
@@ -138,6 +142,7 @@ export async function startService(service: LoadedService, options: StartService
     await closed;
     // Streams cut above settle as cancelled within a chunk; then usage is flushed and the store closed.
     await gateway.close({ drainMs: 2000 });
+    upstreamFetch.close();
     await parts.store.close().catch(() => {});
     const stats = gateway.stats();
     log(`tollgate: stopped — ${stats.requests} requests, ${stats.usageWritten} usage records written, ${stats.usageFailed} lost`);

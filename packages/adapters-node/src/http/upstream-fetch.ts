@@ -1,0 +1,227 @@
+/**
+ * A `fetch` for the gateway's upstream calls on Node, built on `node:http`/`node:https` with
+ * keep-alive agents instead of the global (undici) `fetch`. The gateway always calls it the same
+ * way — a URL string, a method, a `Headers`, a body already in memory, a signal and
+ * `redirect: 'error'` — and that shape skips undici's Request/Response machinery and its wasm
+ * parser: about a third of the CPU the gateway spends per request on Node (see BENCHMARKS.md).
+ *
+ * Anything else (a `Request` as input, a streamed body, redirects to follow) goes to
+ * `globalThis.fetch`, so it is a drop-in `typeof fetch`. The answer is a standard `Response`
+ * whose body streams with backpressure (the socket is paused while the stream is full) and is
+ * decoded when the upstream compressed it.
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type ClientRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { createBrotliDecompress, createGunzip, createInflate, type Gunzip, type Inflate, type BrotliDecompress } from 'node:zlib';
+import type { Readable } from 'node:stream';
+
+export interface NodeFetchOptions {
+  /** Idle keep-alive sockets are closed after this long (ms). Default 4000 (as undici). */
+  idleTimeoutMs?: number;
+  /** At most this many sockets per upstream origin. Default unlimited. */
+  maxSocketsPerOrigin?: number;
+  /** The fetch used for calls this transport does not take itself. Default `globalThis.fetch`. */
+  fallback?: typeof fetch;
+}
+
+export interface NodeFetch {
+  (input: string | URL | Request, init?: RequestInit): Promise<Response>;
+  /** Close the idle sockets (and refuse nothing: a later call opens new ones). */
+  close(): void;
+}
+
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+const REDIRECT = new Set([301, 302, 303, 307, 308]);
+
+function bodyBytes(body: RequestInit['body']): Uint8Array | string | null | undefined {
+  if (body === undefined || body === null) return null;
+  if (typeof body === 'string') return body;
+  if (body instanceof Uint8Array) return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  return undefined; // a stream, a Blob, FormData…: not this transport's case
+}
+
+function headerRecord(headers: RequestInit['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (headers === undefined) return out;
+  if (headers instanceof Headers) headers.forEach((value, name) => (out[name] = value));
+  else if (Array.isArray(headers)) for (const [name, value] of headers) out[name!.toLowerCase()] = value!;
+  else for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
+  return out;
+}
+
+function responseHeaders(raw: readonly string[], decoded: boolean): Headers {
+  const headers = new Headers();
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (decoded) {
+      const lower = name.toLowerCase();
+      if (lower === 'content-encoding' || lower === 'content-length') continue;
+    }
+    headers.append(name, raw[i + 1]!);
+  }
+  return headers;
+}
+
+/** `fetch` reports network failures as a TypeError whose `cause` is the underlying error. */
+function networkError(cause: unknown): TypeError {
+  return new TypeError('fetch failed', { cause });
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+function decoder(encoding: string | undefined): Gunzip | Inflate | BrotliDecompress | null {
+  switch (encoding?.trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip();
+    case 'deflate':
+      return createInflate();
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      return null;
+  }
+}
+
+/** A Node stream as a byte `ReadableStream`: paused while the consumer is behind, destroyed on cancel. */
+function webBody(source: Readable, signal: AbortSignal | undefined, onDone: () => void): ReadableStream<Uint8Array> {
+  let finished = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        const finish = (error?: unknown) => {
+          if (finished) return;
+          finished = true;
+          onDone();
+          if (error === undefined) controller.close();
+          else controller.error(error);
+        };
+        source.on('data', (chunk: Buffer) => {
+          if (finished) return;
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 0) <= 0) source.pause();
+        });
+        source.once('end', () => finish());
+        source.once('error', (error) => finish(signal?.aborted === true ? abortReason(signal) : networkError(error)));
+        source.once('close', () => {
+          if (!finished) finish(signal?.aborted === true ? abortReason(signal) : networkError(new Error('the upstream closed the connection before the body ended')));
+        });
+      },
+      pull() {
+        if (!finished) source.resume();
+      },
+      cancel() {
+        finished = true;
+        onDone();
+        source.destroy();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+}
+
+/**
+ * A keep-alive `fetch` over `node:http`/`node:https` for the gateway's upstream calls:
+ * `createGateway({ …, fetch: createNodeFetch() })`. `tollgate serve` uses it.
+ */
+export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
+  const agentOptions = {
+    keepAlive: true,
+    timeout: options.idleTimeoutMs ?? 4000,
+    scheduling: 'lifo' as const,
+    ...(options.maxSocketsPerOrigin === undefined ? {} : { maxSockets: options.maxSocketsPerOrigin }),
+  };
+  const httpAgent = new HttpAgent(agentOptions);
+  const httpsAgent = new HttpsAgent(agentOptions);
+  const fallback = options.fallback ?? ((input: string | URL | Request, init?: RequestInit) => globalThis.fetch(input, init));
+
+  function send(url: URL, init: RequestInit, body: Uint8Array | string | null): Promise<Response> {
+    const signal = init.signal ?? undefined;
+    const headers = headerRecord(init.headers);
+    if (body !== null && headers['content-length'] === undefined) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    const secure = url.protocol === 'https:';
+    return new Promise<Response>((resolve, reject) => {
+      let settled = false;
+      let req: ClientRequest;
+      const onAbort = () => {
+        req.destroy();
+        if (!settled) {
+          settled = true;
+          reject(abortReason(signal!));
+        }
+      };
+      const detach = () => signal?.removeEventListener('abort', onAbort);
+      req = (secure ? httpsRequest : httpRequest)(
+        url,
+        { method: init.method ?? 'GET', headers, agent: secure ? httpsAgent : httpAgent },
+        (res: IncomingMessage) => {
+          if (settled) {
+            res.destroy();
+            return;
+          }
+          settled = true;
+          const status = res.statusCode ?? 502;
+          if (REDIRECT.has(status) && init.redirect === 'error' && res.headers.location !== undefined) {
+            detach();
+            res.destroy();
+            reject(networkError(new Error(`unexpected redirect (${status}) to ${res.headers.location}`)));
+            return;
+          }
+          const nullBody = NULL_BODY.has(status) || init.method === 'HEAD';
+          const decode = nullBody ? null : decoder(res.headers['content-encoding']);
+          let source: Readable = res;
+          if (decode !== null) {
+            res.once('error', (error) => decode.destroy(error));
+            res.once('aborted', () => decode.destroy(new Error('the upstream closed the connection before the body ended')));
+            source = res.pipe(decode);
+          }
+          if (nullBody) {
+            detach();
+            res.resume();
+          }
+          resolve(
+            new Response(nullBody ? null : webBody(source, signal, detach), {
+              status: status < 200 || status > 599 ? 502 : status,
+              statusText: res.statusMessage ?? '',
+              headers: responseHeaders(res.rawHeaders, decode !== null),
+            }),
+          );
+        },
+      );
+      req.on('error', (error: Error) => {
+        if (settled) return;
+        settled = true;
+        detach();
+        if (signal?.aborted === true) return reject(abortReason(signal));
+        reject(networkError(error));
+      });
+      if (signal !== undefined) {
+        if (signal.aborted) return onAbort();
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
+      req.end(body ?? undefined);
+    });
+  }
+
+  const nodeFetch = ((input: string | URL | Request, init: RequestInit = {}) => {
+    if (input instanceof Request || (init.redirect !== 'error' && init.redirect !== 'manual')) return fallback(input, init);
+    const body = bodyBytes(init.body);
+    if (body === undefined) return fallback(input, init);
+    let url: URL;
+    try {
+      url = typeof input === 'string' ? new URL(input) : input;
+    } catch (cause) {
+      return Promise.reject(new TypeError(`Failed to parse URL from ${String(input)}`, { cause }));
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return fallback(input, init);
+    return send(url, init, body);
+  }) as NodeFetch;
+  nodeFetch.close = () => {
+    httpAgent.destroy();
+    httpsAgent.destroy();
+  };
+  return nodeFetch;
+}

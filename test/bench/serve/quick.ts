@@ -1,0 +1,57 @@
+/**
+ * A quick look at one case of the serve benchmark while working on the hot path (not part of
+ * `npm run bench`): mock upstream, bare proxy, tollgate serve (and optionally Portkey), closed
+ * loop at QUICK_CONNS connections for QUICK_SECONDS each, non-stream and stream; prints req/s and
+ * CPU µs per request of each peer's process. QUICK_PROFILE=<dir> writes a CPU profile of
+ * tollgate serve there. Run: node --import tsx test/bench/serve/quick.ts
+ */
+import { closedLoop, type Shot } from './load.ts';
+import { startPortkey, startProxy, startTollgate, startUpstream, UPSTREAM_KEY, writeTollgateSetup, type Service } from './targets.ts';
+
+const conns = Number(process.env.QUICK_CONNS ?? 32);
+const seconds = Number(process.env.QUICK_SECONDS ?? 4);
+const withPortkey = process.env.QUICK_PORTKEY === '1';
+const profile = process.env.QUICK_PROFILE;
+const modes = (process.env.QUICK_MODES ?? 'non-stream,stream').split(',');
+
+function openaiBody(model: string, stream: boolean): string {
+  return JSON.stringify({ model, stream, ...(stream ? { stream_options: { include_usage: true } } : {}), max_tokens: 256, messages: [{ role: 'user', content: 'Say hello.' }] });
+}
+const expect = (stream: boolean) => (stream ? ['"Hello"', '[DONE]'] : ['chat.completion']);
+
+const upstream = await startUpstream();
+const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
+const setup = await writeTollgateSetup(upstreamUrl, [0]);
+const peers: Array<{ name: string; service: Service; shot: (stream: boolean) => Shot }> = [];
+const proxy = await startProxy(upstreamUrl);
+peers.push({ name: 'bare proxy', service: proxy, shot: (s) => ({ port: proxy.port, path: '/d0/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: openaiBody('claude-sonnet-4-5', s), expect: expect(s) }) });
+const tollgate = await startTollgate(setup, 'tollgate serve', profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]);
+peers.push({ name: 'tollgate', service: tollgate, shot: (s) => ({ port: tollgate.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.key}` }, body: openaiBody('bench-d0', s), expect: expect(s) }) });
+if (withPortkey) {
+  const pk = await startPortkey();
+  peers.push({
+    name: 'portkey',
+    service: pk,
+    shot: (s) => ({
+      port: pk.port,
+      path: '/v1/chat/completions',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${UPSTREAM_KEY}`, 'x-portkey-provider': 'anthropic', 'x-portkey-custom-host': `${upstreamUrl}/d0/v1` },
+      body: openaiBody('claude-sonnet-4-5', s),
+      expect: expect(s),
+    }),
+  });
+}
+for (const p of peers) await closedLoop(p.shot(false), { connections: 16, warmupMs: 0, durationMs: 1500 });
+for (const mode of modes) {
+  const stream = mode === 'stream';
+  for (let round = 0; round < 2; round++) {
+    for (const p of peers) {
+      const cpu0 = p.service.cpuMs();
+      const r = await closedLoop(p.shot(stream), { connections: conns, warmupMs: 200, durationMs: seconds * 500 });
+      const cpu = p.service.cpuMs() - cpu0;
+      console.log(`${mode} ${conns}c r${round} ${p.name.padEnd(10)} ${Math.round(r.rps)} req/s p50 ${r.p50.toFixed(2)} p99 ${r.p99.toFixed(2)} ms cpu ${Math.round((cpu * 1000) / r.completed)} µs/req errors ${r.errors} ${r.firstError ?? ''}`);
+    }
+  }
+}
+for (const p of peers) await p.service.stop();
+await upstream.stop();
