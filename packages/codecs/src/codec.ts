@@ -97,4 +97,10 @@ export interface Codec {
    * usage chunk the gateway asked an OpenAI upstream for when the client did not.
    */
   identityFilter?(message: SseMessage, options: { includeUsage: boolean }): SseMessage | null;
+  /**
+   * The stateful features a request decoded by this codec uses, which only an upstream of the
+   * same format can honour (OpenAI Responses: `previous_response_id`, built-in tools, …). Absent
+   * for formats that have none.
+   */
+  statefulFeatures?(request: Request): string[];
 }

@@ -7,6 +7,7 @@ import { encodeResponse } from './encode-response.js';
 import { createStreamEncoder } from './encode-stream.js';
 import { decodeError, renderError } from './errors.js';
 import { FORMAT, KNOWN_REQUEST_FIELDS } from './schemas.js';
+import { statefulFeatures } from './stateful.js';
 
 /**
  * The OpenAI Responses API (`POST /v1/responses`). No identity filter: Responses streams always
@@ -24,10 +25,11 @@ export const openaiResponsesCodec: Codec = {
   createStreamEncoder,
   renderError,
   decodeError,
+  statefulFeatures,
 };
 
 export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder };
 export { decodeError, renderError };
-export { statefulFeatures } from './stateful.js';
+export { statefulFeatures };
 export { decodeUsage, encodeUsage } from './usage.js';
 export { decodeFinishReason, encodeFinishReason } from './finish-reason.js';
