@@ -1,4 +1,4 @@
-import { GatewayError } from '@tollgate/codecs';
+import { GatewayError } from '@tollgate/codecs/base';
 import { parsePolicy, type Policy } from '@tollgate/policy';
 import { createIdentityResolver, type IdentityResolver } from '../identity/index.js';
 import { isRegistry, loadRegistry, type Registry } from '../registry/index.js';
@@ -10,7 +10,8 @@ import { Breakers } from './breaker.js';
 import { GatewayConfigError } from './config-error.js';
 import { RequestContext } from './context.js';
 import { writeRecord } from './finalize.js';
-import type { Gateway, GatewayOptions, GatewayStats } from './options.js';
+import { assertCodecsCover, codecTableFrom } from './codecs.js';
+import type { Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
 import { errorResponse } from './render.js';
 import { SecretCache, secretResolver } from './secrets.js';
 import { toUsageSink, type SinkStats } from './usage-record.js';
@@ -40,12 +41,16 @@ function identityFrom(options: GatewayOptions): IdentityResolver {
 }
 
 /**
- * Create a gateway: the governed pipeline from `Request` to `Response`. Refuses to start
- * (throws `GatewayConfigError` listing every violation) on an invalid registry, policy or
- * identity configuration.
+ * Create a gateway: the governed pipeline from `Request` to `Response`, speaking the wire
+ * formats of `options.codecs` (this is `createGateway` of `@tollgate/core/minimal`; the one of
+ * `@tollgate/core` passes every codec by default). Refuses to start (throws `GatewayConfigError`
+ * listing every violation) on an invalid registry, policy or identity configuration, and when
+ * an entry route or enabled deployment has a format with no codec in the list.
  */
-export function createGateway(options: GatewayOptions): Gateway {
+export function createGateway(options: MinimalGatewayOptions): Gateway {
   const registry = registryFrom(options.registry);
+  const codecs = codecTableFrom(options.codecs);
+  assertCodecsCover(registry, codecs);
   const { policy, revision: policyRevision } = policyFrom(options.policy, registry);
   const identity = identityFrom(options);
   const now = options.now ?? Date.now;
@@ -59,6 +64,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const deps: WalkDeps = {
     registry,
+    codecs,
     policy,
     identity,
     store,
@@ -86,7 +92,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     stats.requests++;
     const ctx = new RequestContext(now, registry.revision, policyRevision);
     if (closed) {
-      return errorResponse(new GatewayError('unavailable', 'The gateway is shutting down.'), null, { 'x-tollgate-request-id': ctx.id });
+      return errorResponse(codecs, new GatewayError('unavailable', 'The gateway is shutting down.'), null, { 'x-tollgate-request-id': ctx.id });
     }
     try {
       const response = await walk(request, ctx, deps);
@@ -98,7 +104,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       await store.release(ctx.id).catch(() => {});
       ctx.reject(e.status, ctx.reason ?? `error:${e.code}`, 'error');
       writeRecord(ctx, sink);
-      return errorResponse(e, ctx.entryFormat, { 'x-tollgate-request-id': ctx.id });
+      return errorResponse(codecs, e, ctx.entryFormat, { 'x-tollgate-request-id': ctx.id });
     }
   }
 

@@ -1,5 +1,5 @@
 export { createGateway } from './create.js';
-export type { Gateway, GatewayOptions, GatewayStats } from './options.js';
+export type { Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
 export { GatewayConfigError, type ConfigIssue } from './config-error.js';
 export type { RequestFilter, FilterContext } from './filters.js';
 export type { UsageRecord, UsageSink, UsageOption, RecordPrincipal, RecordUsage, RecordStatus } from './usage-record.js';

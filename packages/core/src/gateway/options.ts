@@ -1,4 +1,4 @@
-import type { CacheShapingOptions } from '@tollgate/codecs';
+import type { CacheShapingOptions, Codec } from '@tollgate/codecs/base';
 import type { Policy, Principal, SpendNotification } from '@tollgate/policy';
 import type { IdentityOptions } from '../identity/index.js';
 import type { Registry } from '../registry/index.js';
@@ -45,6 +45,19 @@ export interface GatewayOptions {
   cacheShaping?: CacheShapingOptions;
   /** Spend notifications (policy `notify` actions), delivered once per crossing per window. */
   notify?: (notification: SpendNotification, principal: Principal) => void;
+  /**
+   * The wire formats the gateway reads and writes, as codec objects
+   * (`import { openaiChatCodec } from '@tollgate/codecs/openai-chat'`). Every entry route and
+   * enabled deployment of the registry needs its format's codec, else the gateway refuses to
+   * start. `createGateway` from `@tollgate/core` defaults to every format; the one from
+   * `@tollgate/core/minimal` requires the list, so a bundle holds only the codecs listed.
+   */
+  codecs?: readonly Codec[];
+}
+
+/** `createGateway`'s options in `@tollgate/core/minimal`: the codec list is required. */
+export interface MinimalGatewayOptions extends GatewayOptions {
+  codecs: readonly Codec[];
 }
 
 export interface GatewayStats {

@@ -1,12 +1,13 @@
-import { convertStream, type StreamEvent, type WireFormat } from '@tollgate/codecs';
+import { convertStreamWith, type Codec, type StreamEvent } from '@tollgate/codecs/base';
 import type { RequestContext } from './context.js';
 import { utf8Length } from './sizing.js';
 
 export type StreamOutcome = 'completed' | 'cancelled' | 'failed';
 
 export interface RelayOptions {
-  upstreamFormat: WireFormat;
-  entryFormat: WireFormat;
+  /** The codecs of the upstream's format and of the caller's. */
+  upstreamCodec: Codec;
+  entryCodec: Codec;
   /** The model name the client asked for, shown in the converted stream. */
   clientModel?: string;
   includeUsage: boolean;
@@ -55,10 +56,10 @@ export function tapEvents(ctx: RequestContext): (event: StreamEvent) => void {
  * slow client slows the upstream read; a client cancel cancels the upstream within one chunk.
  */
 export function relayStream(upstream: ReadableStream<Uint8Array>, ctx: RequestContext, options: RelayOptions): ReadableStream<Uint8Array> {
-  const convertOptions: Parameters<typeof convertStream>[3] = { includeUsage: options.includeUsage, onEvent: tapEvents(ctx) };
+  const convertOptions: Parameters<typeof convertStreamWith>[3] = { includeUsage: options.includeUsage, onEvent: tapEvents(ctx) };
   if (options.clientModel !== undefined) convertOptions.model = options.clientModel;
   if (options.maxEventBytes !== undefined) convertOptions.maxEventBytes = options.maxEventBytes;
-  const converted = convertStream(upstream, options.upstreamFormat, options.entryFormat, convertOptions);
+  const converted = convertStreamWith(upstream, options.upstreamCodec, options.entryCodec, convertOptions);
   const reader = converted.getReader();
   let ended = false;
   const end = (outcome: StreamOutcome) => {

@@ -1,4 +1,5 @@
-import { GatewayError, getCodec, hasCodec, type ErrorInfo, type WireFormat } from '@tollgate/codecs';
+import { GatewayError, type CodecTable, type ErrorInfo, type WireFormat } from '@tollgate/codecs/base';
+import { errorCodec } from './codecs.js';
 
 const COMPLETE_BODY = Symbol.for('tollgate.completeBody');
 
@@ -22,11 +23,18 @@ export function completeBodyOf(response: Response): Uint8Array | undefined {
 
 const textEncoder = new TextEncoder();
 
-/** Render a canonical error as an HTTP response in the caller's wire format. */
-export function errorResponse(error: ErrorInfo | GatewayError, format: WireFormat | null, extraHeaders: Record<string, string> = {}): Response {
+/**
+ * Render a canonical error as an HTTP response in the caller's wire format (among the gateway's
+ * codecs; OpenAI's shape, or the first codec's, when it has none for that format).
+ */
+export function errorResponse(
+  codecs: CodecTable,
+  error: ErrorInfo | GatewayError,
+  format: WireFormat | null,
+  extraHeaders: Record<string, string> = {},
+): Response {
   const info = GatewayError.isInstance(error) ? error.toInfo() : error;
-  const codec = getCodec(format !== null && hasCodec(format) ? format : 'openai_chat');
-  const rendered = codec.renderError(info);
+  const rendered = errorCodec(codecs, format).renderError(info);
   const headers = new Headers({ 'content-type': 'application/json', ...rendered.headers, ...extraHeaders });
   if (info.retryAfterS !== undefined && !headers.has('retry-after')) headers.set('retry-after', String(info.retryAfterS));
   return completeResponse(JSON.stringify(rendered.body), { status: rendered.status, headers });

@@ -1,4 +1,4 @@
-import { GatewayError, codeForStatus, getCodec, type ErrorInfo } from '@tollgate/codecs';
+import { GatewayError, codeForStatus, codecOf, type ErrorInfo } from '@tollgate/codecs/base';
 import type { Candidate } from '../registry/index.js';
 import type { Admission } from './admission.js';
 import type { RequestContext } from './context.js';
@@ -67,6 +67,9 @@ async function readText(body: ReadableStream<Uint8Array> | null, max: number): P
 export async function respond(input: RespondInput): Promise<Response> {
   const { deps, ctx, candidate, target, response, admission } = input;
   const entry = ctx.entryFormat!;
+  // Both are in the table: the gateway refused to start on a route or deployment without one.
+  const entryCodec = codecOf(deps.codecs, entry);
+  const upstreamCodec = codecOf(deps.codecs, target.upstreamFormat);
   const headers = governanceHeaders(ctx, admission);
   const pricing = candidate.deployment.pricing;
   const settle = (completed: boolean) =>
@@ -81,12 +84,12 @@ export async function respond(input: RespondInput): Promise<Response> {
     } catch {
       // not JSON: decodeError copes with anything
     }
-    const decoded = getCodec(target.upstreamFormat).decodeError(response.status, parsed);
+    const decoded = upstreamCodec.decodeError(response.status, parsed);
     const info = upstreamErrorForClient(response, decoded, target, deps);
     await deps.store.release(ctx.id).catch(() => {});
     ctx.reject(info.status, `upstream_${response.status}`, 'upstream_error');
     writeRecord(ctx, deps.sink);
-    return errorResponse(info, entry, headers);
+    return errorResponse(deps.codecs, info, entry, headers);
   }
 
   if (ctx.stream) {
@@ -95,7 +98,7 @@ export async function respond(input: RespondInput): Promise<Response> {
       await settle(false);
       ctx.reject(502, 'upstream_empty_body', 'upstream_error');
       writeRecord(ctx, deps.sink);
-      return errorResponse(new GatewayError('upstream_error', 'The upstream returned no stream.'), entry, headers);
+      return errorResponse(deps.codecs, new GatewayError('upstream_error', 'The upstream returned no stream.'), entry, headers);
     }
     const ttl = deps.reservationTtlMs;
     const renewal = admission.reserved > 0 ? setInterval(() => void deps.store.renew(ctx.id, ttl).catch(() => {}), Math.max(1000, Math.floor(ttl / 3))) : null;
@@ -122,8 +125,8 @@ export async function respond(input: RespondInput): Promise<Response> {
       });
     };
     const relayOptions: Parameters<typeof relayStream>[2] = {
-      upstreamFormat: target.upstreamFormat,
-      entryFormat: entry,
+      upstreamCodec,
+      entryCodec,
       clientModel: input.clientModel,
       includeUsage: ctx.includeUsage,
       onEnd,
@@ -143,16 +146,16 @@ export async function respond(input: RespondInput): Promise<Response> {
   try {
     if (text === null) throw new Error('upstream body unreadable or too large');
     const parsed: unknown = JSON.parse(text);
-    const decoded = getCodec(target.upstreamFormat).decodeResponse(parsed);
+    const decoded = upstreamCodec.decodeResponse(parsed);
     ctx.usage = decoded.response.usage;
     for (const p of decoded.response.content) if (p.type === 'tool_call') ctx.toolsInvoked.add(p.name);
     if (target.upstreamFormat === entry && target.plan === 'identity') out = text;
-    else out = JSON.stringify(getCodec(entry).encodeResponse(decoded.response, { model: input.clientModel }).body);
+    else out = JSON.stringify(entryCodec.encodeResponse(decoded.response, { model: input.clientModel }).body);
   } catch (cause) {
     await settle(false);
     ctx.reject(502, 'upstream_bad_response', 'upstream_error');
     writeRecord(ctx, deps.sink);
-    return errorResponse(new GatewayError('upstream_error', 'The upstream returned a response that could not be read.', { cause }), entry, headers);
+    return errorResponse(deps.codecs, new GatewayError('upstream_error', 'The upstream returned a response that could not be read.', { cause }), entry, headers);
   }
   await settle(ctx.usage !== null);
   ctx.httpStatus = 200;

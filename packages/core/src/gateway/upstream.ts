@@ -1,14 +1,15 @@
 import {
   GatewayError,
   ISSUER_OF_FORMAT,
+  codecOf,
   fromVertexEnvelope,
-  getCodec,
   shapePromptCache,
   toVertexEnvelope,
   type CacheShapingOptions,
+  type CodecTable,
   type Request as IRRequest,
   type WireFormat,
-} from '@tollgate/codecs';
+} from '@tollgate/codecs/base';
 import type { Credential } from '../registry/index.js';
 
 /** What the gateway needs to call one deployment (built from a registry candidate). */
@@ -77,6 +78,7 @@ const RAW_ENVELOPES: Partial<Record<string, (body: Record<string, unknown>, upst
  * changed): encode the canonical request in the upstream format.
  */
 export function upstreamBody(
+  codecs: CodecTable,
   target: UpstreamTarget,
   raw: Uint8Array,
   parsed: Record<string, unknown>,
@@ -111,7 +113,7 @@ export function upstreamBody(
     if (envelope !== undefined) copy = envelope(copy, target.upstreamModel);
     return encoder.encode(JSON.stringify(copy));
   }
-  const encoded = getCodec(target.upstreamFormat).encodeRequest(request, { model: target.upstreamModel, stream: request.stream });
+  const encoded = codecOf(codecs, target.upstreamFormat).encodeRequest(request, { model: target.upstreamModel, stream: request.stream });
   return encoder.encode(JSON.stringify(encoded.body));
 }
 

@@ -1,14 +1,12 @@
 import {
   GatewayError,
   ISSUER_OF_FORMAT,
-  getCodec,
-  statefulFeatures,
   type CacheShapingOptions,
-  hasCodec,
+  type CodecTable,
   type Issuer,
   type Request as IRRequest,
   type WireFormat,
-} from '@tollgate/codecs';
+} from '@tollgate/codecs/base';
 import { decideAccess, defaultMaxTokens, type Policy, type Principal, type SpendNotification } from '@tollgate/policy';
 import type { IdentityResolver } from '../identity/index.js';
 import { candidates as candidatesFor, pickWeighted, resolveEntry, resolveModel, type Candidate, type Model, type Registry } from '../registry/index.js';
@@ -32,6 +30,8 @@ import { writeRecord } from './finalize.js';
 /** Everything the walk needs that lives as long as the gateway. */
 export interface WalkDeps {
   registry: Registry;
+  /** The codecs this gateway reads and writes, by format; every route and enabled deployment has one. */
+  codecs: CodecTable;
   policy: Policy | null;
   identity: IdentityResolver;
   store: StateStore;
@@ -56,7 +56,7 @@ export interface WalkDeps {
 function refuse(deps: WalkDeps, ctx: RequestContext, error: GatewayError, reason: string, headers: Record<string, string> = {}): Response {
   ctx.reject(error.status, reason, error.code === 'internal' ? 'error' : 'rejected');
   writeRecord(ctx, deps.sink);
-  return errorResponse(error, ctx.entryFormat, headers);
+  return errorResponse(deps.codecs, error, ctx.entryFormat, headers);
 }
 
 const DISCOVERY_PATHS = new Set(['/v1/models', '/v1beta/models', '/models']);
@@ -75,7 +75,8 @@ export async function walk(request: Request, ctx: RequestContext, deps: WalkDeps
   }
   const format = entry.format;
   ctx.entryFormat = format;
-  if (!hasCodec(format)) {
+  const codec = deps.codecs[format];
+  if (codec === undefined) {
     return refuse(deps, ctx, new GatewayError('unsupported_feature', `The wire format ${format} is not supported yet.`), 'format_unsupported');
   }
 
@@ -95,7 +96,7 @@ export async function walk(request: Request, ctx: RequestContext, deps: WalkDeps
     const decodeOptions: { model?: string; stream?: boolean } = {};
     if (entry.model !== null) decodeOptions.model = entry.model;
     if (entry.stream) decodeOptions.stream = true;
-    const decoded = getCodec(format).decodeRequest(body, decodeOptions);
+    const decoded = codec.decodeRequest(body, decodeOptions);
     ir = decoded.request;
     ctx.unclassified = decoded.unclassified.length;
   } catch (error) {
@@ -124,11 +125,11 @@ export async function walk(request: Request, ctx: RequestContext, deps: WalkDeps
   const sticky = stickyKey(principal, request, ir);
   // Stateful Responses features (previous_response_id, built-in tools, …) only a Responses
   // upstream can honour: other routes are not candidates, and none left is a clear refusal.
-  const stateful = format === 'openai_responses' ? statefulFeatures(ir) : [];
+  const stateful = codec.statefulFeatures?.(ir) ?? [];
   const route = (m: Model): Candidate[] => {
     if (!m.entryFormats.includes(format)) return [];
-    let found = candidatesFor(deps.registry, m, format).filter((c) => c.deployment.enabled && hasCodec(c.upstreamFormat));
-    if (stateful.length > 0) found = found.filter((c) => c.upstreamFormat === 'openai_responses');
+    let found = candidatesFor(deps.registry, m, format).filter((c) => c.deployment.enabled && deps.codecs[c.upstreamFormat] !== undefined);
+    if (stateful.length > 0) found = found.filter((c) => c.upstreamFormat === format);
     if (issuer !== null) {
       const same = found.filter((c) => ISSUER_OF_FORMAT[c.upstreamFormat] === issuer);
       if (same.length > 0) found = same;
@@ -225,7 +226,7 @@ export async function walk(request: Request, ctx: RequestContext, deps: WalkDeps
   const result = await dispatch(
     targets,
     async (target) => {
-      const encoded = upstreamBody(target, raw, parsed, ir, format, irChanged, {
+      const encoded = upstreamBody(deps.codecs, target, raw, parsed, ir, format, irChanged, {
         model: target.upstreamModel,
         ...(maxTokensEdit !== undefined ? { maxTokens: maxTokensEdit } : {}),
         includeUsage: ir.stream && !ctx.includeUsage,
@@ -255,11 +256,11 @@ export async function walk(request: Request, ctx: RequestContext, deps: WalkDeps
   if (e.code === 'cancelled') {
     ctx.reject(499, 'client_cancelled', 'cancelled');
     writeRecord(ctx, deps.sink);
-    return errorResponse(e, format);
+    return errorResponse(deps.codecs, e, format);
   }
   ctx.reject(e.status, `upstream:${e.code}`, 'upstream_error');
   writeRecord(ctx, deps.sink);
-  return errorResponse(e, format);
+  return errorResponse(deps.codecs, e, format);
 }
 
 function toTarget(c: Candidate): UpstreamTarget {
@@ -304,7 +305,7 @@ async function discovery(request: Request, path: string, ctx: RequestContext, de
   const kind = path.startsWith('/v1beta') ? 'gemini' : request.headers.has('anthropic-version') ? 'anthropic' : 'openai';
   ctx.entryFormat = (kind === 'gemini' ? 'gemini_generate_content' : kind === 'anthropic' ? 'anthropic_messages' : 'openai_chat') as WireFormat;
   const auth = await deps.identity.authenticate(request);
-  if (!auth.ok) return errorResponse(auth.error, ctx.entryFormat);
+  if (!auth.ok) return errorResponse(deps.codecs, auth.error, ctx.entryFormat);
   const body = listModelsFor(deps, auth.principal, kind);
   return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json', 'x-tollgate-request-id': ctx.id } });
 }
