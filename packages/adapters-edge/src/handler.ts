@@ -1,4 +1,4 @@
-import { createGateway, GatewayConfigError, type Gateway, type GatewayOptions } from '@tollgate/core';
+import { GatewayConfigError, type Codec, type Gateway, type GatewayOptions } from '@tollgate/core/minimal';
 import { hardCapRules, perIsolateCapMessage } from './hard-caps.js';
 import { createIsolateStore } from './isolate-store.js';
 import { defaultSecrets } from './secrets.js';
@@ -35,6 +35,11 @@ export interface EdgeHandlerOptions extends GatewayOptions {
   waitUntil?: WaitUntil;
 }
 
+/** `createEdgeHandler`'s options in `@tollgate/adapters-edge/minimal`: the codec list is required. */
+export interface MinimalEdgeHandlerOptions extends EdgeHandlerOptions {
+  codecs: readonly Codec[];
+}
+
 /**
  * A Fetch-API handler: `(request) => Promise<Response>`. Extra arguments are what the platform
  * passes (a Worker's `env` and `ctx`, Deno's connection info, Bun's server, Next.js's route
@@ -48,21 +53,11 @@ export interface EdgeHandler {
   close(options?: { drainMs?: number }): Promise<void>;
 }
 
-/**
- * Create the gateway as a Fetch-API handler for Cloudflare Workers (`export default { fetch:
- * handler }`), `Deno.serve(handler)`, `Bun.serve({ fetch: handler })` and Next.js / Vercel
- * route handlers (`export const POST = handler`).
- *
- * Refuses to start (throws `GatewayConfigError`) on an invalid registry, policy or identity,
- * and on a policy with hard spend caps when no shared `store` is given, unless
- * `allowPerIsolateCaps` is set. Without `secrets`, provider secrets are read from the process
- * environment, or `Deno.env`, where the runtime has one; on Workers pass `secrets` (or use
- * `createWorker`, which reads them from `env`).
- *
- * Safe to call at module scope on Workers: the per-isolate store (and its sweeper timer) is
- * made on the first request.
- */
-export function createEdgeHandler(options: EdgeHandlerOptions): EdgeHandler {
+/** The `createGateway` a handler is built with: `@tollgate/core`'s (every codec) or `@tollgate/core/minimal`'s. */
+export type GatewayFactory = (options: GatewayOptions) => Gateway;
+
+/** `createEdgeHandler` (see `create.ts` and `minimal.ts`) with the gateway made by `createGateway`. */
+export function buildEdgeHandler(options: EdgeHandlerOptions, createGateway: GatewayFactory): EdgeHandler {
   const { allowPerIsolateCaps = false, basePath, waitUntil, ...gatewayOptions } = options;
   const base = normaliseBasePath(basePath);
   const perIsolate = gatewayOptions.store === undefined;

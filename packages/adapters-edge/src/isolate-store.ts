@@ -1,4 +1,4 @@
-import { createMemoryStore, type MemoryStoreOptions, type StateStore } from '@tollgate/core';
+import { createMemoryStore, type MemoryStoreOptions, type StateStore } from '@tollgate/core/minimal';
 
 /**
  * The per-isolate default store: `createMemoryStore()`, made on first use rather than at

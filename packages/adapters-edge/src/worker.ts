@@ -1,4 +1,4 @@
-import { createEdgeHandler, type EdgeHandler, type EdgeHandlerOptions } from './handler.js';
+import type { EdgeHandler, EdgeHandlerOptions, MinimalEdgeHandlerOptions } from './handler.js';
 import { envSecrets } from './secrets.js';
 
 /** The part of a Worker's `ExecutionContext` the gateway uses. */
@@ -14,23 +14,18 @@ export interface EdgeWorker<Env> {
 /** Builds the handler's options from a Worker's `env` (secrets, variables, bindings). */
 export type WorkerConfigure<Env> = (env: Env) => EdgeHandlerOptions | Promise<EdgeHandlerOptions>;
 
-/**
- * A Cloudflare Worker (module syntax) around the gateway. Workers hand over secrets and
- * bindings only with each request, in `env`, so the gateway is built on the first request from
- * `configure(env)` and reused by every later request of the isolate. Without `secrets` in the
- * options, provider secrets are read from `env` by name. Each request's usage record is kept
- * alive with `ctx.waitUntil`.
- *
- * State lives per isolate unless `store` is given (see `EdgeHandlerOptions`). A configuration
- * the gateway refuses (an invalid registry or policy, hard caps on a per-isolate store) is
- * logged with `console.error` and answered with a 500 in OpenAI's error shape; the next
- * request tries again.
- */
-export function createWorker<Env = Record<string, unknown>>(configure: WorkerConfigure<Env>): EdgeWorker<Env> {
+/** `WorkerConfigure` for `createWorker` of `@tollgate/adapters-edge/minimal`: the options list their codecs. */
+export type MinimalWorkerConfigure<Env> = (env: Env) => MinimalEdgeHandlerOptions | Promise<MinimalEdgeHandlerOptions>;
+
+/** `createWorker` (see `create.ts` and `minimal.ts`): handlers made by `createHandler` from `configure(env)`. */
+export function buildWorker<Env, Options extends EdgeHandlerOptions>(
+  configure: (env: Env) => Options | Promise<Options>,
+  createHandler: (options: Options) => EdgeHandler,
+): EdgeWorker<Env> {
   let handler: Promise<EdgeHandler> | undefined;
   const build = async (env: Env): Promise<EdgeHandler> => {
     const options = await configure(env);
-    return createEdgeHandler(options.secrets === undefined ? { ...options, secrets: envSecrets(env as object) } : options);
+    return createHandler(options.secrets === undefined ? { ...options, secrets: envSecrets(env as object) } : options);
   };
   return {
     async fetch(request, env, ctx) {
