@@ -56,6 +56,25 @@ describe('edge packages import nothing from Node', () => {
   });
 });
 
+describe('a Worker bundles only the codecs it lists', () => {
+  const codecFolders = (inputs: string[]) =>
+    [...new Set(inputs.map((i) => /^packages\/codecs\/src\/(openai-chat|openai-responses|anthropic-messages|anthropic-vertex|gemini)\/(?!envelope)/.exec(i)?.[1]).filter((f) => f !== undefined))].sort();
+  const bundledCodecs = async (entry: string) => {
+    const { result, errors } = await bundleEdge({ entryPoints: { worker: entry }, platform: 'browser', minify: true });
+    expect(errors, formatMessages(errors)).toEqual([]);
+    const output = Object.values(result.metafile.outputs)[0]!;
+    return codecFolders(Object.entries(output.inputs).filter(([, v]) => v.bytesInOutput > 0).map(([k]) => k));
+  };
+
+  it('examples/edge-worker (adapters-edge/minimal with two codecs) holds those two formats, no other', async () => {
+    expect(await bundledCodecs('examples/edge-worker/worker.ts')).toEqual(['anthropic-messages', 'openai-chat']);
+  });
+
+  it('the root entry of adapters-edge holds all five', async () => {
+    expect(await bundledCodecs('packages/adapters-edge/src/index.ts')).toEqual(['anthropic-messages', 'anthropic-vertex', 'gemini', 'openai-chat', 'openai-responses']);
+  });
+});
+
 describe('jose is loaded only for JWT verification', () => {
   it('sits behind a dynamic import: with code splitting, the Worker entry chunk holds no jose', async () => {
     const { result, errors } = await bundleEdge({ entryPoints: { edge: 'packages/adapters-edge/src/index.ts' }, platform: 'browser', splitting: true });

@@ -132,6 +132,25 @@ for (const runtime of ['bun', 'deno'] as const satisfies readonly Runtime[]) {
       expect(e.headers.get('x-tollgate-request-id')).toMatch(/^req_/);
     });
 
+    it('from adapters-edge/minimal with the two codecs it needs, streams the same translation; missing one, refuses to start naming it', async () => {
+      const config = { registry: testRegistry(upstream.url), identity, codecs: ['openai_chat', 'anthropic_messages'] };
+      const minimal = await startRuntimeServer(runtime, binary.path, script, serverEnv(config));
+      try {
+        const selective = new OpenAI({ apiKey: keys.alice, baseURL: `${minimal.url}/v1`, maxRetries: 0 });
+        const stream = await selective.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'Say hello' }], stream: true });
+        let text = '';
+        for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+        expect(text).toBe('Hello');
+      } finally {
+        await minimal.stop();
+      }
+      const run = runToExit(runtime, binary.path, script, serverEnv({ ...config, codecs: ['openai_chat'] }));
+      expect(run.status, run.stdout).not.toBe(0);
+      expect(run.stdout).not.toContain('LISTENING');
+      expect(run.stderr).toContain('no codec for anthropic_messages');
+      expect(run.stderr).toContain("anthropicMessagesCodec from '@tollgate/codecs/anthropic-messages'");
+    });
+
     it('refuses to start with hard caps on its per-isolate store', () => {
       const policy = {
         spend: { rules: [{ id: 'frontier-cap', matches: [{ match: { scope: 'frontier', window: 'monthly', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }] }] },

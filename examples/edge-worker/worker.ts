@@ -7,8 +7,15 @@
  * from `env` by the names the registry gives (OPENAI_API_KEY, ANTHROPIC_API_KEY); each usage
  * record is logged as one JSON line (Workers Logs / Logpush) and kept alive with
  * `ctx.waitUntil`.
+ *
+ * The Worker serves two wire formats, so it lists their two codecs: `createWorker` from
+ * `@tollgate/adapters-edge/minimal` bundles only the codecs it is given (the one from
+ * `@tollgate/adapters-edge` bundles all five). A registry route or deployment in a format not
+ * listed here is refused at start, naming the codec to add.
  */
-import { createWorker, type WorkerContext } from '@tollgate/adapters-edge';
+import { createWorker, type WorkerContext } from '@tollgate/adapters-edge/minimal';
+import { anthropicMessagesCodec } from '@tollgate/codecs/anthropic-messages';
+import { openaiChatCodec } from '@tollgate/codecs/openai-chat';
 import { policy, registry } from './registry.js';
 
 /** The Worker's bindings: secrets (`wrangler secret put NAME`) and variables. Declared here, so no @cloudflare/workers-types is needed. */
@@ -27,6 +34,7 @@ const worker = createWorker<Env>((env) => ({
   policy,
   identity: { virtual_keys: JSON.parse(env.TOLLGATE_VIRTUAL_KEYS) },
   usage: (record) => console.log(JSON.stringify(record)),
+  codecs: [openaiChatCodec, anthropicMessagesCodec],
 }));
 
 export default {

@@ -51,6 +51,8 @@ export interface EdgeBundleOptions {
   external?: string[];
   /** Put dynamically imported modules in their own chunks (esbuild `splitting`, ESM only). */
   splitting?: boolean;
+  /** Import paths replaced by others (esbuild `alias`), e.g. a subpath by its package's root entry. */
+  alias?: Record<string, string>;
 }
 
 export interface EdgeBundle {
@@ -80,6 +82,7 @@ export async function bundleEdge(options: EdgeBundleOptions): Promise<EdgeBundle
       logLevel: 'silent',
       external: options.external ?? [],
       splitting: options.splitting ?? false,
+      alias: options.alias ?? {},
       plugins: [nodeBuiltinGuard(nodeImports)],
     });
     return { result, nodeImports, errors: result.errors };
