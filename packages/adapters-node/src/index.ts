@@ -1,6 +1,6 @@
 export { toNodeListener, handleNodeRequest, DEFAULT_MAX_REQUEST_BYTES } from './http/listener.js';
 export type { NodeListener, NodeListenerOptions, HandleNodeRequestOptions } from './http/listener.js';
-export { toFetchRequest } from './http/request.js';
+export { toFetchRequest, toGatewayRequest } from './http/request.js';
 export { writeFetchResponse } from './http/response.js';
 export { createNodeFetch } from './http/upstream-fetch.js';
 export type { NodeFetch, NodeFetchOptions } from './http/upstream-fetch.js';

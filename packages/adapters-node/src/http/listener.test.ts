@@ -132,7 +132,7 @@ describe('toNodeListener', () => {
     const seen = new Promise<void>((r) => (firstChunkSeen = r));
     const gateway: Pick<Gateway, 'handle'> = {
       handle: async (request) => {
-        const reader = request.body!.getReader();
+        const reader = (request.body as ReadableStream<Uint8Array>).getReader();
         let total = 0;
         for (;;) {
           const { done, value } = await reader.read();

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { GatewayError, type Gateway } from '@tollgate/core';
-import { toFetchRequest } from './request.js';
+import { GatewayError, type Gateway, type GatewayRequest } from '@tollgate/core';
+import { toGatewayRequest } from './request.js';
 import { writeFetchResponse } from './response.js';
 
 /** The default body cap: 32 MiB, the largest any vendor API accepts (as the gateway's own default). */
@@ -42,9 +42,9 @@ export async function handleNodeRequest(
   };
   res.once('close', onClose);
   let tooLarge = false;
-  let request: Request;
+  let request: GatewayRequest;
   try {
-    request = toFetchRequest(req, {
+    request = toGatewayRequest(req, {
       onTooLarge: () => void (tooLarge = true),
       maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
       signal: controller.signal,

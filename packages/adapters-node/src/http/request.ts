@@ -1,8 +1,10 @@
 import type { IncomingMessage } from 'node:http';
-import { GatewayError } from '@tollgate/core';
+import { GatewayError, type GatewayRequest } from '@tollgate/core';
 
 /** Hop-by-hop headers describe one connection, not the request: they never reach the gateway. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
+
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
 export interface ToRequestOptions {
   /** The body cap in bytes: the stream errors with a 413-coded `GatewayError` past it. */
@@ -21,14 +23,42 @@ export function tooLarge(max: number): GatewayError {
   return new GatewayError('request_too_large', `The request body is larger than the ${max}-byte limit.`);
 }
 
-/** `IncomingMessage` → Fetch `Request`, with a streamed, capped body and the given abort signal. */
-export function toFetchRequest(req: IncomingMessage, options: ToRequestOptions): Request {
+/** The headers a gateway should see: everything but pseudo and hop-by-hop headers. */
+function headersOf(req: IncomingMessage): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || name.startsWith(':') || HOP_BY_HOP.has(name)) continue;
     if (Array.isArray(value)) for (const v of value) headers.append(name, v);
     else headers.set(name, value);
   }
+  return headers;
+}
+
+/**
+ * `IncomingMessage` → what the gateway reads of a request, as a plain object (no Fetch
+ * `Request` is built): method, absolute URL, headers, the abort signal, and the body as a
+ * pull-driven stream with the cap (or the bytes an earlier middleware already read).
+ */
+export function toGatewayRequest(req: IncomingMessage, options: ToRequestOptions): GatewayRequest {
+  const method = req.method ?? 'GET';
+  // As a Fetch Request would: these methods are not for an API (and TRACE echoes credentials).
+  if (FORBIDDEN_METHODS.has(method.toUpperCase())) throw new TypeError(`'${method}' HTTP method is unsupported.`);
+  const headers = headersOf(req);
+  let body: GatewayRequest['body'] = null;
+  if (method !== 'GET' && method !== 'HEAD') {
+    if (options.body !== undefined) {
+      headers.set('content-length', String(options.body.byteLength));
+      body = options.body;
+    } else if (hasBody(req)) {
+      body = bodyStream(req, options.maxRequestBytes, options.onTooLarge ?? (() => {}));
+    }
+  }
+  return { method, url: originOf(req) + pathOf(options.url ?? req.url), headers, signal: options.signal, body };
+}
+
+/** `IncomingMessage` → Fetch `Request`, with a streamed, capped body and the given abort signal. */
+export function toFetchRequest(req: IncomingMessage, options: ToRequestOptions): Request {
+  const headers = headersOf(req);
   const method = req.method ?? 'GET';
   const init: RequestInit & { duplex?: 'half' } = { method, headers, signal: options.signal };
   if (method !== 'GET' && method !== 'HEAD') {

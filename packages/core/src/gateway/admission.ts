@@ -1,4 +1,4 @@
-import { GatewayError } from '@tollgate/codecs';
+import { GatewayError } from '@tollgate/codecs/base';
 import {
   decideRate,
   decideSpend,

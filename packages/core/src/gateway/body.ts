@@ -1,13 +1,19 @@
-import { GatewayError } from '@tollgate/codecs';
+import { GatewayError } from '@tollgate/codecs/base';
+import type { GatewayRequest } from './request.js';
 
 export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
 /** Read a request body, refusing (413) as soon as it passes `max` bytes; never buffers beyond it. */
-export async function readBoundedBody(request: Request, max: number): Promise<Uint8Array> {
+export async function readBoundedBody(request: Pick<GatewayRequest, 'headers' | 'body'>, max: number): Promise<Uint8Array> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > max) throw tooLarge(max);
-  if (request.body === null) return new Uint8Array(0);
-  const reader = request.body.getReader();
+  const body = request.body;
+  if (body === null) return new Uint8Array(0);
+  if (body instanceof Uint8Array) {
+    if (body.byteLength > max) throw tooLarge(max);
+    return body;
+  }
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

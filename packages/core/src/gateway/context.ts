@@ -1,4 +1,4 @@
-import type { Request as IRRequest, Usage, WireFormat } from '@tollgate/codecs';
+import type { Request as IRRequest, Usage, WireFormat } from '@tollgate/codecs/base';
 import type { Principal } from '@tollgate/policy';
 import type { CostMicros, RecordStatus, UsageRecord } from './usage-record.js';
 

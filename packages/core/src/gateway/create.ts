@@ -9,6 +9,7 @@ import { DEFAULT_MAX_REQUEST_BYTES } from './body.js';
 import { Breakers } from './breaker.js';
 import { GatewayConfigError } from './config-error.js';
 import { RequestContext } from './context.js';
+import type { GatewayRequest } from './request.js';
 import { writeRecord } from './finalize.js';
 import { assertCodecsCover, codecTableFrom } from './codecs.js';
 import type { Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
@@ -88,7 +89,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     },
   };
 
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: GatewayRequest): Promise<Response> {
     stats.requests++;
     const ctx = new RequestContext(now, registry.revision, policyRevision);
     if (closed) {

@@ -1,5 +1,5 @@
 import pRetry, { AbortError } from 'p-retry';
-import { GatewayError } from '@tollgate/codecs';
+import { GatewayError } from '@tollgate/codecs/base';
 import type { Breakers } from './breaker.js';
 import type { UpstreamCall, UpstreamTarget } from './upstream.js';
 

@@ -1,4 +1,4 @@
-import type { Request as IRRequest } from '@tollgate/codecs';
+import type { Request as IRRequest } from '@tollgate/codecs/base';
 import type { Principal } from '@tollgate/policy';
 
 export interface FilterContext {

@@ -1,4 +1,4 @@
-import type { Usage } from '@tollgate/codecs';
+import type { Usage } from '@tollgate/codecs/base';
 import { priceUsage, type Pricing } from '../pricing/index.js';
 import type { StateStore } from '../store/types.js';
 import { chargeKeys } from './admission.js';

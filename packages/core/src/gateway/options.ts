@@ -3,6 +3,7 @@ import type { Policy, Principal, SpendNotification } from '@tollgate/policy';
 import type { IdentityOptions } from '../identity/index.js';
 import type { Registry } from '../registry/index.js';
 import type { StateStore } from '../store/types.js';
+import type { GatewayRequest } from './request.js';
 import type { BreakerOptions } from './breaker.js';
 import type { FailoverOptions } from './dispatch.js';
 import type { RequestFilter } from './filters.js';
@@ -72,7 +73,7 @@ export interface GatewayStats {
 
 export interface Gateway {
   /** Govern one request: `Request → Response`, in the caller's wire format. */
-  handle(request: Request): Promise<Response>;
+  handle(request: Request | GatewayRequest): Promise<Response>;
   /** A `fetch` to hand to a vendor SDK: `new OpenAI({ fetch: gateway.fetch, apiKey: virtualKey })`. */
   readonly fetch: typeof fetch;
   /** The loaded registry and policy, and their revisions. */

@@ -1,5 +1,6 @@
 import { GatewayError, type CodecTable, type ErrorInfo, type WireFormat } from '@tollgate/codecs/base';
 import { errorCodec } from './codecs.js';
+import type { GatewayRequest } from './request.js';
 
 const COMPLETE_BODY = Symbol.for('tollgate.completeBody');
 
@@ -41,7 +42,7 @@ export function errorResponse(
 }
 
 /** Which format a request that matched no entry route most likely speaks, for its error body. */
-export function guessFormat(request: Request, pathname: string): WireFormat {
+export function guessFormat(request: Pick<GatewayRequest, 'headers'>, pathname: string): WireFormat {
   if (pathname.includes(':generateContent') || pathname.includes(':streamGenerateContent') || pathname.startsWith('/v1beta/')) {
     return 'gemini_generate_content';
   }

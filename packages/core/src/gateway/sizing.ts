@@ -1,4 +1,4 @@
-import type { Request as IRRequest, ContentPart } from '@tollgate/codecs';
+import type { Request as IRRequest, ContentPart } from '@tollgate/codecs/base';
 
 export interface SizingOptions {
   /** Tokens charged for an input the gateway cannot size: an image. Default 8,000. */

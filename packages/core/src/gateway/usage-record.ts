@@ -1,4 +1,4 @@
-import type { WireFormat } from '@tollgate/codecs';
+import type { WireFormat } from '@tollgate/codecs/base';
 import type { CostMicros } from '../pricing/types.js';
 
 export type { CostMicros };

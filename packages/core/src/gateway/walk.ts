@@ -18,6 +18,7 @@ import type { Breakers } from './breaker.js';
 import type { RequestContext } from './context.js';
 import { dispatch, type FailoverOptions } from './dispatch.js';
 import type { RequestFilter } from './filters.js';
+import type { GatewayRequest } from './request.js';
 import { listModelsFor } from './discovery-route.js';
 import { errorResponse, guessFormat } from './render.js';
 import { respond } from './respond.js';
@@ -62,7 +63,7 @@ function refuse(deps: WalkDeps, ctx: RequestContext, error: GatewayError, reason
 const DISCOVERY_PATHS = new Set(['/v1/models', '/v1beta/models', '/models']);
 
 /** The walk of one request (DESIGN.md): each stage has one home, in this order. */
-export async function walk(request: Request, ctx: RequestContext, deps: WalkDeps): Promise<Response> {
+export async function walk(request: GatewayRequest, ctx: RequestContext, deps: WalkDeps): Promise<Response> {
   const url = new URL(request.url);
   const path = url.pathname;
 
@@ -292,7 +293,7 @@ function vendorScopedIssuer(ir: IRRequest): Issuer | null {
 }
 
 /** Sticky per conversation: principal plus a session key, else the conversation's first turn. */
-function stickyKey(principal: Principal, request: Request, ir: IRRequest): string {
+function stickyKey(principal: Principal, request: GatewayRequest, ir: IRRequest): string {
   const session = request.headers.get('x-tollgate-session') ?? request.headers.get('x-session-id');
   if (session !== null) return `${principal.id}\u0000${session}`;
   const first = ir.messages[0];
@@ -301,7 +302,7 @@ function stickyKey(principal: Principal, request: Request, ir: IRRequest): strin
   return `${principal.id}\u0000${ir.system.map((s) => s.text).join('\n').slice(0, 512)}\u0000${text.slice(0, 512)}`;
 }
 
-async function discovery(request: Request, path: string, ctx: RequestContext, deps: WalkDeps): Promise<Response> {
+async function discovery(request: GatewayRequest, path: string, ctx: RequestContext, deps: WalkDeps): Promise<Response> {
   const kind = path.startsWith('/v1beta') ? 'gemini' : request.headers.has('anthropic-version') ? 'anthropic' : 'openai';
   ctx.entryFormat = (kind === 'gemini' ? 'gemini_generate_content' : kind === 'anthropic' ? 'anthropic_messages' : 'openai_chat') as WireFormat;
   const auth = await deps.identity.authenticate(request);

@@ -31,7 +31,7 @@ interface Found {
 }
 
 /** Reads the presented secret from a request, and where it came from. */
-export function extractCredential(request: Request): CredentialResult {
+export function extractCredential(request: Pick<Request, 'headers' | 'url'>): CredentialResult {
   const found: Found[] = [];
   let malformed = false;
 

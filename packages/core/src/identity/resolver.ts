@@ -3,7 +3,7 @@
  * send it, then tries, by shape: a JWT (three segments) against the `jwt` entries, or a
  * `tg_` key by its SHA-256 against `virtual_keys`, `applications`, then the lookup function.
  */
-import { GatewayError } from '@tollgate/codecs';
+import { GatewayError } from '@tollgate/codecs/base';
 import { extractCredential } from './credentials.js';
 import { createJwtVerifier, isJwtShape, type JwtVerifier } from './jwt.js';
 import type { JwksOptions } from './jwks.js';
@@ -27,7 +27,7 @@ export type AuthResult =
 export type IdentityResolverOptions = JwksOptions;
 
 export interface IdentityResolver {
-  authenticate(request: Request): Promise<AuthResult>;
+  authenticate(request: Pick<Request, 'headers' | 'url'>): Promise<AuthResult>;
 }
 
 interface KeyRecord {

@@ -1,4 +1,4 @@
-import type { Usage } from '@tollgate/codecs';
+import type { Usage } from '@tollgate/codecs/base';
 import { ceilTimes } from './decimal.js';
 import { effectiveRates, toPricing } from './parse-pricing.js';
 import type { CostMicros, Pricing, PricingInput } from './types.js';

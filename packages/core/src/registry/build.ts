@@ -3,7 +3,7 @@
  * by path, models by id and alias, and the ordered candidates of each (model, entry format).
  * Only called on files that passed every check.
  */
-import type { Family, WireFormat } from '@tollgate/codecs';
+import type { Family, WireFormat } from '@tollgate/codecs/base';
 import { parsePricing } from '../pricing/parse-pricing.js';
 import { conversionPlan, isKnownFormat, PLAN_RANK } from './formats.js';
 import type { ParsedFile } from './parse.js';

@@ -1,4 +1,4 @@
-import type { Issuer } from '@tollgate/codecs';
+import type { Issuer } from '@tollgate/codecs/base';
 import { FORMAT_ISSUER } from './formats.js';
 import type { Model, Registry } from './types.js';
 

@@ -1,5 +1,5 @@
 // Types only: the registry needs no codec code at run time (and scripts run from source).
-import type { Family, Issuer, WireFormat } from '@tollgate/codecs';
+import type { Family, Issuer, WireFormat } from '@tollgate/codecs/base';
 import type { ConversionPlan } from './types.js';
 
 /** Every wire format tollgate speaks, with its family: spread it into a registry's `wire_formats`. */

@@ -1,4 +1,4 @@
-import type { WireFormat } from '@tollgate/codecs';
+import type { WireFormat } from '@tollgate/codecs/base';
 import { indexOf, type RegistryIndex } from './build.js';
 import type { Candidate, EntryMatch, Model, Registry } from './types.js';
 

@@ -5,7 +5,7 @@
  * Written with zod/mini (functional checks; descriptions as `z.describe` checks).
  */
 import * as z from 'zod/mini';
-import type { WireFormat } from '@tollgate/codecs';
+import type { WireFormat } from '@tollgate/codecs/base';
 import { DECIMAL_STRING_PATTERN } from '../pricing/decimal.js';
 import { useEnglishErrors } from '../zod-locale.js';
 import { KNOWN_FORMATS } from './formats.js';

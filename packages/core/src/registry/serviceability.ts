@@ -1,4 +1,4 @@
-import type { Family } from '@tollgate/codecs';
+import type { Family } from '@tollgate/codecs/base';
 
 /** The lookups the serviceability invariant needs. */
 export interface ServiceabilityFacts {

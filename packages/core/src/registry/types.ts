@@ -1,4 +1,4 @@
-import type { Family, WireFormat } from '@tollgate/codecs';
+import type { Family, WireFormat } from '@tollgate/codecs/base';
 import type { Pricing } from '../pricing/types.js';
 
 /** One violation of a registry file: where (e.g. `models.claude-sonnet.deployments[0].pricing`) and what. */

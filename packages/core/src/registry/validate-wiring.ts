@@ -2,7 +2,7 @@
  * Checks on the wiring sections: wire formats, entry routes, converters, providers (and how
  * their credentials fit) and operations.
  */
-import type { Family } from '@tollgate/codecs';
+import type { Family } from '@tollgate/codecs/base';
 import { DEFAULT_WIRE_FORMATS, isKnownFormat, KNOWN_FORMATS, templateProblems } from './formats.js';
 import type { IssueList, PathSegment } from './issues.js';
 import type { ParsedFile } from './parse.js';

@@ -1,0 +1,78 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway, type GatewayRequest, type UsageRecord } from '../index.js';
+import { createVirtualKey } from '../identity/index.js';
+import { anthropicUpstream, registry } from './__tests__/anthropic-upstream.js';
+
+const open: Gateway[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((g) => g.close({ drainMs: 100 })));
+});
+
+async function gatewayWithKey(maxRequestBytes?: number) {
+  const { key, hash } = await createVirtualKey();
+  const upstream = anthropicUpstream();
+  const records: UsageRecord[] = [];
+  const gateway = createGateway({
+    registry: registry(),
+    identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
+    secrets: { ANTHROPIC_API_KEY: 'sk-ant-upstream' },
+    fetch: upstream.fetch,
+    usage: (r) => void records.push(r),
+    ...(maxRequestBytes === undefined ? {} : { maxRequestBytes }),
+  });
+  open.push(gateway);
+  return { gateway, key, upstream, records };
+}
+
+const encoder = new TextEncoder();
+
+function plain(key: string, body: GatewayRequest['body'], signal = new AbortController().signal): GatewayRequest {
+  return {
+    method: 'POST',
+    url: 'http://gateway.test/v1/chat/completions',
+    headers: new Headers({ authorization: `Bearer ${key}`, 'content-type': 'application/json' }),
+    signal,
+    body,
+  };
+}
+
+const chatBody = (extra: Record<string, unknown> = {}) => JSON.stringify({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }], ...extra });
+
+describe('gateway.handle with a plain request object (what server adapters pass instead of a Fetch Request)', () => {
+  it('serves a body given as bytes, translated, priced and recorded like a Request', async () => {
+    const { gateway, key, upstream, records } = await gatewayWithKey();
+    const response = await gateway.handle(plain(key, encoder.encode(chatBody())));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'Hello from Claude' } }] });
+    expect(upstream.seen[0]!.body).toMatchObject({ model: 'claude-sonnet-4-5' });
+    expect(records[0]).toMatchObject({ status: 'ok', entry_format: 'openai_chat', upstream_format: 'anthropic_messages' });
+    expect(records[0]!.cost_micros!.total).toBeGreaterThan(0);
+  });
+
+  it('streams with a body given as a stream, and the answer is an OpenAI event stream', async () => {
+    const { gateway, key } = await gatewayWithKey();
+    const bytes = encoder.encode(chatBody({ stream: true }));
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(bytes.subarray(0, 10));
+        c.enqueue(bytes.subarray(10));
+        c.close();
+      },
+    });
+    const response = await gateway.handle(plain(key, body));
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const text = await response.text();
+    expect(text).toContain('"Hello from"');
+    expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+  });
+
+  it('refuses bytes over the cap with 413, and an unknown key with 401, in the caller’s format', async () => {
+    const { gateway, key, upstream } = await gatewayWithKey(64);
+    const big = await gateway.handle(plain(key, encoder.encode(chatBody({ user: 'x'.repeat(100) }))));
+    expect(big.status).toBe(413);
+    expect(((await big.json()) as { error: { code: string } }).error.code).toBe('request_too_large');
+    const denied = await gateway.handle(plain('tg_not-a-key', encoder.encode(chatBody())));
+    expect(denied.status).toBe(401);
+    expect(upstream.seen).toHaveLength(0);
+  });
+});
