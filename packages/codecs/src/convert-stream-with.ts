@@ -16,6 +16,21 @@ export interface ConvertStreamOptions {
   onEvent?: (event: StreamEvent) => void;
   /** The largest single upstream event accepted. Default 8 MiB. */
   maxEventBytes?: number;
+  /**
+   * Called once when the converted stream is over: `done` once its last chunk was handed on,
+   * `cancelled` when its consumer cancelled it first.
+   */
+  onClose?: (how: 'done' | 'cancelled') => void;
+}
+
+/** `options.onClose`, at most once. */
+function closer(options: ConvertStreamOptions): (how: 'done' | 'cancelled') => void {
+  let called = false;
+  return (how) => {
+    if (called) return;
+    called = true;
+    options.onClose?.(how);
+  };
 }
 
 const encoder = new TextEncoder();
@@ -96,6 +111,7 @@ function passthrough(readable: ReadableStream<Uint8Array>, codec: Codec, options
     sizeOption(options),
   );
   const upstream = readable.getReader();
+  const close = closer(options);
   let tail = '';
   let closed = false;
   const errorBytes = (error: ErrorInfo): Uint8Array => {
@@ -106,41 +122,52 @@ function passthrough(readable: ReadableStream<Uint8Array>, codec: Codec, options
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        if (closed) return;
-        let result: ReadableStreamReadResult<Uint8Array>;
         try {
-          result = await upstream.read();
-        } catch {
-          closed = true;
-          const error = errorInfo('upstream_error', 'The upstream connection failed mid-stream.', { status: 502 });
-          onEvent?.({ type: 'error', error });
-          if (!upstreamError) controller.enqueue(errorBytes(error));
-          controller.close();
-          return;
-        }
-        if (result.done) {
-          closed = true;
-          reader.feed(text.decode());
-          reader.end();
-          let ended: ErrorInfo | null = null;
-          if (watching) {
-            decoder.end((event) => {
-              const before = upstreamError;
-              see(event);
-              if (event.type === 'error' && !before) ended = event.error;
-            });
+          if (closed) return;
+          let result: ReadableStreamReadResult<Uint8Array>;
+          try {
+            result = await upstream.read();
+          } catch {
+            closed = true;
+            const error = errorInfo('upstream_error', 'The upstream connection failed mid-stream.', { status: 502 });
+            onEvent?.({ type: 'error', error });
+            if (!upstreamError) controller.enqueue(errorBytes(error));
+            controller.close();
+            close('done');
+            return;
           }
-          if (ended !== null) controller.enqueue(errorBytes(ended));
-          controller.close();
-          return;
+          if (result.done) {
+            closed = true;
+            reader.feed(text.decode());
+            reader.end();
+            let ended: ErrorInfo | null = null;
+            if (watching) {
+              decoder.end((event) => {
+                const before = upstreamError;
+                see(event);
+                if (event.type === 'error' && !before) ended = event.error;
+              });
+            }
+            if (ended !== null) controller.enqueue(errorBytes(ended));
+            controller.close();
+            close('done');
+            return;
+          }
+          controller.enqueue(result.value);
+          const chunk = text.decode(result.value, { stream: true });
+          tail = (tail + chunk).slice(-4);
+          reader.feed(chunk);
+        } catch (error) {
+          // A failure of the translation itself: the stream errors, and its end is still reported.
+          closed = true;
+          close('done');
+          void upstream.cancel().catch(() => {});
+          throw error;
         }
-        controller.enqueue(result.value);
-        const chunk = text.decode(result.value, { stream: true });
-        tail = (tail + chunk).slice(-4);
-        reader.feed(chunk);
       },
       cancel(reason) {
         closed = true;
+        close('cancelled');
         return upstream.cancel(reason);
       },
     },
@@ -196,53 +223,68 @@ function fused(
     sizeOption(options),
   );
   const upstream = readable.getReader();
+  const close = closer(options);
 
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        // Read until there is something to hand on, so one pull yields output or the end.
-        while (out.length === 0) {
-          if (finished) {
-            controller.close();
-            void upstream.cancel().catch(() => {});
-            return;
-          }
-          let result: ReadableStreamReadResult<Uint8Array>;
-          try {
-            result = await upstream.read();
-          } catch (cause) {
-            emit({ type: 'error', error: errorInfo('upstream_error', 'The upstream connection failed mid-stream.', { status: 502 }) });
-            void cause;
-            break;
-          }
-          if (result.done) {
-            reader.feed(text.decode());
-            reader.end();
-            if (sink.raw !== undefined) {
-              // A stream that ended without its terminal event gets the format's error event.
-              decoder.end((event) => {
-                observe(event);
-                if (event.type === 'error' && !finished) sink.encode(event, write);
-              });
-            } else {
-              decoder.end(emit);
-            }
-            if (!finished) sink.end(write);
-            finished = true;
-            if (out.length === 0) {
+        try {
+          // Read until there is something to hand on, so one pull yields output or the end.
+          while (out.length === 0) {
+            if (finished) {
               controller.close();
+              close('done');
+              void upstream.cancel().catch(() => {});
               return;
             }
-            break;
+            let result: ReadableStreamReadResult<Uint8Array>;
+            try {
+              result = await upstream.read();
+            } catch (cause) {
+              emit({ type: 'error', error: errorInfo('upstream_error', 'The upstream connection failed mid-stream.', { status: 502 }) });
+              void cause;
+              break;
+            }
+            if (result.done) {
+              reader.feed(text.decode());
+              reader.end();
+              if (sink.raw !== undefined) {
+                // A stream that ended without its terminal event gets the format's error event.
+                decoder.end((event) => {
+                  observe(event);
+                  if (event.type === 'error' && !finished) sink.encode(event, write);
+                });
+              } else {
+                decoder.end(emit);
+              }
+              if (!finished) sink.end(write);
+              finished = true;
+              if (out.length === 0) {
+                controller.close();
+                close('done');
+                return;
+              }
+              break;
+            }
+            reader.feed(text.decode(result.value, { stream: true }));
           }
-          reader.feed(text.decode(result.value, { stream: true }));
+          controller.enqueue(encoder.encode(out));
+          out = '';
+          if (finished) {
+            controller.close();
+            close('done');
+          }
+        } catch (error) {
+          // A failure of the translation itself: the stream errors, and its end is still reported.
+          finished = true;
+          close('done');
+          void upstream.cancel().catch(() => {});
+          throw error;
         }
-        controller.enqueue(encoder.encode(out));
-        out = '';
-        if (finished) controller.close();
       },
       cancel(reason) {
         finished = true;
+        close('cancelled');
         return upstream.cancel(reason);
       },
     },

@@ -1,6 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import { completeBodyOf } from '@tollgate/core';
 
+/** How long an event stream's head may wait for the first event before it is sent alone. */
+const HEAD_FLUSH_MS = 20;
+
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
 
 /** Resolves when `res` can take more data, or when it closed (then the caller stops writing). */
@@ -56,10 +59,21 @@ export async function writeFetchResponse(response: Response, res: ServerResponse
     if (!res.writableFinished) void reader.cancel().catch(() => {});
   };
   res.once('close', onClose);
-  if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream')) res.flushHeaders();
+  // An event stream shows its head without waiting for the first event for long; when that
+  // event is ready soon (the usual case) the head leaves with it in one write.
+  let headTimer: ReturnType<typeof setTimeout> | undefined;
+  if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    headTimer = setTimeout(() => {
+      if (!res.headersSent && !res.destroyed) res.flushHeaders();
+    }, HEAD_FLUSH_MS);
+  }
   try {
     for (;;) {
       const { done, value } = await reader.read();
+      if (headTimer !== undefined) {
+        clearTimeout(headTimer);
+        headTimer = undefined;
+      }
       if (done) break;
       if (res.destroyed) {
         await reader.cancel().catch(() => {});
@@ -69,10 +83,16 @@ export async function writeFetchResponse(response: Response, res: ServerResponse
     }
     if (!res.destroyed) res.end();
   } catch {
-    // The body failed after the head was sent: cut the connection so the client sees a truncated answer.
+    // The body failed: cut the connection so the client sees a truncated answer — after what
+    // was already written (the head, chunks still in the socket's buffer) has left.
     await reader.cancel().catch(() => {});
-    res.destroy();
+    const socket = res.socket;
+    if (socket !== null && !res.destroyed) {
+      if (!res.headersSent) res.flushHeaders();
+      socket.end(() => socket.destroy());
+    } else res.destroy();
   } finally {
+    clearTimeout(headTimer);
     res.off('close', onClose);
   }
 }

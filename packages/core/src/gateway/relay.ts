@@ -54,44 +54,24 @@ export function tapEvents(ctx: RequestContext): (event: StreamEvent) => void {
 /**
  * Relay an upstream stream to the client through the codecs, chunk by chunk. Pull-based, so a
  * slow client slows the upstream read; a client cancel cancels the upstream within one chunk.
+ * The converted stream is handed on as is: the taps ride on its event and close hooks.
  */
 export function relayStream(upstream: ReadableStream<Uint8Array>, ctx: RequestContext, options: RelayOptions): ReadableStream<Uint8Array> {
-  const convertOptions: Parameters<typeof convertStreamWith>[3] = { includeUsage: options.includeUsage, onEvent: tapEvents(ctx) };
+  const tap = tapEvents(ctx);
+  const convertOptions: Parameters<typeof convertStreamWith>[3] = {
+    includeUsage: options.includeUsage,
+    onEvent(event) {
+      ctx.markFirstByte();
+      tap(event);
+    },
+    onClose(how) {
+      if (how === 'cancelled') {
+        if (ctx.streamError === null && !ctx.streamCompleted) ctx.clientCancelled = true;
+        options.onEnd('cancelled');
+      } else options.onEnd(ctx.streamCompleted && ctx.streamError === null ? 'completed' : 'failed');
+    },
+  };
   if (options.clientModel !== undefined) convertOptions.model = options.clientModel;
   if (options.maxEventBytes !== undefined) convertOptions.maxEventBytes = options.maxEventBytes;
-  const converted = convertStreamWith(upstream, options.upstreamCodec, options.entryCodec, convertOptions);
-  const reader = converted.getReader();
-  let ended = false;
-  const end = (outcome: StreamOutcome) => {
-    if (ended) return;
-    ended = true;
-    options.onEnd(outcome);
-  };
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        let result: ReadableStreamReadResult<Uint8Array>;
-        try {
-          result = await reader.read();
-        } catch {
-          end('failed');
-          controller.error(new Error('upstream stream failed'));
-          return;
-        }
-        if (result.done) {
-          controller.close();
-          end(ctx.streamCompleted && ctx.streamError === null ? 'completed' : 'failed');
-          return;
-        }
-        ctx.markFirstByte();
-        controller.enqueue(result.value);
-      },
-      async cancel(reason) {
-        if (ctx.streamError === null && !ctx.streamCompleted) ctx.clientCancelled = true;
-        end('cancelled');
-        await reader.cancel(reason).catch(() => {});
-      },
-    },
-    { highWaterMark: 0 },
-  );
+  return convertStreamWith(upstream, options.upstreamCodec, options.entryCodec, convertOptions);
 }

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { fixtureText } from '../../../test/support/fixtures.js';
+import type { Codec } from './codec.js';
+import { convertStreamWith } from './convert-stream-with.js';
+import { anthropicMessagesCodec } from './anthropic-messages/index.js';
+import { openaiChatCodec } from './openai-chat/index.js';
+import { bytes, readAll, streamOf } from './__tests__/harness.js';
+
+const START =
+  'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n' +
+  'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n';
+const source = () => streamOf([bytes(fixtureText('anthropic-messages/stream-text.sse'))]);
+
+describe('convertStreamWith onClose: the end of a converted stream is reported exactly once', () => {
+  for (const [name, target] of [
+    ['translated', openaiChatCodec],
+    ['identity', anthropicMessagesCodec],
+  ] as const) {
+    it(`${name}: "done" once the last chunk was handed on`, async () => {
+      const closes: string[] = [];
+      const out = convertStreamWith(source(), anthropicMessagesCodec, target, { onClose: (how) => closes.push(how) });
+      const text = await readAll(out);
+      expect(text.length).toBeGreaterThan(0);
+      expect(closes).toEqual(['done']);
+    });
+
+    it(`${name}: "cancelled" when the consumer cancels first, and the source is cancelled`, async () => {
+      const closes: string[] = [];
+      let sourceCancelled = false;
+      let n = 0;
+      const endless = new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (n++ === 0) {
+            c.enqueue(bytes(START));
+            return;
+          }
+          c.enqueue(bytes('event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"la"}}\n\n'));
+        },
+        cancel() {
+          sourceCancelled = true;
+        },
+      });
+      const out = convertStreamWith(endless, anthropicMessagesCodec, target, { onClose: (how) => closes.push(how) });
+      const reader = out.getReader();
+      await reader.read();
+      await reader.cancel();
+      await reader.cancel();
+      expect(closes).toEqual(['cancelled']);
+      expect(sourceCancelled).toBe(true);
+    });
+  }
+
+  it('a translation that throws still reports its end (the stream errors, the source is cancelled)', async () => {
+    const closes: string[] = [];
+    let sourceCancelled = false;
+    const broken: Codec = {
+      ...openaiChatCodec,
+      createStreamEncoder: () => ({
+        encode() {
+          throw new Error('encoder bug');
+        },
+        end() {},
+      }),
+    };
+    const slow = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(bytes(fixtureText('anthropic-messages/stream-text.sse')));
+      },
+      cancel() {
+        sourceCancelled = true;
+      },
+    });
+    const out = convertStreamWith(slow, anthropicMessagesCodec, broken, { onClose: (how) => closes.push(how) });
+    await expect(readAll(out)).rejects.toThrow('encoder bug');
+    expect(closes).toEqual(['done']);
+    expect(sourceCancelled).toBe(true);
+  });
+});
