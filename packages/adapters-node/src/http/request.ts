@@ -175,6 +175,7 @@ function bodyStream(req: IncomingMessage, max: number, onTooLarge: () => void): 
         req.pause();
       },
     },
-    { highWaterMark: 1 },
+    // At most 64 KiB wait for the gateway before the socket is paused (the cap still applies).
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
   );
 }

@@ -30,6 +30,9 @@ export interface NodeFetch {
   close(): void;
 }
 
+/** How many body bytes may wait for the consumer before the upstream socket is paused. */
+const BUFFERED_BYTES = 64 * 1024;
+
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
 
@@ -119,7 +122,9 @@ function webBody(source: Readable, signal: AbortSignal | undefined, onDone: () =
         source.destroy();
       },
     },
-    { highWaterMark: 1 },
+    // Up to 64 KiB may wait in the stream before the socket is paused: a bounded buffer, and no
+    // pause/resume round for every chunk of a stream the consumer keeps up with.
+    { highWaterMark: BUFFERED_BYTES, size: (chunk) => chunk.byteLength },
   );
 }
 
