@@ -53,6 +53,21 @@ describe('failover and circuit breaking', () => {
     expect(records[0]!.status).toBe('ok');
   });
 
+  it('with no attempt left, a 503 is the answer: the caller sees that upstream error, the backup is not called', async () => {
+    const { openai, records, upstream } = await setup(
+      { down: status(503, { type: 'error', error: { type: 'overloaded_error', message: 'try again soon' } }), backup: replay('anthropic-messages/stream-text.sse', 'anthropic-messages/response-cache-read.json') },
+      { anthropic: 'down', anthropicBackup: 'backup' },
+      { failover: { maxAttempts: 1 } },
+    );
+    const err = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.InternalServerError);
+    expect((err as InstanceType<typeof OpenAI.InternalServerError>).status).toBe(503);
+    expect((err as Error).message).toContain('try again soon');
+    expect(upstream.hits('down')).toBe(1);
+    expect(upstream.hits('backup')).toBe(0);
+    expect(records[0]).toMatchObject({ status: 'upstream_error', attempts: 1 });
+  });
+
   it('does not fail over on a 400: the caller gets the upstream error, scrubbed, in its own format', async () => {
     const { openai, records, upstream } = await setup(
       {

@@ -1,4 +1,3 @@
-import pRetry, { AbortError } from 'p-retry';
 import { GatewayError } from '@tollgate/codecs/base';
 import type { Breakers } from './breaker.js';
 import type { UpstreamCall, UpstreamTarget } from './upstream.js';
@@ -52,7 +51,7 @@ export async function dispatch(
 
   const attempt = async (): Promise<DispatchResult> => {
     const target = queue[index++];
-    if (target === undefined) throw new AbortError(last ?? new Error('no candidate'));
+    if (target === undefined) throw last ?? new Error('no candidate');
     attempts++;
     let response: Response;
     try {
@@ -61,9 +60,9 @@ export async function dispatch(
     } catch (cause) {
       if (clientSignal.aborted) {
         breakers.abandon(target.deploymentId);
-        throw new AbortError(new GatewayError('cancelled', 'The client cancelled the request.', { cause }));
+        throw new GatewayError('cancelled', 'The client cancelled the request.', { cause });
       }
-      if (GatewayError.isInstance(cause)) throw new AbortError(cause);
+      if (GatewayError.isInstance(cause)) throw cause;
       breakers.failure(target.deploymentId);
       throw (last = new Retryable(target, null, cause));
     }
@@ -72,7 +71,8 @@ export async function dispatch(
     else breakers.success(target.deploymentId);
     const others = queue.slice(index).some((t) => t.deploymentId !== target.deploymentId);
     if (status === 503 || status === 529 || (status === 429 && others)) {
-      if (index < queue.length) {
+      // Only when another attempt will follow: otherwise this answer is the answer.
+      if (index < queue.length && attempts < maxAttempts && Date.now() < deadline && !clientSignal.aborted) {
         void response.body?.cancel().catch(() => {});
         throw (last = new Retryable(target, response, null));
       }
@@ -81,24 +81,16 @@ export async function dispatch(
   };
 
   try {
-    // The first attempt runs bare: the retry machinery is only built when a failover happens.
-    try {
-      return await attempt();
-    } catch (first) {
-      if (!(first instanceof Retryable) || index >= queue.length || maxAttempts <= 1 || Date.now() >= deadline) throw first;
+    // Next candidate only after a retryable failure, within the attempt and time bounds, and
+    // never once the client has gone (no delay between attempts: it is another deployment).
+    for (;;) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (!(error instanceof Retryable) || attempts >= maxAttempts || index >= queue.length || Date.now() >= deadline || clientSignal.aborted) throw error;
+      }
     }
-    return await pRetry(attempt, {
-      retries: Math.min(maxAttempts - 1, queue.length - index) - 1,
-      minTimeout: 0,
-      maxTimeout: 0,
-      factor: 1,
-      randomize: false,
-      maxRetryTime: Math.max(0, deadline - Date.now()),
-      signal: clientSignal,
-      shouldRetry: ({ error }) => error instanceof Retryable && index < queue.length && Date.now() < deadline,
-    });
-  } catch (error) {
-    const failure = error instanceof AbortError ? error.originalError : error;
+  } catch (failure) {
     if (failure instanceof Retryable) {
       if (failure.response !== null) return { target: failure.target, response: failure.response, attempts };
       throw new GatewayError('upstream_error', 'The upstream could not be reached.', {
