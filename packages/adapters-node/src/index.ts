@@ -2,8 +2,8 @@ export { toNodeListener, handleNodeRequest, DEFAULT_MAX_REQUEST_BYTES } from './
 export type { NodeListener, NodeListenerOptions, HandleNodeRequestOptions } from './http/listener.js';
 export { toFetchRequest, toGatewayRequest } from './http/request.js';
 export { writeFetchResponse } from './http/response.js';
-export { createNodeFetch } from './http/upstream-fetch.js';
-export type { NodeFetch, NodeFetchOptions } from './http/upstream-fetch.js';
+export { createNodeFetch, createNodeUpstream } from './http/upstream-fetch.js';
+export type { NodeFetch, NodeFetchOptions, NodeUpstream } from './http/upstream-fetch.js';
 export { gatewayHandles } from './http/routes.js';
 export { createJsonLinesSink } from './sinks/json-lines.js';
 export type { JsonLinesSink, JsonLinesSinkOptions, JsonLinesTarget } from './sinks/json-lines.js';

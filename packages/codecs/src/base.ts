@@ -12,7 +12,7 @@ export { codecTable, codecOf, type CodecTable } from './codec-table.js';
 export { convertRequestWith, convertResponseWith } from './convert-with.js';
 export type { ConvertRequestOptions, ConvertRequestResult, ConvertResponseResult } from './convert-with.js';
 export { convertStreamWith, decodeStreamWith, encodeStreamWith } from './convert-stream-with.js';
-export type { ConvertStreamOptions } from './convert-stream-with.js';
+export type { ByteSource, ConvertStreamOptions } from './convert-stream-with.js';
 export { createSseReader, sseEvent, DEFAULT_MAX_EVENT_BYTES } from './sse/parse.js';
 export type { SseMessage, SseReader, SseReaderOptions } from './sse/parse.js';
 export { statefulFeatures } from './openai-responses/stateful.js';

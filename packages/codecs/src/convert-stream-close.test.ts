@@ -76,3 +76,38 @@ describe('convertStreamWith onClose: the end of a converted stream is reported e
     expect(sourceCancelled).toBe(true);
   });
 });
+
+describe('convertStreamWith over an async iterable (a Node stream, say)', () => {
+  const fixture = () => bytes(fixtureText('anthropic-messages/stream-text.sse'));
+  async function* pieces(data: Uint8Array, size: number) {
+    for (let i = 0; i < data.byteLength; i += size) yield data.subarray(i, i + size);
+  }
+
+  for (const target of [openaiChatCodec, anthropicMessagesCodec]) {
+    it(`gives the same bytes as from a ReadableStream (${target.format})`, async () => {
+      const fromStream = await readAll(convertStreamWith(streamOf([fixture()]), anthropicMessagesCodec, target, { model: 'm' }));
+      const fromIterable = await readAll(convertStreamWith(pieces(fixture(), 37), anthropicMessagesCodec, target, { model: 'm' }));
+      expect(fromIterable.replace(/"created":\d+/g, '')).toBe(fromStream.replace(/"created":\d+/g, ''));
+    });
+  }
+
+  it('cancelling the converted stream ends the iteration (return() is called)', async () => {
+    let returned = false;
+    const source: AsyncIterable<Uint8Array> = {
+      [Symbol.asyncIterator]() {
+        let n = 0;
+        return {
+          next: async () => ({ done: false as const, value: bytes(n++ === 0 ? START : 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"la"}}\n\n') }),
+          return: async () => {
+            returned = true;
+            return { done: true as const, value: undefined };
+          },
+        };
+      },
+    };
+    const reader = convertStreamWith(source, anthropicMessagesCodec, openaiChatCodec).getReader();
+    await reader.read();
+    await reader.cancel();
+    expect(returned).toBe(true);
+  });
+});

@@ -35,6 +35,32 @@ function closer(options: ConvertStreamOptions): (how: 'done' | 'cancelled') => v
 
 const encoder = new TextEncoder();
 
+/** A byte source: a web `ReadableStream`, or any async iterable of chunks (a Node stream, say). */
+export type ByteSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
+
+interface Pull {
+  read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+  cancel(reason?: unknown): Promise<void>;
+}
+
+/** One reading interface over either kind of source. */
+function pullFrom(source: ByteSource): Pull {
+  if (typeof (source as ReadableStream<Uint8Array>).getReader === 'function') {
+    const reader = (source as ReadableStream<Uint8Array>).getReader();
+    return {
+      read: () => reader.read() as ReturnType<Pull['read']>,
+      cancel: (reason) => reader.cancel(reason),
+    };
+  }
+  const iterator = (source as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  return {
+    read: () => iterator.next() as ReturnType<Pull['read']>,
+    cancel: async () => {
+      await iterator.return?.();
+    },
+  };
+}
+
 /**
  * Convert a stream of the `source` codec's format into the `target` codec's, chunk by chunk.
  * Pull-based: nothing is read from the source until the consumer asks, so a slow consumer slows
@@ -43,7 +69,7 @@ const encoder = new TextEncoder();
  * error, never as a clean finish. The same format on both sides is the identity plan.
  */
 export function convertStreamWith(
-  readable: ReadableStream<Uint8Array>,
+  readable: ByteSource,
   source: Codec,
   target: Codec,
   options: ConvertStreamOptions = {},
@@ -89,7 +115,7 @@ function identityRewriter(codec: Codec, options: ConvertStreamOptions): StreamEn
  * terminal event — the format's own in-stream error is appended, so the client sees an error,
  * never a clean finish. Pull-based like `fused`.
  */
-function passthrough(readable: ReadableStream<Uint8Array>, codec: Codec, options: ConvertStreamOptions): ReadableStream<Uint8Array> {
+function passthrough(readable: ByteSource, codec: Codec, options: ConvertStreamOptions): ReadableStream<Uint8Array> {
   const onEvent = options.onEvent;
   const decoder = codec.createStreamDecoder();
   const text = new TextDecoder();
@@ -110,7 +136,7 @@ function passthrough(readable: ReadableStream<Uint8Array>, codec: Codec, options
     },
     sizeOption(options),
   );
-  const upstream = readable.getReader();
+  const upstream = pullFrom(readable);
   const close = closer(options);
   let tail = '';
   let closed = false;
@@ -124,7 +150,7 @@ function passthrough(readable: ReadableStream<Uint8Array>, codec: Codec, options
       async pull(controller) {
         try {
           if (closed) return;
-          let result: ReadableStreamReadResult<Uint8Array>;
+          let result: Awaited<ReturnType<Pull['read']>>;
           try {
             result = await upstream.read();
           } catch {
@@ -187,7 +213,7 @@ function oversizeError(options: ConvertStreamOptions): ErrorInfo {
 }
 
 function fused(
-  readable: ReadableStream<Uint8Array>,
+  readable: ByteSource,
   decoder: StreamDecoder,
   sink: StreamEncoder & { raw?: (m: SseMessage, write: (t: string) => void) => void },
   options: ConvertStreamOptions,
@@ -222,7 +248,7 @@ function fused(
     () => emit({ type: 'error', error: oversizeError(options) }),
     sizeOption(options),
   );
-  const upstream = readable.getReader();
+  const upstream = pullFrom(readable);
   const close = closer(options);
 
   return new ReadableStream<Uint8Array>(
@@ -237,7 +263,7 @@ function fused(
               void upstream.cancel().catch(() => {});
               return;
             }
-            let result: ReadableStreamReadResult<Uint8Array>;
+            let result: Awaited<ReturnType<Pull['read']>>;
             try {
               result = await upstream.read();
             } catch (cause) {

@@ -3,12 +3,12 @@
  * `decodeStreamWith` and `encodeStreamWith` (`@tollgate/codecs/base`) take codec objects
  * instead, and bundle only the codecs passed to them.
  */
-import { convertStreamWith, decodeStreamWith, encodeStreamWith, type ConvertStreamOptions } from './convert-stream-with.js';
+import { convertStreamWith, decodeStreamWith, encodeStreamWith, type ByteSource, type ConvertStreamOptions } from './convert-stream-with.js';
 import type { StreamEvent } from './ir/stream-event.js';
 import type { WireFormat } from './ir/wire-format.js';
 import { getCodec } from './registry.js';
 
-export type { ConvertStreamOptions } from './convert-stream-with.js';
+export type { ByteSource, ConvertStreamOptions } from './convert-stream-with.js';
 
 /**
  * Convert a stream of one wire format into another, chunk by chunk. Pull-based: nothing is read
@@ -17,7 +17,7 @@ export type { ConvertStreamOptions } from './convert-stream-with.js';
  * that ends without its terminal event is reported as an error, never as a clean finish.
  */
 export function convertStream(
-  readable: ReadableStream<Uint8Array>,
+  readable: ByteSource,
   from: WireFormat,
   to: WireFormat,
   options: ConvertStreamOptions = {},

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGateway, type Gateway } from '@tollgate/core';
 import { handleNodeRequest } from '../http/listener.js';
-import { createNodeFetch } from '../http/upstream-fetch.js';
+import { createNodeUpstream } from '../http/upstream-fetch.js';
 import { buildParts } from './build.js';
 import type { LoadedService } from './load.js';
 
@@ -40,7 +40,7 @@ export async function startService(service: LoadedService, options: StartService
   const { config } = service;
   const parts = await buildParts(config, service.dir);
   // Upstream calls over node:http keep-alive agents rather than the global fetch (undici).
-  const upstreamFetch = createNodeFetch();
+  const upstreamFetch = createNodeUpstream();
   let gateway: Gateway;
   try {
     gateway = createGateway({

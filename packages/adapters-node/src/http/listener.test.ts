@@ -132,11 +132,8 @@ describe('toNodeListener', () => {
     const seen = new Promise<void>((r) => (firstChunkSeen = r));
     const gateway: Pick<Gateway, 'handle'> = {
       handle: async (request) => {
-        const reader = (request.body as ReadableStream<Uint8Array>).getReader();
         let total = 0;
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
+        for await (const value of request.body as AsyncIterable<Uint8Array>) {
           if (total === 0) firstChunkSeen();
           total += value.byteLength;
         }

@@ -50,7 +50,7 @@ export function toGatewayRequest(req: IncomingMessage, options: ToRequestOptions
       headers.set('content-length', String(options.body.byteLength));
       body = options.body;
     } else if (hasBody(req)) {
-      body = bodyStream(req, options.maxRequestBytes, options.onTooLarge ?? (() => {}));
+      body = bodyChunks(req);
     }
   }
   return { method, url: originOf(req) + pathOf(options.url ?? req.url), headers, signal: options.signal, body };
@@ -91,6 +91,27 @@ function originOf(req: IncomingMessage): string {
 function pathOf(url: string | undefined): string {
   if (url === undefined || url === '') return '/';
   return url.startsWith('/') ? url : `/${url}`;
+}
+
+/**
+ * The request body as the Node stream's own async iteration: read only when the gateway asks
+ * (it enforces the cap as it reads, and refuses a declared length over it before reading), a
+ * client gone mid-body is `cancelled`, and stopping early leaves the socket alone, since the
+ * 413 still has to go out on it.
+ */
+function bodyChunks(req: IncomingMessage): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator]() {
+      const iterator = req[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+      return {
+        next: () =>
+          iterator.next().catch((cause: unknown) => {
+            throw new GatewayError('cancelled', 'The client closed the connection while sending the request.', { cause });
+          }),
+        return: async () => ({ done: true, value: undefined }),
+      };
+    },
+  };
 }
 
 /** A body already in memory, as a stream that still honours the cap. */

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeAdapter, type Served } from '../__tests__/adapter-suite.js';
 import { toNodeListener } from './listener.js';
-import { createNodeFetch } from './upstream-fetch.js';
+import { createNodeFetch, createNodeUpstream } from './upstream-fetch.js';
 
 interface Seen {
   method: string;
@@ -235,8 +235,59 @@ async function listen(s: Server): Promise<Served> {
   };
 }
 
+describe('createNodeUpstream: the same transport, answering with the Node stream as the body', () => {
+  const upstream = createNodeUpstream();
+  afterAll(() => upstream.close());
+  const call = (path: string, extra: RequestInit = {}) => upstream(`${origin}${path}`, post('{"b":2}', extra) as RequestInit & { headers: Headers });
+  const drain = async (body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null) => {
+    let text = '';
+    for await (const chunk of body as AsyncIterable<Uint8Array>) text += Buffer.from(chunk).toString('utf8');
+    return text;
+  };
+
+  it('answers with status, headers and a body to iterate', async () => {
+    const res = await call('/json');
+    expect(res.status).toBe(201);
+    expect(res.headers.get('x-extra')).toBe('one');
+    expect(JSON.parse(await drain(res.body))).toEqual({ echo: '{"b":2}' });
+  });
+
+  it('decodes gzip, answers 204 without a body, refuses redirects', async () => {
+    expect(await drain((await call('/gzip')).body)).toBe('decoded text');
+    expect((await call('/empty')).body).toBeNull();
+    await expect(call('/redirect')).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it('stopping the iteration early closes the upstream connection', async () => {
+    const res = await call('/endless');
+    const iterator = (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+    await iterator.next();
+    await iterator.return!();
+    await Promise.race([bodyClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 2000))]);
+  });
+
+  it('an abort mid-body fails the iteration and closes the upstream connection', async () => {
+    const controller = new AbortController();
+    const res = await call('/endless', { signal: controller.signal });
+    const iterator = (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+    await iterator.next();
+    controller.abort(new Error('stop now'));
+    await expect(
+      (async () => {
+        for (;;) if ((await iterator.next()).done === true) return;
+      })(),
+    ).rejects.toThrow();
+    await Promise.race([bodyClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 2000))]);
+  });
+});
+
 // The whole adapter suite (real SDKs, translation, mid-stream disconnect cancelling the
-// upstream, body caps) with upstream calls over this transport, as `tollgate serve` runs.
-const transport = createNodeFetch();
-describeAdapter('node:http with createNodeFetch upstream', (gateway) => listen(createServer(toNodeListener(gateway))), { fetch: transport });
-afterAll(() => transport.close());
+// upstream, body caps) with upstream calls over each transport; `tollgate serve` runs the second.
+const asFetch = createNodeFetch();
+describeAdapter('node:http with createNodeFetch upstream', (gateway) => listen(createServer(toNodeListener(gateway))), { fetch: asFetch });
+const asUpstream = createNodeUpstream();
+describeAdapter('node:http with createNodeUpstream upstream', (gateway) => listen(createServer(toNodeListener(gateway))), { fetch: asUpstream });
+afterAll(() => {
+  asFetch.close();
+  asUpstream.close();
+});

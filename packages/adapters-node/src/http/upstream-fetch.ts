@@ -14,6 +14,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { createBrotliDecompress, createGunzip, createInflate, type Gunzip, type Inflate, type BrotliDecompress } from 'node:zlib';
 import type { Readable } from 'node:stream';
+import type { UpstreamFetch, UpstreamResponse } from '@tollgate/core';
 
 export interface NodeFetchOptions {
   /** Idle keep-alive sockets are closed after this long (ms). Default 4000 (as undici). */
@@ -128,11 +129,19 @@ function webBody(source: Readable, signal: AbortSignal | undefined, onDone: () =
   );
 }
 
-/**
- * A keep-alive `fetch` over `node:http`/`node:https` for the gateway's upstream calls:
- * `createGateway({ …, fetch: createNodeFetch() })`. `tollgate serve` uses it.
- */
-export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
+/** An upstream's answer as `node:http` gives it: the body as a Node stream (decoded when compressed). */
+interface Answer {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  /** Null for a status without a body; an async iterable of Buffers otherwise. */
+  source: Readable | null;
+  /** Stop watching the signal (called once the body is over, whichever way). */
+  detach(): void;
+}
+
+/** The agents and the one request path both transports share. */
+function transport(options: NodeFetchOptions) {
   const agentOptions = {
     keepAlive: true,
     timeout: options.idleTimeoutMs ?? 4000,
@@ -143,12 +152,12 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
   const httpsAgent = new HttpsAgent(agentOptions);
   const fallback = options.fallback ?? ((input: string | URL | Request, init?: RequestInit) => globalThis.fetch(input, init));
 
-  function send(url: URL, init: RequestInit, body: Uint8Array | string | null): Promise<Response> {
+  function send(url: URL, init: RequestInit, body: Uint8Array | string | null): Promise<Answer> {
     const signal = init.signal ?? undefined;
     const headers = headerRecord(init.headers);
     if (body !== null && headers['content-length'] === undefined) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
     const secure = url.protocol === 'https:';
-    return new Promise<Response>((resolve, reject) => {
+    return new Promise<Answer>((resolve, reject) => {
       let settled = false;
       let req: ClientRequest;
       const onAbort = () => {
@@ -181,19 +190,19 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
           if (decode !== null) {
             res.once('error', (error) => decode.destroy(error));
             res.once('aborted', () => decode.destroy(new Error('the upstream closed the connection before the body ended')));
+            // A decoder stopped early (the body cancelled) releases the connection too.
+            decode.once('close', () => res.destroy());
             source = res.pipe(decode);
           }
-          if (nullBody) {
-            detach();
-            res.resume();
-          }
-          resolve(
-            new Response(nullBody ? null : webBody(source, signal, detach), {
-              status: status < 200 || status > 599 ? 502 : status,
-              statusText: res.statusMessage ?? '',
-              headers: responseHeaders(res.rawHeaders, decode !== null),
-            }),
-          );
+          res.once('close', detach);
+          if (nullBody) res.resume();
+          resolve({
+            status: status < 200 || status > 599 ? 502 : status,
+            statusText: res.statusMessage ?? '',
+            headers: responseHeaders(res.rawHeaders, decode !== null),
+            source: nullBody ? null : source,
+            detach,
+          });
         },
       );
       req.on('error', (error: Error) => {
@@ -211,22 +220,75 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
     });
   }
 
-  const nodeFetch = ((input: string | URL | Request, init: RequestInit = {}) => {
-    if (input instanceof Request || (init.redirect !== 'error' && init.redirect !== 'manual')) return fallback(input, init);
+  /** The call this transport takes itself, or null when it belongs to the fallback. */
+  function own(input: string | URL | Request, init: RequestInit): { url: URL; body: Uint8Array | string | null } | null | TypeError {
+    if (input instanceof Request || (init.redirect !== 'error' && init.redirect !== 'manual')) return null;
     const body = bodyBytes(init.body);
-    if (body === undefined) return fallback(input, init);
+    if (body === undefined) return null;
     let url: URL;
     try {
       url = typeof input === 'string' ? new URL(input) : input;
     } catch (cause) {
-      return Promise.reject(new TypeError(`Failed to parse URL from ${String(input)}`, { cause }));
+      return new TypeError(`Failed to parse URL from ${String(input)}`, { cause });
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return fallback(input, init);
-    return send(url, init, body);
-  }) as NodeFetch;
-  nodeFetch.close = () => {
-    httpAgent.destroy();
-    httpsAgent.destroy();
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+    return { url, body };
+  }
+
+  return {
+    send,
+    own,
+    fallback,
+    close() {
+      httpAgent.destroy();
+      httpsAgent.destroy();
+    },
   };
+}
+
+/**
+ * A keep-alive `fetch` over `node:http`/`node:https`: a drop-in `fetch` (standard `Response`s)
+ * for calls shaped like the gateway's, everything else handed to the fallback.
+ */
+export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
+  const t = transport(options);
+  const nodeFetch = (async (input: string | URL | Request, init: RequestInit = {}) => {
+    const call = t.own(input, init);
+    if (call === null) return t.fallback(input, init);
+    if (call instanceof TypeError) throw call;
+    const answer = await t.send(call.url, init, call.body);
+    const signal = init.signal ?? undefined;
+    return new Response(answer.source === null ? null : webBody(answer.source, signal, answer.detach), {
+      status: answer.status,
+      statusText: answer.statusText,
+      headers: answer.headers,
+    });
+  }) as NodeFetch;
+  nodeFetch.close = t.close;
   return nodeFetch;
+}
+
+export interface NodeUpstream extends UpstreamFetch {
+  /** Close the idle sockets (a later call opens new ones). */
+  close(): void;
+}
+
+/**
+ * The gateway's upstream transport on Node: `createGateway({ …, fetch: createNodeUpstream() })`,
+ * as `tollgate serve` does. Like `createNodeFetch`, but the answer is a plain
+ * `UpstreamResponse` whose body is the Node stream itself (an async iterable): no `Response` and
+ * no web stream per call. Reading it pulls from the socket (backpressure); stopping early
+ * (`return()`) destroys the connection; an abort destroys it too.
+ */
+export function createNodeUpstream(options: NodeFetchOptions = {}): NodeUpstream {
+  const t = transport(options);
+  const upstream = (async (url: string, init: RequestInit & { headers: Headers }): Promise<UpstreamResponse> => {
+    const call = t.own(url, init);
+    if (call === null) return t.fallback(url, init);
+    if (call instanceof TypeError) throw call;
+    const answer = await t.send(call.url, init, call.body);
+    return { status: answer.status, headers: answer.headers, body: answer.source as AsyncIterable<Uint8Array> | null };
+  }) as NodeUpstream;
+  upstream.close = t.close;
+  return upstream;
 }

@@ -1,5 +1,5 @@
 import { GatewayError } from '@tollgate/codecs/base';
-import type { GatewayRequest } from './request.js';
+import { eachChunk, type GatewayRequest } from './request.js';
 
 export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
@@ -13,19 +13,15 @@ export async function readBoundedBody(request: Pick<GatewayRequest, 'headers' | 
     if (body.byteLength > max) throw tooLarge(max);
     return body;
   }
-  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(max);
-    }
-    chunks.push(value);
-  }
+  const whole = await eachChunk(body, (chunk) => {
+    size += chunk.byteLength;
+    if (size > max) return false;
+    chunks.push(chunk);
+    return true;
+  });
+  if (!whole) throw tooLarge(max);
   if (chunks.length === 1) return chunks[0]!;
   const out = new Uint8Array(size);
   let offset = 0;

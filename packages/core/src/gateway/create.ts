@@ -71,7 +71,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     store,
     sink,
     secrets: new SecretCache(secretResolver(options.secrets)),
-    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
     breakers: new Breakers(options.breaker, now),
     maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
     failover: options.failover ?? {},

@@ -1,5 +1,6 @@
 import { GatewayError } from '@tollgate/codecs/base';
 import type { Breakers } from './breaker.js';
+import { cancelBody, type UpstreamFetch, type UpstreamResponse } from './request.js';
 import type { UpstreamCall, UpstreamTarget } from './upstream.js';
 
 export interface FailoverOptions {
@@ -11,7 +12,7 @@ export interface FailoverOptions {
 
 export interface DispatchResult {
   target: UpstreamTarget;
-  response: Response;
+  response: UpstreamResponse;
   attempts: number;
 }
 
@@ -19,7 +20,7 @@ export interface DispatchResult {
 class Retryable extends Error {
   constructor(
     readonly target: UpstreamTarget,
-    readonly response: Response | null,
+    readonly response: UpstreamResponse | null,
     readonly failure: unknown,
   ) {
     super('retryable upstream failure');
@@ -35,7 +36,7 @@ class Retryable extends Error {
 export async function dispatch(
   targets: readonly UpstreamTarget[],
   build: (target: UpstreamTarget) => Promise<UpstreamCall>,
-  fetchImpl: typeof fetch,
+  fetchImpl: UpstreamFetch,
   breakers: Breakers,
   options: FailoverOptions,
   clientSignal: AbortSignal,
@@ -53,7 +54,7 @@ export async function dispatch(
     const target = queue[index++];
     if (target === undefined) throw last ?? new Error('no candidate');
     attempts++;
-    let response: Response;
+    let response: UpstreamResponse;
     try {
       const call = await build(target);
       response = await fetchImpl(call.url, call.init);
@@ -73,7 +74,7 @@ export async function dispatch(
     if (status === 503 || status === 529 || (status === 429 && others)) {
       // Only when another attempt will follow: otherwise this answer is the answer.
       if (index < queue.length && attempts < maxAttempts && Date.now() < deadline && !clientSignal.aborted) {
-        void response.body?.cancel().catch(() => {});
+        void cancelBody(response.body).catch(() => {});
         throw (last = new Retryable(target, response, null));
       }
     }

@@ -3,7 +3,7 @@ import type { Policy, Principal, SpendNotification } from '@tollgate/policy';
 import type { IdentityOptions } from '../identity/index.js';
 import type { Registry } from '../registry/index.js';
 import type { StateStore } from '../store/types.js';
-import type { GatewayRequest } from './request.js';
+import type { GatewayRequest, UpstreamFetch } from './request.js';
 import type { BreakerOptions } from './breaker.js';
 import type { FailoverOptions } from './dispatch.js';
 import type { RequestFilter } from './filters.js';
@@ -24,8 +24,11 @@ export interface GatewayOptions {
   usage?: UsageOption;
   /** Provider secrets by name. Default: the process environment, where the runtime has one. */
   secrets?: SecretsOption;
-  /** The fetch used to call upstreams. Default: `globalThis.fetch`. */
-  fetch?: typeof fetch;
+  /**
+   * How upstreams are called. Default: `globalThis.fetch`. Any `fetch` will do; a transport may
+   * also answer with a plain `UpstreamResponse` (status, headers, body as any async iterable).
+   */
+  fetch?: UpstreamFetch;
   /** Request bodies larger than this are refused with 413. Default 32 MiB. */
   maxRequestBytes?: number;
   failover?: FailoverOptions;

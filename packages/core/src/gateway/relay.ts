@@ -1,5 +1,6 @@
 import { convertStreamWith, type Codec, type StreamEvent } from '@tollgate/codecs/base';
 import type { RequestContext } from './context.js';
+import type { BodySource } from './request.js';
 import { utf8Length } from './sizing.js';
 
 export type StreamOutcome = 'completed' | 'cancelled' | 'failed';
@@ -56,7 +57,7 @@ export function tapEvents(ctx: RequestContext): (event: StreamEvent) => void {
  * slow client slows the upstream read; a client cancel cancels the upstream within one chunk.
  * The converted stream is handed on as is: the taps ride on its event and close hooks.
  */
-export function relayStream(upstream: ReadableStream<Uint8Array>, ctx: RequestContext, options: RelayOptions): ReadableStream<Uint8Array> {
+export function relayStream(upstream: BodySource, ctx: RequestContext, options: RelayOptions): ReadableStream<Uint8Array> {
   const tap = tapEvents(ctx);
   const convertOptions: Parameters<typeof convertStreamWith>[3] = {
     includeUsage: options.includeUsage,

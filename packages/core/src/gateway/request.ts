@@ -2,7 +2,8 @@
  * What the gateway reads of a request. A Fetch `Request` is one; a server adapter may hand the
  * gateway a plain object with these fields instead, which spares it constructing a `Request`
  * (and a second stream around the body) for every call — on Node that is a large share of the
- * per-request cost. The body may also be bytes some earlier middleware already read.
+ * per-request cost. The body may also be any async iterable of chunks, or bytes some earlier
+ * middleware already read.
  */
 export interface GatewayRequest {
   readonly method: string;
@@ -11,5 +12,56 @@ export interface GatewayRequest {
   readonly headers: Headers;
   /** Aborted when the client goes away: the upstream call is cancelled with it. */
   readonly signal: AbortSignal;
-  readonly body: ReadableStream<Uint8Array> | Uint8Array | null;
+  readonly body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Uint8Array | null;
+}
+
+/** A body the gateway reads: a web stream, or any async iterable of chunks (a Node stream, say). */
+export type BodySource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
+
+/**
+ * What the gateway reads of an upstream's answer. A Fetch `Response` is one; an upstream
+ * transport may answer with a plain object instead (the Node adapter's does), whose body can be
+ * any async iterable of chunks.
+ */
+export interface UpstreamResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: BodySource | null;
+}
+
+/** How the gateway calls upstreams: `globalThis.fetch` is one. */
+export type UpstreamFetch = (url: string, init: RequestInit & { headers: Headers }) => Promise<UpstreamResponse>;
+
+/** Stop reading a body the gateway will not use (the connection is released or closed). */
+export async function cancelBody(body: BodySource | null, reason?: unknown): Promise<void> {
+  if (body === null) return;
+  if (typeof (body as ReadableStream<Uint8Array>).cancel === 'function') await (body as ReadableStream<Uint8Array>).cancel(reason);
+  else await (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]().return?.();
+}
+
+/**
+ * Read a body chunk by chunk: `take` gets each chunk and returns false to stop early (the rest
+ * is cancelled). Resolves true when the body was read to its end.
+ */
+export async function eachChunk(body: BodySource, take: (chunk: Uint8Array) => boolean): Promise<boolean> {
+  if (typeof (body as ReadableStream<Uint8Array>).getReader === 'function') {
+    const reader = (body as ReadableStream<Uint8Array>).getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return true;
+      if (!take(value)) {
+        await reader.cancel().catch(() => {});
+        return false;
+      }
+    }
+  }
+  const iterator = (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  for (;;) {
+    const { done, value } = await iterator.next();
+    if (done === true) return true;
+    if (!take(value)) {
+      await iterator.return?.();
+      return false;
+    }
+  }
 }

@@ -6,6 +6,7 @@ import { settleUsage, writeRecord } from './finalize.js';
 import { relayStream, type StreamOutcome } from './relay.js';
 import { completeResponse, errorResponse } from './render.js';
 import { scrubMessage } from './scrub.js';
+import { eachChunk, type BodySource, type UpstreamResponse } from './request.js';
 import type { UpstreamTarget } from './upstream.js';
 import type { WalkDeps } from './walk.js';
 
@@ -14,7 +15,7 @@ export interface RespondInput {
   ctx: RequestContext;
   candidate: Candidate;
   target: UpstreamTarget;
-  response: Response;
+  response: UpstreamResponse;
   admission: Admission;
   /** The model name the client asked for, shown in translated responses. */
   clientModel: string;
@@ -40,24 +41,20 @@ function governanceHeaders(ctx: RequestContext, admission: Admission): Record<st
   return headers;
 }
 
-/** Read at most `max` bytes of a body as text; the rest is cancelled. */
-async function readText(body: ReadableStream<Uint8Array> | null, max: number): Promise<string | null> {
+/** Read at most `max` bytes of a body as text; the rest is cancelled. Null when too large or unreadable. */
+async function readText(body: BodySource | null, max: number): Promise<string | null> {
   if (body === null) return '';
-  const reader = body.getReader();
   const decoder = new TextDecoder();
   let out = '';
   let size = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return out + decoder.decode();
-      size += value.byteLength;
-      if (size > max) {
-        await reader.cancel().catch(() => {});
-        return null;
-      }
-      out += decoder.decode(value, { stream: true });
-    }
+    const whole = await eachChunk(body, (chunk) => {
+      size += chunk.byteLength;
+      if (size > max) return false;
+      out += decoder.decode(chunk, { stream: true });
+      return true;
+    });
+    return whole ? out + decoder.decode() : null;
   } catch {
     return null;
   }
@@ -75,7 +72,7 @@ export async function respond(input: RespondInput): Promise<Response> {
   const settle = (completed: boolean) =>
     settleUsage({ ctx, store: deps.store, pricing, timezone: deps.timezone, completed, onSettleFailure: deps.onSettleFailure });
 
-  if (!response.ok) {
+  if (response.status < 200 || response.status > 299) {
     input.cleanup();
     const text = await readText(response.body, MAX_ERROR_BODY);
     let parsed: unknown = text;
@@ -167,7 +164,7 @@ export async function respond(input: RespondInput): Promise<Response> {
  * An upstream error as the caller should see it: the message scrubbed; the gateway's own
  * credential problems (401/403 upstream) shown as a gateway-side failure, not the caller's.
  */
-function upstreamErrorForClient(response: Response, decoded: ErrorInfo, target: UpstreamTarget, deps: WalkDeps): ErrorInfo {
+function upstreamErrorForClient(response: UpstreamResponse, decoded: ErrorInfo, target: UpstreamTarget, deps: WalkDeps): ErrorInfo {
   const status = response.status;
   if (status === 401 || status === 403) {
     if (target.credential !== null) deps.secrets.drop(target.credential.secret);

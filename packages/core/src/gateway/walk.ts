@@ -18,7 +18,7 @@ import type { Breakers } from './breaker.js';
 import type { RequestContext } from './context.js';
 import { dispatch, type FailoverOptions } from './dispatch.js';
 import type { RequestFilter } from './filters.js';
-import type { GatewayRequest } from './request.js';
+import type { GatewayRequest, UpstreamFetch } from './request.js';
 import { listModelsFor } from './discovery-route.js';
 import { errorResponse, guessFormat } from './render.js';
 import { respond } from './respond.js';
@@ -38,7 +38,7 @@ export interface WalkDeps {
   store: StateStore;
   sink: UsageSink;
   secrets: SecretCache;
-  fetch: typeof fetch;
+  fetch: UpstreamFetch;
   breakers: Breakers;
   maxRequestBytes: number;
   failover: FailoverOptions;
