@@ -33,6 +33,7 @@ import {
   UPSTREAM_KEY,
   usageLines,
   writeTollgateSetup,
+  FROM_SOURCE,
   type Service,
   type TollgateSetup,
 } from './serve/targets.ts';
@@ -302,9 +303,9 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       `variants d0 (no latency) and d20 (20 ms before the first byte and again before the rest of a stream)`,
   );
   lines.push(
-    `peers: direct = the client sends the Anthropic request itself (floor); bare proxy = node:http + fetch translating with @tollgate/codecs only; ` +
+    `peers: direct = the client sends the Anthropic request itself (floor); bare proxy = node:http + fetch translating with @tollgate/codecs only (${FROM_SOURCE ? 'its sources, through tsx' : 'the built package'}); ` +
       (pk === null ? 'Portkey = not installed; ' : `Portkey = @portkey-ai/gateway ${pk.version} (node build/start-server.js --headless, @hono/node-server ${pk.honoNodeServer}); `) +
-      `tollgate serve = the CLI from source, virtual key + spend cap + rate limit + usage to a JSON-lines file, memory store` +
+      `tollgate serve = ${FROM_SOURCE ? 'the CLI from source through tsx (SERVE_BENCH_FROM_SOURCE=1)' : 'the `tollgate` command on the packages built from the working tree just before (`npm run build`)'}, virtual key + spend cap + rate limit + usage to a JSON-lines file, memory store` +
       (redisSetup !== undefined ? '; and the same on the Redis store (127.0.0.1:6379), zero-latency cases only' : ' (Redis not reachable: Redis variant skipped)'),
   );
   lines.push(

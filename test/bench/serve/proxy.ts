@@ -3,13 +3,15 @@
  * the same OpenAI Chat → Anthropic translation as the gateways with `@tollgate/codecs` alone
  * (convertRequest, convertResponse, convertStream) and `fetch` for the upstream call — no
  * identity, policy, reservation, pricing or usage record. Started as
- * `node --import tsx test/bench/serve/proxy.ts <upstream origin>`; prints `listening <port>`.
+ * `node --import tsx test/bench/serve/proxy.ts <upstream origin>` (the built `@tollgate/codecs`,
+ * as tollgate serve runs on the built packages; with `--conditions=@tollgate/source` the
+ * sources); prints `listening <port>`.
  *
  * POST /d<N>/v1/chat/completions → POST <upstream>/d<N>/v1/messages.
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { convertRequest, convertResponse, convertStream } from '../../../packages/codecs/src/index.ts';
+import { convertRequest, convertResponse, convertStream } from '@tollgate/codecs';
 
 const upstream = process.argv[2];
 if (upstream === undefined || !/^http:\/\/127\.0\.0\.1:\d+$/.test(upstream)) {

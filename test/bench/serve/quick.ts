@@ -3,7 +3,7 @@
  * `npm run bench`): mock upstream, bare proxy, tollgate serve (and optionally Portkey), closed
  * loop at QUICK_CONNS connections for QUICK_SECONDS each, non-stream and stream; prints req/s and
  * CPU µs per request of each peer's process. QUICK_PROFILE=<dir> writes a CPU profile of
- * tollgate serve there. Run: node --import tsx test/bench/serve/quick.ts
+ * tollgate serve there, QUICK_PROFILE_PROXY=<dir> one of the bare proxy. Run: node --import tsx test/bench/serve/quick.ts
  */
 import { closedLoop, type Shot } from './load.ts';
 import { startPortkey, startProxy, startTollgate, startUpstream, UPSTREAM_KEY, writeTollgateSetup, type Service } from './targets.ts';
@@ -23,7 +23,7 @@ const upstream = await startUpstream();
 const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
 const setup = await writeTollgateSetup(upstreamUrl, [0]);
 const peers: Array<{ name: string; service: Service; shot: (stream: boolean) => Shot }> = [];
-const proxy = await startProxy(upstreamUrl);
+const proxy = await startProxy(upstreamUrl, process.env.QUICK_PROFILE_PROXY === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.QUICK_PROFILE_PROXY}`]);
 peers.push({ name: 'bare proxy', service: proxy, shot: (s) => ({ port: proxy.port, path: '/d0/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: openaiBody('claude-sonnet-4-5', s), expect: expect(s) }) });
 const tollgate = await startTollgate(setup, 'tollgate serve', profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]);
 peers.push({ name: 'tollgate', service: tollgate, shot: (s) => ({ port: tollgate.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.key}` }, body: openaiBody('bench-d0', s), expect: expect(s) }) });

@@ -4,7 +4,7 @@
  * preloaded. Every child is stopped by its own pid (SIGTERM, then SIGKILL after a grace period),
  * also when the benchmark process exits early.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -15,8 +15,25 @@ import { createVirtualKey } from '../../../packages/core/src/index.ts';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const GUARD = fileURLToPath(new URL('./loopback-only.mjs', import.meta.url));
-/** The CLI entry, run from source (the bench measures the working tree, not a stale build). */
+/** The CLI from source (through tsx), and the `tollgate` command as installed (the built packages). */
 export const TOLLGATE_CLI = join(ROOT, 'packages/adapters-node/src/cli/main.ts');
+export const TOLLGATE_BIN = join(ROOT, 'packages/adapters-node/bin/tollgate.js');
+
+/**
+ * How `tollgate serve` is run: by default the `tollgate` command on the built packages, as a
+ * user runs it — built first from the working tree (`npm run build`), so the figures are never
+ * those of a stale build. SERVE_BENCH_FROM_SOURCE=1 runs the sources through tsx instead (no
+ * build; tsx adds a little per-call overhead, e.g. its function-name helpers).
+ */
+export const FROM_SOURCE = process.env.SERVE_BENCH_FROM_SOURCE === '1';
+
+let built = false;
+export function buildPackages(): void {
+  if (FROM_SOURCE || built) return;
+  const result = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`npm run build failed: ${(result.stderr || result.stdout).slice(-1500)}`);
+  built = true;
+}
 export const UPSTREAM_KEY = 'sk-ant-bench-upstream-key';
 
 export interface Service {
@@ -157,9 +174,10 @@ export function startUpstream(): Promise<Service> {
 }
 
 export function startProxy(upstream: string, nodeFlags: string[] = []): Promise<Service> {
+  buildPackages();
   return startService({
     name: 'bare proxy',
-    args: [...nodeFlags, '--conditions=@tollgate/source', '--import', 'tsx', 'test/bench/serve/proxy.ts', upstream],
+    args: [...nodeFlags, ...(FROM_SOURCE ? ['--conditions=@tollgate/source'] : []), '--import', 'tsx', 'test/bench/serve/proxy.ts', upstream],
     env: { ANTHROPIC_API_KEY: UPSTREAM_KEY },
     portFrom: /listening (\d+)/,
   });
@@ -260,10 +278,11 @@ export async function writeTollgateSetup(upstream: string, delays: number[], sto
 }
 
 export async function startTollgate(setup: TollgateSetup, name = 'tollgate serve', nodeFlags: string[] = [], env: Record<string, string> = {}): Promise<Service> {
-  if (!existsSync(TOLLGATE_CLI)) throw new Error(`the tollgate CLI is not there yet (${TOLLGATE_CLI})`);
+  buildPackages();
+  const command = FROM_SOURCE ? ['--conditions=@tollgate/source', '--import', 'tsx', TOLLGATE_CLI] : [TOLLGATE_BIN];
   return startService({
     name,
-    args: [...nodeFlags, '--conditions=@tollgate/source', '--import', 'tsx', TOLLGATE_CLI, 'serve', '--config', setup.config],
+    args: [...nodeFlags, ...command, 'serve', '--config', setup.config],
     env: { ANTHROPIC_API_KEY: UPSTREAM_KEY, ...env },
     portFrom: /listening on http:\/\/127\.0\.0\.1:(\d+)/,
     readyPath: '/readyz',
