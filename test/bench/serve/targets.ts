@@ -5,7 +5,7 @@
  * also when the benchmark process exits early.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,15 +21,36 @@ export const TOLLGATE_BIN = join(ROOT, 'packages/adapters-node/bin/tollgate.js')
 
 /**
  * How `tollgate serve` is run: by default the `tollgate` command on the built packages, as a
- * user runs it — built first from the working tree (`npm run build`), so the figures are never
- * those of a stale build. SERVE_BENCH_FROM_SOURCE=1 runs the sources through tsx instead (no
+ * user runs it — built first from the working tree (`npm run build`) unless every package's
+ * build is newer than its sources, so the figures are never those of a stale build. SERVE_BENCH_FROM_SOURCE=1 runs the sources through tsx instead (no
  * build; tsx adds a little per-call overhead, e.g. its function-name helpers).
  */
 export const FROM_SOURCE = process.env.SERVE_BENCH_FROM_SOURCE === '1';
 
+/** Newest modification time under a folder (ms), skipping node_modules. */
+function newest(dir: string): number {
+  let max = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules') continue;
+    const path = join(dir, entry.name);
+    max = Math.max(max, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return max;
+}
+
+/** Whether every package's build is newer than its sources. */
+function buildIsFresh(): boolean {
+  const packages = join(ROOT, 'packages');
+  for (const name of readdirSync(packages)) {
+    const dist = join(packages, name, 'dist/index.js');
+    if (!existsSync(dist) || statSync(dist).mtimeMs < Math.max(newest(join(packages, name, 'src')), statSync(join(packages, name, 'package.json')).mtimeMs)) return false;
+  }
+  return true;
+}
+
 let built = false;
 export function buildPackages(): void {
-  if (FROM_SOURCE || built) return;
+  if (FROM_SOURCE || built || buildIsFresh()) return;
   const result = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`npm run build failed: ${(result.stderr || result.stdout).slice(-1500)}`);
   built = true;

@@ -3,7 +3,7 @@
  * Plaintext keys are never logged, stored or put in errors.
  */
 
-import { sha256 } from '../util/sha256.js';
+import { bytesToHex, sha256 } from '../util/sha256.js';
 
 export const VIRTUAL_KEY_PREFIX = 'tg_';
 const KEY_SHAPE = /^tg_[A-Za-z0-9_-]{32,256}$/;
@@ -57,9 +57,7 @@ export function hashBytes(hash: string): Uint8Array {
 }
 
 export function toHex(bytes: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < bytes.length; i++) s += (bytes[i] as number).toString(16).padStart(2, '0');
-  return s;
+  return bytesToHex(bytes);
 }
 
 function base64url(bytes: Uint8Array): string {

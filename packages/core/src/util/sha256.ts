@@ -17,12 +17,16 @@ const K = new Uint32Array([
 
 const INITIAL = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
 
+const encoder = new TextEncoder();
+// Scratch space, reused: the function is synchronous, so no two calls ever share it.
+const h = new Uint32Array(8);
+const w = new Uint32Array(64);
+
 /** SHA-256 of `data` (a string is hashed as its UTF-8 bytes) as 32 bytes. */
 export function sha256(data: string | Uint8Array): Uint8Array {
-  const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
+  const bytes = typeof data === 'string' ? encoder.encode(data) : data;
   const length = bytes.length;
-  const h = Uint32Array.from(INITIAL);
-  const w = new Uint32Array(64);
+  h.set(INITIAL);
   // Whole blocks straight from the input; only the tail is copied and padded.
   const full = length - (length % 64);
   const input = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -79,9 +83,15 @@ function compress(h: Uint32Array, w: Uint32Array, view: DataView, offset: number
 }
 
 /** SHA-256 of `data` as 64 lowercase hex digits. */
-export function sha256Hex(data: string | Uint8Array): string {
-  const digest = sha256(data);
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** Bytes as lowercase hex. */
+export function bytesToHex(bytes: Uint8Array): string {
   let hex = '';
-  for (let i = 0; i < digest.length; i++) hex += digest[i]!.toString(16).padStart(2, '0');
+  for (let i = 0; i < bytes.length; i++) hex += HEX[bytes[i]!]!;
   return hex;
+}
+
+export function sha256Hex(data: string | Uint8Array): string {
+  return bytesToHex(sha256(data));
 }
