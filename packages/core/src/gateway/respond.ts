@@ -41,23 +41,32 @@ function governanceHeaders(ctx: RequestContext, admission: Admission): Record<st
   return headers;
 }
 
+const textDecoder = new TextDecoder();
+
 /** Read at most `max` bytes of a body as text; the rest is cancelled. Null when too large or unreadable. */
 async function readText(body: BodySource | null, max: number): Promise<string | null> {
   if (body === null) return '';
-  const decoder = new TextDecoder();
-  let out = '';
+  const chunks: Uint8Array[] = [];
   let size = 0;
   try {
     const whole = await eachChunk(body, (chunk) => {
       size += chunk.byteLength;
       if (size > max) return false;
-      out += decoder.decode(chunk, { stream: true });
+      chunks.push(chunk);
       return true;
     });
-    return whole ? out + decoder.decode() : null;
+    if (!whole) return null;
   } catch {
     return null;
   }
+  if (chunks.length === 1) return textDecoder.decode(chunks[0]);
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return textDecoder.decode(all);
 }
 
 /** Answer from the upstream's response: an error in the caller's format, a relayed stream, or a converted body. */
