@@ -299,6 +299,8 @@ function fused(
           if (finished) {
             controller.close();
             close('done');
+            // After an error event nothing more is read: let the source go (a no-op once it ended).
+            void upstream.cancel().catch(() => {});
           }
         } catch (error) {
           // A failure of the translation itself: the stream errors, and its end is still reported.

@@ -159,3 +159,52 @@ describe('toNodeListener', () => {
     }
   });
 });
+
+describe('toNodeListener: the adapter’s own body cap, and clients gone mid-body', () => {
+  it('enforces its maxRequestBytes even when the gateway’s cap is larger (declared and chunked bodies)', async () => {
+    const served = await listen(createServer(toNodeListener(harness.gateway(), { maxRequestBytes: 1024 })));
+    try {
+      const body = JSON.stringify({ model: 'gpt-mini', messages: [{ role: 'user', content: 'x'.repeat(4096) }] });
+      const headers = { authorization: `Bearer ${harness.key()}`, 'content-type': 'application/json' };
+      const declared = await fetch(`${served.url}/v1/chat/completions`, { method: 'POST', headers, body });
+      expect(declared.status).toBe(413);
+      const chunked = await fetch(`${served.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers,
+        body: new ReadableStream<Uint8Array>({
+          start(c) {
+            c.enqueue(new TextEncoder().encode(body));
+            c.close();
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit);
+      expect(chunked.status).toBe(413);
+      expect(((await chunked.json()) as { error: { code: string } }).error.code).toBe('request_too_large');
+      // Within the cap it is served as usual.
+      const small = await fetch(`${served.url}/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] }) });
+      expect(small.status).toBe(200);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('records a client that goes away mid-body as cancelled, not as an invalid request', async () => {
+    const before = harness.records.length;
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(`${harness.served().url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${harness.key()}`, 'content-type': 'application/json', 'content-length': '5000' },
+      });
+      req.on('error', () => resolve());
+      req.write('{"model":"gpt-mini","messages":[');
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 50);
+      req.on('response', () => reject(new Error('no answer expected')));
+    });
+    const record = await eventually(() => harness.records.slice(before).find((r) => r.reason === 'client_cancelled'));
+    expect(record).toMatchObject({ status: 'cancelled', reason: 'client_cancelled' });
+  });
+});

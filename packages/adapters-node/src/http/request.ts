@@ -45,12 +45,14 @@ export function toGatewayRequest(req: IncomingMessage, options: ToRequestOptions
   if (FORBIDDEN_METHODS.has(method.toUpperCase())) throw new TypeError(`'${method}' HTTP method is unsupported.`);
   const headers = headersOf(req);
   let body: GatewayRequest['body'] = null;
+  const max = options.maxRequestBytes;
+  const onTooLarge = options.onTooLarge ?? (() => {});
   if (method !== 'GET' && method !== 'HEAD') {
     if (options.body !== undefined) {
       headers.set('content-length', String(options.body.byteLength));
-      body = options.body;
+      body = options.body.byteLength > max ? refused(max, onTooLarge) : options.body;
     } else if (hasBody(req)) {
-      body = bodyChunks(req);
+      body = Number(req.headers['content-length'] ?? Number.NaN) > max ? refused(max, onTooLarge) : bodyChunks(req, max, onTooLarge);
     }
   }
   return { method, url: originOf(req) + pathOf(options.url ?? req.url), headers, signal: options.signal, body };
@@ -94,23 +96,48 @@ function pathOf(url: string | undefined): string {
 }
 
 /**
- * The request body as the Node stream's own async iteration: read only when the gateway asks
- * (it enforces the cap as it reads, and refuses a declared length over it before reading), a
- * client gone mid-body is `cancelled`, and stopping early leaves the socket alone, since the
- * 413 still has to go out on it.
+ * The request body as the Node stream's own async iteration: read only when the gateway asks,
+ * refused (`request_too_large`, a 413) as soon as more than `max` bytes arrived — the adapter's
+ * cap, which may be lower than the gateway's — a client gone mid-body is `cancelled`, and
+ * stopping early leaves the socket alone, since the 413 still has to go out on it.
  */
-function bodyChunks(req: IncomingMessage): AsyncIterable<Uint8Array> {
+function bodyChunks(req: IncomingMessage, max: number, onTooLarge: () => void): AsyncIterable<Uint8Array> {
   return {
     [Symbol.asyncIterator]() {
       const iterator = req[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+      let received = 0;
       return {
-        next: () =>
-          iterator.next().catch((cause: unknown) => {
+        next: async () => {
+          let result: IteratorResult<Buffer>;
+          try {
+            result = await iterator.next();
+          } catch (cause) {
             throw new GatewayError('cancelled', 'The client closed the connection while sending the request.', { cause });
-          }),
+          }
+          if (result.done !== true) {
+            received += result.value.byteLength;
+            if (received > max) {
+              onTooLarge();
+              throw tooLarge(max);
+            }
+          }
+          return result;
+        },
         return: async () => ({ done: true, value: undefined }),
       };
     },
+  };
+}
+
+/** A body refused for its size before any of it is read: the first read fails with a 413. */
+function refused(max: number, onTooLarge: () => void): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: async () => {
+        onTooLarge();
+        throw tooLarge(max);
+      },
+    }),
   };
 }
 

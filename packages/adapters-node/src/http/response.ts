@@ -90,6 +90,8 @@ export async function writeFetchResponse(response: Response, res: ServerResponse
     if (socket !== null && !res.destroyed) {
       if (!res.headersSent) res.flushHeaders();
       socket.end(() => socket.destroy());
+      // A client that stopped reading does not keep the socket: it goes after a grace period.
+      setTimeout(() => socket.destroy(), 2000).unref();
     } else res.destroy();
   } finally {
     clearTimeout(headTimer);

@@ -34,6 +34,16 @@ function route(req: IncomingMessage, res: ServerResponse, body: string): void {
       res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
       res.end(gzipSync('decoded text'));
       return;
+    case '/gzip-endless': {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+      const whole = gzipSync('x'.repeat(100_000));
+      res.write(whole.subarray(0, 100));
+      return;
+    }
+    case '/gzip-corrupt':
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+      res.end(Buffer.from('this is not gzip at all'));
+      return;
     case '/redirect':
       res.writeHead(307, { location: 'http://127.0.0.1:1/elsewhere' });
       res.end();
@@ -256,6 +266,34 @@ describe('createNodeUpstream: the same transport, answering with the Node stream
     expect(await drain((await call('/gzip')).body)).toBe('decoded text');
     expect((await call('/empty')).body).toBeNull();
     await expect(call('/redirect')).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it('giving a body up before reading any of it (a discarded failover answer) closes its connection at once', async () => {
+    const res = await call('/endless');
+    await (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]().return!();
+    await Promise.race([bodyClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 2000))]);
+  });
+
+  it('a compressed body left unread survives an abort and a corrupt stream (no crash), and fails when read', async () => {
+    const controller = new AbortController();
+    const res = await call('/gzip-endless', { signal: controller.signal });
+    controller.abort(new Error('client gone'));
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(drain(res.body)).rejects.toThrow();
+    const corrupt = await call('/gzip-corrupt');
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(drain(corrupt.body)).rejects.toThrow();
+  });
+
+  it('fails a call whose upstream stays silent past timeoutMs, as a connection failure (TypeError)', async () => {
+    const quick = createNodeUpstream({ timeoutMs: 100 });
+    try {
+      const error = await quick(`${origin}/slow-head`, post('{}') as RequestInit & { headers: Headers }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TypeError);
+      expect(String((error as TypeError).cause)).toMatch(/sent nothing for 100 ms/);
+    } finally {
+      quick.close();
+    }
   });
 
   it('stopping the iteration early closes the upstream connection', async () => {

@@ -19,6 +19,12 @@ import type { UpstreamFetch, UpstreamResponse } from '@tollgate/core';
 export interface NodeFetchOptions {
   /** Idle keep-alive sockets are closed after this long (ms). Default 4000 (as undici). */
   idleTimeoutMs?: number;
+  /**
+   * An upstream silent this long (no response head yet, or no body bytes since the last ones)
+   * fails the call: before the head it is a connection failure (failover applies), after it
+   * the body errors. Default 300000 (as undici's headers and body timeouts).
+   */
+  timeoutMs?: number;
   /** At most this many sockets per upstream origin. Default unlimited. */
   maxSocketsPerOrigin?: number;
   /** The fetch used for calls this transport does not take itself. Default `globalThis.fetch`. */
@@ -136,6 +142,8 @@ interface Answer {
   headers: Headers;
   /** Null for a status without a body; an async iterable of Buffers otherwise. */
   source: Readable | null;
+  /** Give the body up now (the connection is closed, not reused). */
+  release(): void;
   /** Stop watching the signal (called once the body is over, whichever way). */
   detach(): void;
 }
@@ -150,6 +158,7 @@ function transport(options: NodeFetchOptions) {
   };
   const httpAgent = new HttpAgent(agentOptions);
   const httpsAgent = new HttpsAgent(agentOptions);
+  const timeoutMs = options.timeoutMs ?? 300_000;
   const fallback = options.fallback ?? ((input: string | URL | Request, init?: RequestInit) => globalThis.fetch(input, init));
 
   function send(url: URL, init: RequestInit, body: Uint8Array | string | null): Promise<Answer> {
@@ -188,6 +197,8 @@ function transport(options: NodeFetchOptions) {
           const decode = nullBody ? null : decoder(res.headers['content-encoding']);
           let source: Readable = res;
           if (decode !== null) {
+            // Errors reach whoever reads the body; unread, they must not crash the process.
+            decode.on('error', () => {});
             res.once('error', (error) => decode.destroy(error));
             res.once('aborted', () => decode.destroy(new Error('the upstream closed the connection before the body ended')));
             // A decoder stopped early (the body cancelled) releases the connection too.
@@ -201,10 +212,16 @@ function transport(options: NodeFetchOptions) {
             statusText: res.statusMessage ?? '',
             headers: responseHeaders(res.rawHeaders, decode !== null),
             source: nullBody ? null : source,
+            release: () => {
+              source.destroy();
+              res.destroy();
+            },
             detach,
           });
         },
       );
+      // Silence from the upstream (no head yet, or no body bytes for a while) ends the call.
+      req.setTimeout(timeoutMs, () => req.destroy(new Error(`the upstream sent nothing for ${timeoutMs} ms`)));
       req.on('error', (error: Error) => {
         if (settled) return;
         settled = true;
@@ -268,6 +285,26 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
   return nodeFetch;
 }
 
+/**
+ * A Node stream as the gateway reads a body: its own iteration, except that `return()` gives the
+ * body up at once — also before the first `next()`, and while a `next()` is pending — so a
+ * discarded or cancelled answer never holds its connection.
+ */
+function nodeBody(source: Readable, release: () => void): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator]() {
+      let iterator: AsyncIterator<Uint8Array> | undefined;
+      return {
+        next: () => (iterator ??= source[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>).next(),
+        return: async () => {
+          release();
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  };
+}
+
 export interface NodeUpstream extends UpstreamFetch {
   /** Close the idle sockets (a later call opens new ones). */
   close(): void;
@@ -287,7 +324,7 @@ export function createNodeUpstream(options: NodeFetchOptions = {}): NodeUpstream
     if (call === null) return t.fallback(url, init);
     if (call instanceof TypeError) throw call;
     const answer = await t.send(call.url, init, call.body);
-    return { status: answer.status, headers: answer.headers, body: answer.source as AsyncIterable<Uint8Array> | null };
+    return { status: answer.status, headers: answer.headers, body: answer.source === null ? null : nodeBody(answer.source, answer.release) };
   }) as NodeUpstream;
   upstream.close = t.close;
   return upstream;

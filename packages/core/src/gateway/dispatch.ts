@@ -22,6 +22,8 @@ class Retryable extends Error {
     readonly target: UpstreamTarget,
     readonly response: UpstreamResponse | null,
     readonly failure: unknown,
+    /** Whether another attempt follows: decided once, where the failure is seen. */
+    readonly willRetry: boolean,
   ) {
     super('retryable upstream failure');
   }
@@ -50,6 +52,7 @@ export async function dispatch(
   let attempts = 0;
   let last: Retryable | null = null;
 
+  const anotherAttempt = () => index < queue.length && attempts < maxAttempts && Date.now() < deadline && !clientSignal.aborted;
   const attempt = async (): Promise<DispatchResult> => {
     const target = queue[index++];
     if (target === undefined) throw last ?? new Error('no candidate');
@@ -65,7 +68,7 @@ export async function dispatch(
       }
       if (GatewayError.isInstance(cause)) throw cause;
       breakers.failure(target.deploymentId);
-      throw (last = new Retryable(target, null, cause));
+      throw (last = new Retryable(target, null, cause, anotherAttempt()));
     }
     const status = response.status;
     if (status === 503 || status === 529 || status >= 500) breakers.failure(target.deploymentId);
@@ -73,9 +76,9 @@ export async function dispatch(
     const others = queue.slice(index).some((t) => t.deploymentId !== target.deploymentId);
     if (status === 503 || status === 529 || (status === 429 && others)) {
       // Only when another attempt will follow: otherwise this answer is the answer.
-      if (index < queue.length && attempts < maxAttempts && Date.now() < deadline && !clientSignal.aborted) {
+      if (anotherAttempt()) {
         void cancelBody(response.body).catch(() => {});
-        throw (last = new Retryable(target, response, null));
+        throw (last = new Retryable(target, response, null, true));
       }
     }
     return { target, response, attempts };
@@ -88,12 +91,12 @@ export async function dispatch(
       try {
         return await attempt();
       } catch (error) {
-        if (!(error instanceof Retryable) || attempts >= maxAttempts || index >= queue.length || Date.now() >= deadline || clientSignal.aborted) throw error;
+        if (!(error instanceof Retryable) || !error.willRetry) throw error;
       }
     }
   } catch (failure) {
+    // A discarded answer always has a next attempt after it: what ends the loop is a connection failure.
     if (failure instanceof Retryable) {
-      if (failure.response !== null) return { target: failure.target, response: failure.response, attempts };
       throw new GatewayError('upstream_error', 'The upstream could not be reached.', {
         detail: `deployment ${failure.target.deploymentId}: ${String(failure.failure)}`,
         cause: failure.failure,

@@ -21,7 +21,8 @@ export type BodySource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
 /**
  * What the gateway reads of an upstream's answer. A Fetch `Response` is one; an upstream
  * transport may answer with a plain object instead (the Node adapter's does), whose body can be
- * any async iterable of chunks.
+ * any async iterable of chunks. The gateway gives a body up by calling its iterator's `return()`
+ * (possibly before any `next()`, or while one is pending): that must release the connection.
  */
 export interface UpstreamResponse {
   readonly status: number;

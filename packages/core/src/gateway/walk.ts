@@ -55,7 +55,7 @@ export interface WalkDeps {
 
 /** Refuse: record the reason, answer in the caller's format. */
 function refuse(deps: WalkDeps, ctx: RequestContext, error: GatewayError, reason: string, headers: Record<string, string> = {}): Response {
-  ctx.reject(error.status, reason, error.code === 'internal' ? 'error' : 'rejected');
+  ctx.reject(error.status, reason, error.code === 'internal' ? 'error' : error.code === 'cancelled' ? 'cancelled' : 'rejected');
   writeRecord(ctx, deps.sink);
   return errorResponse(deps.codecs, error, ctx.entryFormat, headers);
 }
@@ -102,7 +102,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     ctx.unclassified = decoded.unclassified.length;
   } catch (error) {
     const e = GatewayError.from(error);
-    return refuse(deps, ctx, e, e.code === 'request_too_large' ? 'request_too_large' : 'invalid_request');
+    return refuse(deps, ctx, e, e.code === 'request_too_large' ? 'request_too_large' : e.code === 'cancelled' ? 'client_cancelled' : 'invalid_request');
   }
   ctx.stream = ir.stream;
   ctx.includeUsage = ir.includeUsage === true;
