@@ -160,6 +160,40 @@ describe('toNodeListener', () => {
   });
 });
 
+describe('toNodeListener: the request the gateway reads', () => {
+  it('shows headers as a Fetch Headers would: hop-by-hop ones absent, repeated ones joined, any case', async () => {
+    let seen: Record<string, string | null> = {};
+    const gateway: Pick<Gateway, 'handle'> = {
+      handle: async (request) => {
+        seen = {
+          connection: request.headers.get('connection'),
+          keepAlive: request.headers.get('keep-alive'),
+          multi: request.headers.get('X-Multi'),
+          auth: request.headers.get('authorization'),
+          hasAuth: String(request.headers.has('Authorization')),
+          missing: request.headers.get('x-missing'),
+        };
+        return new Response('ok');
+      },
+    };
+    const served = await listen(createServer(toNodeListener(gateway)));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const req = httpRequest(`${served.url}/h`, { method: 'POST', headers: ['Connection', 'keep-alive', 'Keep-Alive', 'timeout=5', 'X-Multi', 'a', 'X-Multi', 'b', 'Authorization', 'Bearer k', 'Host', 'localhost', 'Content-Length', '2'] as unknown as Record<string, string> }, (res) => {
+          expect(res.statusCode).toBe(200);
+          res.resume();
+          res.on('end', resolve);
+        });
+        req.on('error', reject);
+        req.end('{}');
+      });
+      expect(seen).toEqual({ connection: null, keepAlive: null, multi: 'a, b', auth: 'Bearer k', hasAuth: 'true', missing: null });
+    } finally {
+      await served.close();
+    }
+  });
+});
+
 describe('toNodeListener: the adapter’s own body cap, and clients gone mid-body', () => {
   it('enforces its maxRequestBytes even when the gateway’s cap is larger (declared and chunked bodies)', async () => {
     const served = await listen(createServer(toNodeListener(harness.gateway(), { maxRequestBytes: 1024 })));

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { GatewayError, type GatewayRequest } from '@tollgate/core';
+import { GatewayError, type GatewayRequest, type HeaderReader } from '@tollgate/core';
 
 /** Hop-by-hop headers describe one connection, not the request: they never reach the gateway. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
@@ -35,6 +35,31 @@ function headersOf(req: IncomingMessage): Headers {
 }
 
 /**
+ * The request's headers as the gateway reads them, straight from Node's parsed headers (no
+ * copy): pseudo and hop-by-hop headers are absent, repeated ones joined as `Headers` would.
+ */
+function nodeHeaders(req: IncomingMessage): HeaderReader {
+  const parsed = req.headers;
+  const get = (name: string): string | null => {
+    const key = name.toLowerCase();
+    if (HOP_BY_HOP.has(key) || key.startsWith(':')) return null;
+    const value = parsed[key];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
+  return { get, has: (name) => get(name) !== null };
+}
+
+/** The same headers with `content-length` set (a body some middleware already read). */
+function withContentLength(headers: HeaderReader, length: number): HeaderReader {
+  const value = String(length);
+  return {
+    get: (name) => (name.toLowerCase() === 'content-length' ? value : headers.get(name)),
+    has: (name) => name.toLowerCase() === 'content-length' || headers.has(name),
+  };
+}
+
+/**
  * `IncomingMessage` → what the gateway reads of a request, as a plain object (no Fetch
  * `Request` is built): method, absolute URL, headers, the abort signal, and the body as a
  * pull-driven stream with the cap (or the bytes an earlier middleware already read).
@@ -43,13 +68,13 @@ export function toGatewayRequest(req: IncomingMessage, options: ToRequestOptions
   const method = req.method ?? 'GET';
   // As a Fetch Request would: these methods are not for an API (and TRACE echoes credentials).
   if (FORBIDDEN_METHODS.has(method.toUpperCase())) throw new TypeError(`'${method}' HTTP method is unsupported.`);
-  const headers = headersOf(req);
+  let headers: HeaderReader = nodeHeaders(req);
   let body: GatewayRequest['body'] = null;
   const max = options.maxRequestBytes;
   const onTooLarge = options.onTooLarge ?? (() => {});
   if (method !== 'GET' && method !== 'HEAD') {
     if (options.body !== undefined) {
-      headers.set('content-length', String(options.body.byteLength));
+      headers = withContentLength(headers, options.body.byteLength);
       body = options.body.byteLength > max ? refused(max, onTooLarge) : options.body;
     } else if (hasBody(req)) {
       body = Number(req.headers['content-length'] ?? Number.NaN) > max ? refused(max, onTooLarge) : bodyChunks(req, max, onTooLarge);
@@ -104,13 +129,18 @@ function pathOf(url: string | undefined): string {
 function bodyChunks(req: IncomingMessage, max: number, onTooLarge: () => void): AsyncIterable<Uint8Array> {
   return {
     [Symbol.asyncIterator]() {
-      const iterator = req[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+      let iterator: AsyncIterator<Buffer> | undefined;
       let received = 0;
       return {
         next: async () => {
           let result: IteratorResult<Buffer>;
           try {
-            result = await iterator.next();
+            // A body that has arrived whole (the usual small JSON) is taken straight from the
+            // stream's buffer; anything still arriving goes through its async iteration.
+            if (iterator === undefined && req.complete && !req.destroyed) {
+              const chunk = req.read() as Buffer | null;
+              result = chunk === null ? { done: true, value: undefined } : { done: false, value: chunk };
+            } else result = await (iterator ??= req[Symbol.asyncIterator]() as AsyncIterator<Buffer>).next();
           } catch (cause) {
             throw new GatewayError('cancelled', 'The client closed the connection while sending the request.', { cause });
           }

@@ -126,6 +126,7 @@ describe('createNodeFetch: the gateway’s upstream transport on node:http', () 
     expect(last).toMatchObject({ method: 'POST', url: '/json', body: '{"a":1}' });
     expect(last.headers.authorization).toBe('Bearer upstream-secret');
     expect(last.headers['content-length']).toBe('7');
+    expect(last.headers.host).toBe(new URL(origin).host);
   });
 
   it('keeps repeated set-cookie values apart', async () => {

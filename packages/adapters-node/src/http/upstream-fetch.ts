@@ -51,12 +51,26 @@ function bodyBytes(body: RequestInit['body']): Uint8Array | string | null | unde
   return undefined; // a stream, a Blob, FormData…: not this transport's case
 }
 
-function headerRecord(headers: RequestInit['headers']): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (headers === undefined) return out;
-  if (headers instanceof Headers) headers.forEach((value, name) => (out[name] = value));
-  else if (Array.isArray(headers)) for (const [name, value] of headers) out[name!.toLowerCase()] = value!;
-  else for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
+/**
+ * The request head as Node's flat `[name, value, …]` list (written as given, each still
+ * validated, without per-header bookkeeping), with `host` and the body's `content-length`
+ * added when the caller did not set them.
+ */
+function rawHeaders(headers: RequestInit['headers'], url: URL, body: Uint8Array | string | null): string[] {
+  const out: string[] = [];
+  let host = false;
+  let length = false;
+  const add = (name: string, value: string) => {
+    const lower = name.toLowerCase();
+    if (lower === 'host') host = true;
+    else if (lower === 'content-length') length = true;
+    out.push(lower, value);
+  };
+  if (headers instanceof Headers) headers.forEach((value, name) => add(name, value));
+  else if (Array.isArray(headers)) for (const [name, value] of headers) add(name!, value!);
+  else if (headers !== undefined) for (const [name, value] of Object.entries(headers)) add(name, value);
+  if (!host) out.push('host', url.host);
+  if (!length && body !== null) out.push('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
   return out;
 }
 
@@ -163,8 +177,7 @@ function transport(options: NodeFetchOptions) {
 
   function send(url: URL, init: RequestInit, body: Uint8Array | string | null): Promise<Answer> {
     const signal = init.signal ?? undefined;
-    const headers = headerRecord(init.headers);
-    if (body !== null && headers['content-length'] === undefined) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    const headers = rawHeaders(init.headers, url, body);
     const secure = url.protocol === 'https:';
     return new Promise<Answer>((resolve, reject) => {
       let settled = false;
@@ -178,8 +191,15 @@ function transport(options: NodeFetchOptions) {
       };
       const detach = () => signal?.removeEventListener('abort', onAbort);
       req = (secure ? httpsRequest : httpRequest)(
-        url,
-        { method: init.method ?? 'GET', headers, agent: secure ? httpsAgent : httpAgent },
+        {
+          // Plain options rather than the URL object: Node need not take the URL apart again.
+          host: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+          port: url.port === '' ? (secure ? 443 : 80) : Number(url.port),
+          path: url.pathname + url.search,
+          method: init.method ?? 'GET',
+          headers,
+          agent: secure ? httpsAgent : httpAgent,
+        },
         (res: IncomingMessage) => {
           if (settled) {
             res.destroy();

@@ -5,11 +5,17 @@
  * per-request cost. The body may also be any async iterable of chunks, or bytes some earlier
  * middleware already read.
  */
+/** What the gateway reads of request headers (a `Headers` is one): lookups by lowercase name. */
+export interface HeaderReader {
+  get(name: string): string | null;
+  has(name: string): boolean;
+}
+
 export interface GatewayRequest {
   readonly method: string;
   /** The absolute URL (origin + path + query). */
   readonly url: string;
-  readonly headers: Headers;
+  readonly headers: HeaderReader;
   /** Aborted when the client goes away: the upstream call is cancelled with it. */
   readonly signal: AbortSignal;
   readonly body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Uint8Array | null;

@@ -11,6 +11,7 @@ import {
   type WireFormat,
 } from '@tollgate/codecs/base';
 import type { Credential } from '../registry/index.js';
+import type { HeaderReader } from './request.js';
 
 /** What the gateway needs to call one deployment (built from a registry candidate). */
 export interface UpstreamTarget {
@@ -124,7 +125,7 @@ export async function buildUpstreamCall(
   target: UpstreamTarget,
   body: Uint8Array,
   stream: boolean,
-  clientHeaders: Headers,
+  clientHeaders: HeaderReader,
   secret: (name: string) => Promise<string>,
   signal: AbortSignal,
 ): Promise<UpstreamCall> {

@@ -1,3 +1,4 @@
+import type { HeaderReader } from '../gateway/request.js';
 /**
  * Where each vendor SDK sends its key. Only these places are read; any other header a caller
  * sets (`x-tollgate-user`, `x-user-id`, …) is never identity.
@@ -31,7 +32,7 @@ interface Found {
 }
 
 /** Reads the presented secret from a request, and where it came from. */
-export function extractCredential(request: Pick<Request, 'headers' | 'url'>): CredentialResult {
+export function extractCredential(request: { headers: HeaderReader; url: string }): CredentialResult {
   const found: Found[] = [];
   let malformed = false;
 

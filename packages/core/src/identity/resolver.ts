@@ -5,6 +5,7 @@
  */
 import { GatewayError } from '@tollgate/codecs/base';
 import { extractCredential } from './credentials.js';
+import type { HeaderReader } from '../gateway/request.js';
 import { createJwtVerifier, isJwtShape, type JwtVerifier } from './jwt.js';
 import type { JwksOptions } from './jwks.js';
 import type { Principal } from '@tollgate/policy';
@@ -27,7 +28,7 @@ export type AuthResult =
 export type IdentityResolverOptions = JwksOptions;
 
 export interface IdentityResolver {
-  authenticate(request: Pick<Request, 'headers' | 'url'>): Promise<AuthResult>;
+  authenticate(request: { headers: HeaderReader; url: string }): Promise<AuthResult>;
 }
 
 interface KeyRecord {
