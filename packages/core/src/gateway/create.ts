@@ -52,7 +52,9 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   const registry = registryFrom(options.registry);
   const codecs = codecTableFrom(options.codecs);
   assertCodecsCover(registry, codecs);
-  const { policy, revision: policyRevision } = policyFrom(options.policy, registry);
+  const first = policyFrom(options.policy, registry);
+  let policyInput: unknown = options.policy;
+  let policyRevision = first.revision;
   const identity = identityFrom(options);
   const now = options.now ?? Date.now;
   const ownsStore = options.store === undefined;
@@ -63,10 +65,11 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   const openStreams = new Set<Promise<void>>();
   let closed = false;
 
-  const deps: WalkDeps = {
+  // Replaced whole by `reload`: a request reads it once, so it never mixes two revisions.
+  let deps: WalkDeps = {
     registry,
     codecs,
-    policy,
+    policy: first.policy,
     identity,
     store,
     sink,
@@ -79,7 +82,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     reservationTtlMs: options.reservationTtlMs ?? 5 * 60_000,
     filters: options.filters ?? [],
     now,
-    timezone: policy?.timezone ?? 'UTC',
+    timezone: first.policy?.timezone ?? 'UTC',
     onSettleFailure: () => void stats.settleFailures++,
     ...(options.notify === undefined ? {} : { notify: options.notify }),
     ...(options.cacheShaping === undefined ? {} : { cacheShaping: options.cacheShaping }),
@@ -91,12 +94,13 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
 
   async function handle(request: GatewayRequest): Promise<Response> {
     stats.requests++;
-    const ctx = new RequestContext(now, registry.revision, policyRevision);
+    const current = deps;
+    const ctx = new RequestContext(now, current.registry.revision, policyRevision);
     if (closed) {
       return errorResponse(codecs, new GatewayError('unavailable', 'The gateway is shutting down.'), null, { 'x-tollgate-request-id': ctx.id });
     }
     try {
-      const response = await walk(request, ctx, deps);
+      const response = await walk(request, ctx, current);
       if (!response.headers.has('x-tollgate-request-id')) response.headers.set('x-tollgate-request-id', ctx.id);
       return response;
     } catch (error) {
@@ -114,9 +118,28 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   return {
     handle,
     fetch: gatewayFetch,
-    registry,
-    policy,
-    policyRevision,
+    get registry() {
+      return deps.registry;
+    },
+    get policy() {
+      return deps.policy;
+    },
+    get policyRevision() {
+      return policyRevision;
+    },
+    reload(next) {
+      // Everything is checked before anything changes: on any violation the last good
+      // revision stays in force and the error lists what is wrong.
+      const nextRegistry = next.registry === undefined ? deps.registry : registryFrom(next.registry);
+      assertCodecsCover(nextRegistry, deps.codecs);
+      const nextInput = next.policy === undefined ? policyInput : next.policy;
+      // The policy is checked against the registry it will run with, also when only the registry changed.
+      const loaded = policyFrom(nextInput, nextRegistry);
+      deps = { ...deps, registry: nextRegistry, policy: loaded.policy, timezone: loaded.policy?.timezone ?? 'UTC' };
+      policyInput = nextInput;
+      policyRevision = loaded.revision;
+      return { registryRevision: nextRegistry.revision, policyRevision: loaded.revision };
+    },
     stats(): GatewayStats {
       return { requests: stats.requests, usageWritten: sinkStats.written, usageFailed: sinkStats.failed, settleFailures: stats.settleFailures };
     },

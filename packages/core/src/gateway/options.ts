@@ -83,6 +83,13 @@ export interface Gateway {
   readonly registry: Registry;
   readonly policy: Policy | null;
   readonly policyRevision: string | null;
+  /**
+   * Swap in a changed registry and/or policy (the objects their files parse to; `policy: null`
+   * removes the policy). Requests already under way finish with the revision they started
+   * with; later ones use the new one. Everything is validated first: on any violation it
+   * throws `GatewayConfigError` listing them all and the last good revision stays in force.
+   */
+  reload(next: { registry?: unknown; policy?: unknown }): { registryRevision: string; policyRevision: string | null };
   stats(): GatewayStats;
   /** Wait for open streams to finish (bounded by `drainMs`), flush usage, close the store if the gateway made it. */
   close(options?: { drainMs?: number }): Promise<void>;

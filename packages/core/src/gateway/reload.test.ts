@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createGateway, GatewayConfigError, type Gateway, type UsageRecord } from '../index.js';
+import { createVirtualKey } from '../identity/index.js';
+import { anthropicUpstream, registry } from './__tests__/anthropic-upstream.js';
+
+const open: Gateway[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((g) => g.close({ drainMs: 100 })));
+});
+
+/** The test registry plus `claude-fast`, another model on the same Anthropic deployment. */
+function registryWithFast() {
+  const base = registry();
+  const sonnet = base.models['claude-sonnet'];
+  return { ...base, models: { ...base.models, 'claude-fast': { ...sonnet, deployments: [{ ...sonnet.deployments[0]!, id: 'fast@anthropic' }] } } };
+}
+
+async function setup() {
+  const { key, hash } = await createVirtualKey();
+  const upstream = anthropicUpstream();
+  const records: UsageRecord[] = [];
+  const gateway = createGateway({
+    registry: registry(),
+    identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal', leaders: ['carol'] } }] },
+    secrets: { ANTHROPIC_API_KEY: 'sk-ant-upstream' },
+    fetch: upstream.fetch,
+    usage: (r) => void records.push(r),
+  });
+  open.push(gateway);
+  const chat = async (model: string, extra: Record<string, unknown> = {}) =>
+    gateway.handle(
+      new Request('http://gateway.test/v1/chat/completions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }),
+      }),
+    );
+  return { gateway, chat, records };
+}
+
+describe('gateway.reload: a changed registry or policy, without a restart', () => {
+  it('serves a model added to the registry from the next request on, and records the new revision', async () => {
+    const { gateway, chat, records } = await setup();
+    const before = gateway.registry.revision;
+    expect((await chat('claude-fast')).status).toBe(404);
+    const result = gateway.reload({ registry: registryWithFast() });
+    expect(result.registryRevision).not.toBe(before);
+    expect(gateway.registry.revision).toBe(result.registryRevision);
+    const res = await chat('claude-fast');
+    expect(res.status).toBe(200);
+    expect(records[records.length - 1]).toMatchObject({ status: 'ok', model: 'claude-fast', registry_revision: result.registryRevision });
+  });
+
+  it('keeps the last good revision when the new registry is invalid, and lists what is wrong', async () => {
+    const { gateway, chat } = await setup();
+    const before = gateway.registry.revision;
+    const base = registry();
+    const sonnet = base.models['claude-sonnet'];
+    // A deployment on a provider the registry does not declare.
+    const broken = { ...base, models: { 'claude-sonnet': { ...sonnet, deployments: [{ ...sonnet.deployments[0]!, provider: 'nowhere' }] } } };
+    let error: unknown;
+    try {
+      gateway.reload({ registry: broken });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(GatewayConfigError);
+    expect((error as GatewayConfigError).source).toBe('registry');
+    expect((error as GatewayConfigError).message).toMatch(/nowhere/);
+    expect(gateway.registry.revision).toBe(before);
+    expect((await chat('claude-sonnet')).status).toBe(200);
+  });
+
+  it('applies a new policy (a denied model answers like an unknown one), and policy: null removes it', async () => {
+    const { gateway, chat, records } = await setup();
+    expect(gateway.policyRevision).toBeNull();
+    const { policyRevision } = gateway.reload({ policy: { access: { models: { 'claude-sonnet': { deny_leaders: ['carol'] } } } } });
+    expect(policyRevision).toMatch(/^sha256:/);
+    expect((await chat('claude-sonnet')).status).toBe(404);
+    expect(records[records.length - 1]).toMatchObject({ status: 'rejected', policy_revision: policyRevision });
+    gateway.reload({ policy: null });
+    expect(gateway.policy).toBeNull();
+    expect((await chat('claude-sonnet')).status).toBe(200);
+  });
+
+  it('refuses a registry the current policy no longer fits (checked together), changing nothing', async () => {
+    const { gateway, chat } = await setup();
+    gateway.reload({ registry: registryWithFast(), policy: { access: { models: { 'claude-fast': { deny_leaders: ['carol'] } } } } });
+    const revision = gateway.registry.revision;
+    expect(() => gateway.reload({ registry: registry() })).toThrow(GatewayConfigError);
+    expect(gateway.registry.revision).toBe(revision);
+    expect((await chat('claude-fast')).status).toBe(404);
+  });
+
+  it('lets a stream that started before a reload finish on the revision it started with', async () => {
+    const { gateway, chat, records } = await setup();
+    const before = gateway.registry.revision;
+    const res = await chat('claude-sonnet', { stream: true });
+    gateway.reload({ registry: registryWithFast() });
+    const text = await res.text();
+    expect(text).toContain('Hello from');
+    const record = records.find((r) => r.stream);
+    expect(record).toMatchObject({ status: 'ok', registry_revision: before });
+  });
+});
