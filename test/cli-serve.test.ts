@@ -172,6 +172,43 @@ describe('tollgate serve', () => {
     expect(r.stderr).not.toMatch(/listening/);
   });
 
+  it('reloads the registry and policy on SIGHUP, and keeps the last good revision when an edit is invalid', async () => {
+    const { p, url, file } = await serve({ usage: 'stdout' });
+    const registryFile = join(dirname(file), 'registry.yaml');
+    const models = async () => (await client(url).models.list()).data.map((m) => m.id);
+    try {
+      expect(await models()).not.toContain('gpt-mini-2');
+      // Add a model: served once the signal is handled.
+      const registry = registryFor(upstream.url, slow.url) as Record<string, unknown>;
+      const byId = registry.models as Record<string, { deployments: Array<Record<string, unknown>> }>;
+      registry.models = { ...byId, 'gpt-mini-2': { ...byId['gpt-mini']!, deployments: [{ ...byId['gpt-mini']!.deployments[0]!, id: 'mini2@openai' }] } };
+      writeFileSync(registryFile, stringify(registry));
+      p.kill('SIGHUP');
+      await p.waitFor('stderr', /reloaded — \d+ models/);
+      expect(await models()).toContain('gpt-mini-2');
+      const answer = await client(url).chat.completions.create({ model: 'gpt-mini-2', messages: [{ role: 'user', content: 'hi' }] });
+      expect(answer.choices[0]!.message.content).toBeTypeOf('string');
+      // A policy file added to the config is applied too: the model is now denied (404, like an unknown one).
+      writeFileSync(join(dirname(file), 'policy.yaml'), stringify({ access: { models: { 'gpt-mini-2': { allow_leaders: ['nobody'] } } } }));
+      writeFileSync(file, readFileSync(file, 'utf8') + 'policy: ./policy.yaml\n');
+      p.kill('SIGHUP');
+      await p.waitFor('stderr', /reloaded — .*policy sha256:/);
+      const denied = await client(url).chat.completions.create({ model: 'gpt-mini-2', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+      expect(denied).toBeInstanceOf(OpenAI.NotFoundError);
+      // An invalid edit: reported, nothing changes, the gateway keeps serving.
+      writeFileSync(registryFile, stringify({ ...registry, models: { ...(registry.models as object), broken: { brand: 'openai', entry_formats: ['openai_chat'], deployments: [{ id: 'b@x', provider: 'nowhere', format: 'openai_chat', upstream_model: 'x' }] } } }));
+      p.kill('SIGHUP');
+      await p.waitFor('stderr', /reload refused — keeping registry/);
+      expect(p.stderr()).toMatch(/registry\.yaml: models\.broken/);
+      expect(await models()).toContain('gpt-mini');
+      expect(await models()).not.toContain('broken');
+      const still = await client(url).chat.completions.create({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] });
+      expect(still.choices[0]!.message.content).toBeTypeOf('string');
+    } finally {
+      p.kill('SIGKILL');
+    }
+  });
+
   it('exits 1 when it cannot listen', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

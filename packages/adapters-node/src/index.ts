@@ -13,6 +13,6 @@ export type { ServiceConfig, ServiceConfigInput } from './cli/config.js';
 export { loadService, formatViolations } from './cli/load.js';
 export type { LoadedService, LoadResult, Violation } from './cli/load.js';
 export { startService } from './cli/service.js';
-export type { RunningService, StartServiceOptions } from './cli/service.js';
+export type { RunningService, StartServiceOptions, ReloadResult } from './cli/service.js';
 export { createKeyEntry } from './cli/key.js';
 export type { CreatedKey, KeyPrincipal } from './cli/key.js';

@@ -63,7 +63,7 @@ async function validate(args: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-/** Handles SIGTERM/SIGINT: the first drains and exits 0, a second exits at once. */
+/** Handles SIGTERM/SIGINT (the first drains and exits 0, a second exits at once) and SIGHUP (reload). */
 export type SignalHook = (service: RunningService) => void;
 
 function installSignals(service: RunningService, io: CliIo): void {
@@ -85,6 +85,11 @@ function installSignals(service: RunningService, io: CliIo): void {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // SIGHUP: read the registry and policy files again; a bad edit is reported and changes nothing.
+  process.on('SIGHUP', () => {
+    io.err('tollgate: SIGHUP received — reloading the registry and policy\n');
+    service.reload().catch((error: unknown) => io.err(`tollgate: reload failed: ${error instanceof Error ? error.message : String(error)}\n`));
+  });
 }
 
 async function serve(args: string[], io: CliIo): Promise<number | null> {

@@ -6,11 +6,11 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createGateway, type Gateway } from '@tollgate/core';
+import { createGateway, GatewayConfigError, type Gateway } from '@tollgate/core';
 import { handleNodeRequest } from '../http/listener.js';
 import { createNodeUpstream } from '../http/upstream-fetch.js';
 import { buildParts } from './build.js';
-import type { LoadedService } from './load.js';
+import { formatViolations, loadService, type LoadedService, type Violation } from './load.js';
 
 export interface StartServiceOptions {
   /** Where start-up and shutdown lines go (default: stderr). */
@@ -31,7 +31,17 @@ export interface RunningService {
   readonly inFlight: number;
   /** Stop accepting, drain (bounded by `drain_timeout_s`), close the gateway and the store. Idempotent. */
   shutdown(): Promise<void>;
+  /**
+   * Read the registry and policy files again and swap them in (`tollgate serve` does this on
+   * SIGHUP). On any violation nothing changes: the last good revision keeps serving and the
+   * result lists what is wrong. Other config keys (listen, identity, store, usage) take a restart.
+   */
+  reload(): Promise<ReloadResult>;
 }
+
+export type ReloadResult =
+  | { ok: true; registryRevision: string; policyRevision: string | null }
+  | { ok: false; errors: Violation[]; registryRevision: string; policyRevision: string | null };
 
 const HEALTH = new Set(['/healthz', '/readyz']);
 
@@ -148,10 +158,31 @@ export async function startService(service: LoadedService, options: StartService
     log(`tollgate: stopped — ${stats.requests} requests, ${stats.usageWritten} usage records written, ${stats.usageFailed} lost`);
   }
 
+  async function reload(): Promise<ReloadResult> {
+    const kept = () => ({ registryRevision: gateway.registry.revision, policyRevision: gateway.policyRevision });
+    const loaded = await loadService(service.file);
+    if (!loaded.ok) {
+      log(`tollgate: reload refused — keeping registry ${kept().registryRevision.slice(0, 19)}…:\n${formatViolations(loaded.errors)}`);
+      return { ok: false, errors: loaded.errors, ...kept() };
+    }
+    try {
+      const result = gateway.reload({ registry: loaded.service.registry, policy: loaded.service.policy ?? null });
+      log(`tollgate: reloaded — ${Object.keys(loaded.service.registry.models).length} models, registry ${result.registryRevision.slice(0, 19)}…, policy ${result.policyRevision === null ? 'none' : `${result.policyRevision.slice(0, 19)}…`}`);
+      return { ok: true, ...result };
+    } catch (error) {
+      if (!(error instanceof GatewayConfigError)) throw error;
+      const file = error.source === 'policy' && loaded.service.policyFile !== null ? loaded.service.policyFile : loaded.service.registryFile;
+      const errors = error.errors.map((e) => ({ file, path: e.path, message: e.message }));
+      log(`tollgate: reload refused — keeping registry ${kept().registryRevision.slice(0, 19)}…:\n${formatViolations(errors)}`);
+      return { ok: false, errors, ...kept() };
+    }
+  }
+
   return {
     url,
     server,
     gateway,
+    reload,
     get ready() {
       return !draining;
     },
