@@ -6,7 +6,7 @@
  */
 import type { NextFunction, Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from 'express';
 import type { Gateway } from '@tollgate/core';
-import { handleNodeRequest, type NodeListenerOptions } from './http/listener.js';
+import { handleNodeRequest, type GatewayLike, type NodeListenerOptions } from './http/listener.js';
 import { gatewayHandles } from './http/routes.js';
 
 export interface ExpressMiddlewareOptions extends NodeListenerOptions {
@@ -18,7 +18,7 @@ export interface ExpressMiddlewareOptions extends NodeListenerOptions {
   routes?: 'registry' | 'all';
 }
 
-export function expressMiddleware(gateway: Pick<Gateway, 'handle' | 'registry'>, options: ExpressMiddlewareOptions = {}): RequestHandler {
+export function expressMiddleware(gateway: GatewayLike & Pick<Gateway, 'registry'>, options: ExpressMiddlewareOptions = {}): RequestHandler {
   const { routes = 'registry', ...listenerOptions } = options;
   return (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
     // Inside a mounted router `req.url` is relative to the mount path: that is what the gateway sees.

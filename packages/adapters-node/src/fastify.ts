@@ -6,10 +6,10 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Gateway } from '@tollgate/core';
-import { handleNodeRequest, type NodeListenerOptions } from './http/listener.js';
+import { handleNodeRequest, type GatewayLike, type NodeListenerOptions } from './http/listener.js';
 
 export interface FastifyPluginOptions extends NodeListenerOptions {
-  gateway: Pick<Gateway, 'handle'>;
+  gateway: GatewayLike;
 }
 
 export const fastifyPlugin: FastifyPluginAsync<FastifyPluginOptions> = async (app, options) => {

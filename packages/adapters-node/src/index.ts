@@ -1,7 +1,7 @@
 export { toNodeListener, handleNodeRequest, DEFAULT_MAX_REQUEST_BYTES } from './http/listener.js';
-export type { NodeListener, NodeListenerOptions, HandleNodeRequestOptions } from './http/listener.js';
+export type { GatewayLike, NodeListener, NodeListenerOptions, HandleNodeRequestOptions } from './http/listener.js';
 export { toFetchRequest, toGatewayRequest } from './http/request.js';
-export { writeFetchResponse } from './http/response.js';
+export { writeFetchResponse, writeReply } from './http/response.js';
 export { createNodeFetch, createNodeUpstream } from './http/upstream-fetch.js';
 export type { NodeFetch, NodeFetchOptions, NodeUpstream } from './http/upstream-fetch.js';
 export { gatewayHandles } from './http/routes.js';

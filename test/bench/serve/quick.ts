@@ -23,6 +23,18 @@ const upstream = await startUpstream();
 const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
 const setup = await writeTollgateSetup(upstreamUrl, [0]);
 const peers: Array<{ name: string; service: Service; shot: (stream: boolean) => Shot }> = [];
+const anthropicBody = (stream: boolean) => JSON.stringify({ model: 'claude-sonnet-4-5', stream, max_tokens: 256, messages: [{ role: 'user', content: 'Say hello.' }] });
+peers.push({
+  name: 'direct',
+  service: upstream,
+  shot: (s) => ({
+    port: upstream.port,
+    path: '/d0/v1/messages',
+    headers: { 'content-type': 'application/json', 'x-api-key': UPSTREAM_KEY, 'anthropic-version': '2023-06-01' },
+    body: anthropicBody(s),
+    expect: s ? ['message_stop'] : ['beginner-friendly'],
+  }),
+});
 const proxy = await startProxy(upstreamUrl, process.env.QUICK_PROFILE_PROXY === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.QUICK_PROFILE_PROXY}`]);
 peers.push({ name: 'bare proxy', service: proxy, shot: (s) => ({ port: proxy.port, path: '/d0/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: openaiBody('claude-sonnet-4-5', s), expect: expect(s) }) });
 const tollgate = await startTollgate(setup, 'tollgate serve', profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]);
@@ -42,6 +54,7 @@ if (withPortkey) {
   });
 }
 for (const p of peers) await closedLoop(p.shot(false), { connections: 16, warmupMs: 0, durationMs: 1500 });
+let direct = 0;
 for (const mode of modes) {
   const stream = mode === 'stream';
   for (let round = 0; round < 2; round++) {
@@ -49,9 +62,11 @@ for (const mode of modes) {
       const cpu0 = p.service.cpuMs();
       const r = await closedLoop(p.shot(stream), { connections: conns, warmupMs: 200, durationMs: seconds * 500 });
       const cpu = p.service.cpuMs() - cpu0;
-      console.log(`${mode} ${conns}c r${round} ${p.name.padEnd(10)} ${Math.round(r.rps)} req/s p50 ${r.p50.toFixed(2)} p99 ${r.p99.toFixed(2)} ms cpu ${Math.round((cpu * 1000) / r.completed)} µs/req errors ${r.errors} ${r.firstError ?? ''}`);
+      if (p.name === 'direct') direct = r.p50;
+      const added = p.name === 'direct' ? '' : ` (+${(r.p50 - direct).toFixed(3)})`;
+      console.log(`${mode} ${conns}c r${round} ${p.name.padEnd(10)} ${Math.round(r.rps)} req/s p50 ${r.p50.toFixed(3)}${added} p99 ${r.p99.toFixed(2)} ms cpu ${Math.round((cpu * 1000) / r.completed)} µs/req errors ${r.errors} ${r.firstError ?? ''}`);
     }
   }
 }
-for (const p of peers) await p.service.stop();
+for (const p of peers) if (p.service !== upstream) await p.service.stop();
 await upstream.stop();

@@ -19,6 +19,9 @@ export interface Served {
 
 export const CAP = 64 * 1024;
 
+/** How long the `late` upstream holds its first event. */
+const LATE_MS = 400;
+
 export interface AdapterHarness {
   gateway(): Gateway;
   served(): Served;
@@ -26,13 +29,21 @@ export interface AdapterHarness {
   records: UsageRecord[];
 }
 
-/** A registry with the shared test models plus `slow-model` on the slow upstream. */
+/** A registry with the shared test models plus `slow-model` (endless) and `late-model` (a late first event) on the slow upstream. */
 export function adapterRegistry(replayUrl: string, slowUrl: string) {
   const base = testRegistry(replayUrl);
   return {
     ...base,
-    providers: { ...base.providers, slow: { base_url: `${slowUrl}/endless`, credential: 'openai' } },
-    operations: [...base.operations, { provider: 'slow', format: 'openai_chat', family: 'chat', path: '/v1/chat/completions' }],
+    providers: {
+      ...base.providers,
+      slow: { base_url: `${slowUrl}/endless`, credential: 'openai' },
+      late: { base_url: `${slowUrl}/late`, credential: 'openai' },
+    },
+    operations: [
+      ...base.operations,
+      { provider: 'slow', format: 'openai_chat', family: 'chat', path: '/v1/chat/completions' },
+      { provider: 'late', format: 'openai_chat', family: 'chat', path: '/v1/chat/completions' },
+    ],
     models: {
       ...base.models,
       'slow-model': {
@@ -41,6 +52,14 @@ export function adapterRegistry(replayUrl: string, slowUrl: string) {
         capabilities: { max_output_tokens: 1000 },
         deployments: [
           { id: 'slow@openai', provider: 'slow', format: 'openai_chat', upstream_model: 'gpt-4o-mini', pricing: { unit: 'usd_per_mtok', input: '1', output: '1' } },
+        ],
+      },
+      'late-model': {
+        brand: 'openai',
+        entry_formats: ['openai_chat'],
+        capabilities: { max_output_tokens: 1000 },
+        deployments: [
+          { id: 'late@openai', provider: 'late', format: 'openai_chat', upstream_model: 'gpt-4o-mini', pricing: { unit: 'usd_per_mtok', input: '1', output: '1' } },
         ],
       },
     },
@@ -61,7 +80,7 @@ export function describeAdapter(name: string, serve: (gateway: Gateway) => Promi
       anthropic: replay('anthropic-messages/stream-text-then-tool-use-input-json-delta.sse', 'anthropic-messages/response-cache-read.json'),
       openai: replay('openai-chat/stream-text.sse', 'openai-chat/response-text.json'),
     });
-    slow = await startSlowUpstream({ tickMs: 20 });
+    slow = await startSlowUpstream({ tickMs: 20, ticks: 3, lateMs: LATE_MS });
     const ids = await keysFor({ user: 'alice', tier: 'normal', bu: 'payments' });
     key = ids.keys.alice!;
     gateway = createGateway({
@@ -150,6 +169,48 @@ export function describeAdapter(name: string, serve: (gateway: Gateway) => Promi
       expect(rec.status).toBe('cancelled');
       expect(rec.reason).toBe('client_cancelled');
       expect(rec.usage?.measured).toBe(false);
+    });
+
+    it('sends an event stream’s head without waiting for a late first event, then the events', async () => {
+      const started = Date.now();
+      const response = await fetch(`${served.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'late-model', messages: [{ role: 'user', content: 'wait' }], stream: true }),
+      });
+      const headAfter = Date.now() - started;
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(response.headers.get('x-tollgate-request-id')).toMatch(/.+/);
+      // The upstream holds its first event for LATE_MS; the head must not wait for it.
+      expect(headAfter).toBeLessThan(LATE_MS / 2);
+      const text = await response.text();
+      expect(Date.now() - started).toBeGreaterThanOrEqual(LATE_MS - 50);
+      expect(text).toContain('tick2');
+      expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    });
+
+    it('answers a whole body with its length, the governance headers and the caller’s error format', async () => {
+      const ok = await fetch(`${served.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      const body = await ok.text();
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('content-type')).toBe('application/json');
+      expect(Number(ok.headers.get('content-length'))).toBe(Buffer.byteLength(body));
+      expect(ok.headers.get('x-tollgate-unclassified-fields')).toBe('0');
+      const id = ok.headers.get('x-tollgate-request-id');
+      expect((await eventually(() => recordFor(id))).status).toBe('ok');
+      const denied = await fetch(`${served.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': 'tg_not-a-key', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'claude-sonnet', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(denied.status).toBe(401);
+      expect(await denied.json()).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
+      expect(denied.headers.get('x-tollgate-request-id')).toMatch(/.+/);
     });
 
     it('refuses a body over the cap with 413 in the caller’s format (declared length)', async () => {

@@ -4,6 +4,7 @@
  *   /<prefix>/v1/chat/completions with `"stream": true` and the scenario named by the prefix:
  *     `endless` — one chunk every `tickMs` until the connection closes;
  *     `long`    — `ticks` chunks `tickMs` apart, then finish, usage and [DONE];
+ *     `late`    — the head at once, then nothing for `lateMs`, then as `long`;
  *   anything else (or no `stream`) — a short JSON answer.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -32,7 +33,7 @@ const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
 const usageChunk = (output: number) =>
   `data: ${JSON.stringify({ id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [], usage: { prompt_tokens: 12, completion_tokens: output, total_tokens: 12 + output } })}\n\n`;
 
-export async function startSlowUpstream(options: { tickMs?: number; ticks?: number } = {}): Promise<SlowUpstream> {
+export async function startSlowUpstream(options: { tickMs?: number; ticks?: number; lateMs?: number } = {}): Promise<SlowUpstream> {
   const tickMs = options.tickMs ?? 20;
   const ticks = options.ticks ?? 40;
   const calls: UpstreamCall[] = [];
@@ -64,6 +65,8 @@ export async function startSlowUpstream(options: { tickMs?: number; ticks?: numb
     }
     res.setHeader('content-type', 'text/event-stream');
     res.flushHeaders();
+    if (scenario === 'late') await new Promise((r) => setTimeout(r, options.lateMs ?? 300));
+    if (res.destroyed) return;
     res.write(chunk({ role: 'assistant', content: '' }));
     const limit = scenario === 'endless' ? Number.POSITIVE_INFINITY : ticks;
     for (let i = 0; i < limit && !res.destroyed; i++) {

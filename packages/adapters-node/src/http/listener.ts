@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, type Gateway, type GatewayRequest } from '@tollgate/core';
 import { toGatewayRequest } from './request.js';
-import { writeFetchResponse } from './response.js';
+import { writeFetchResponse, writeReply } from './response.js';
 
 /** The default body cap: 32 MiB, the largest any vendor API accepts (as the gateway's own default). */
 export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
@@ -20,6 +20,9 @@ export interface HandleNodeRequestOptions extends NodeListenerOptions {
   body?: Uint8Array;
 }
 
+/** What the adapters need of a gateway: `handle`, and `reply` when it has one (a gateway made by `createGateway` has both). */
+export type GatewayLike = Pick<Gateway, 'handle'> & Partial<Pick<Gateway, 'reply'>>;
+
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 const noop = () => {};
@@ -29,7 +32,7 @@ const noop = () => {};
  * the head was sent) or a cut connection (after), and go to `onError`.
  */
 export async function handleNodeRequest(
-  gateway: Pick<Gateway, 'handle'>,
+  gateway: GatewayLike,
   req: IncomingMessage,
   res: ServerResponse,
   options: HandleNodeRequestOptions = {},
@@ -58,10 +61,18 @@ export async function handleNodeRequest(
     return;
   }
   try {
-    const response = await gateway.handle(request);
-    // Refused for its size: do not read the rest of that body to keep the connection alive.
-    if ((tooLarge || response.status === 413) && !req.complete && !res.headersSent) res.setHeader('connection', 'close');
-    await writeFetchResponse(response, res, req.method);
+    // A whole gateway answers with a plain reply (no `Response` to build and take apart);
+    // anything else that only has `handle` still works.
+    if (gateway.reply !== undefined) {
+      const reply = await gateway.reply(request);
+      // Refused for its size: do not read the rest of that body to keep the connection alive.
+      if ((tooLarge || reply.status === 413) && !req.complete && !res.headersSent) res.setHeader('connection', 'close');
+      await writeReply(reply, res, req.method);
+    } else {
+      const response = await gateway.handle(request);
+      if ((tooLarge || response.status === 413) && !req.complete && !res.headersSent) res.setHeader('connection', 'close');
+      await writeFetchResponse(response, res, req.method);
+    }
   } catch (error) {
     (options.onError ?? noop)(error);
     if (!res.headersSent && !res.destroyed) {
@@ -82,7 +93,7 @@ export async function handleNodeRequest(
  * The body streams into the gateway with backpressure and a cap; the answer streams out
  * honouring `drain`; a client disconnect aborts the upstream call.
  */
-export function toNodeListener(gateway: Pick<Gateway, 'handle'>, options: NodeListenerOptions = {}): NodeListener {
+export function toNodeListener(gateway: GatewayLike, options: NodeListenerOptions = {}): NodeListener {
   return (req, res) => {
     void handleNodeRequest(gateway, req, res, options).catch(noop);
   };

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { completeBodyOf } from '@tollgate/core';
+import { completeBodyOf, type GatewayReply } from '@tollgate/core';
 
 /** How long an event stream's head may wait for the first event before it is sent alone. */
 const HEAD_FLUSH_MS = 20;
@@ -32,6 +32,31 @@ export function writeHead(response: Response, res: ServerResponse): void {
 }
 
 /**
+ * A gateway reply → `ServerResponse`: status and headers in one `writeHead`, a whole body in one
+ * `end`, an event stream chunk by chunk (see `writeFetchResponse`).
+ */
+export async function writeReply(reply: GatewayReply, res: ServerResponse, method = 'GET'): Promise<void> {
+  const body = reply.body;
+  if (res.destroyed) {
+    if (body instanceof ReadableStream) await body.cancel().catch(() => {});
+    return;
+  }
+  // After `writeHead` Node would no longer count a whole body itself (it would send it chunked).
+  if (body instanceof Uint8Array) res.setHeader('content-length', body.byteLength);
+  res.writeHead(reply.status, reply.headers);
+  if (body === null || method === 'HEAD') {
+    if (body instanceof ReadableStream) await body.cancel().catch(() => {});
+    res.end();
+    return;
+  }
+  if (body instanceof Uint8Array) {
+    res.end(body);
+    return;
+  }
+  await writeBody(body, res, (reply.headers['content-type'] ?? '').startsWith('text/event-stream'));
+}
+
+/**
  * Fetch `Response` → `ServerResponse`, chunk by chunk. When `write` returns false the next
  * read waits for `drain`, so a slow client slows the read of the body (and through it the
  * upstream) instead of growing a buffer. When the client goes away the body is cancelled,
@@ -54,17 +79,27 @@ export async function writeFetchResponse(response: Response, res: ServerResponse
     res.end();
     return;
   }
-  const reader = response.body.getReader();
+  await writeBody(response.body, res, (response.headers.get('content-type') ?? '').startsWith('text/event-stream'));
+}
+
+/** A body stream after the head was set: honours `drain`, cancels on close, cuts the connection on failure. */
+async function writeBody(body: ReadableStream<Uint8Array>, res: ServerResponse, eventStream: boolean): Promise<void> {
+  const reader = body.getReader();
   const onClose = () => {
     if (!res.writableFinished) void reader.cancel().catch(() => {});
   };
   res.once('close', onClose);
   // An event stream shows its head without waiting for the first event for long; when that
   // event is ready soon (the usual case) the head leaves with it in one write.
+  // (`headersSent` cannot tell: after `writeHead` it is true while the head still waits.)
+  let wrote = false;
   let headTimer: ReturnType<typeof setTimeout> | undefined;
-  if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+  if (eventStream) {
     headTimer = setTimeout(() => {
-      if (!res.headersSent && !res.destroyed) res.flushHeaders();
+      if (!wrote && !res.destroyed) {
+        wrote = true;
+        res.flushHeaders();
+      }
     }, HEAD_FLUSH_MS);
   }
   try {
@@ -79,6 +114,7 @@ export async function writeFetchResponse(response: Response, res: ServerResponse
         await reader.cancel().catch(() => {});
         return;
       }
+      wrote = true;
       if (!res.write(value)) await drained(res);
     }
     if (!res.destroyed) res.end();
@@ -88,7 +124,7 @@ export async function writeFetchResponse(response: Response, res: ServerResponse
     await reader.cancel().catch(() => {});
     const socket = res.socket;
     if (socket !== null && !res.destroyed) {
-      if (!res.headersSent) res.flushHeaders();
+      if (!wrote) res.flushHeaders();
       socket.end(() => socket.destroy());
       // A client that stopped reading does not keep the socket: it goes after a grace period.
       setTimeout(() => socket.destroy(), 2000).unref();

@@ -9,11 +9,11 @@ import { DEFAULT_MAX_REQUEST_BYTES } from './body.js';
 import { Breakers } from './breaker.js';
 import { GatewayConfigError } from './config-error.js';
 import { RequestContext } from './context.js';
-import type { GatewayRequest } from './request.js';
+import type { GatewayReply, GatewayRequest } from './request.js';
 import { writeRecord } from './finalize.js';
 import { assertCodecsCover, codecTableFrom } from './codecs.js';
 import type { Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
-import { errorResponse } from './render.js';
+import { errorReply, replyToResponse } from './render.js';
 import { SecretCache, secretResolver } from './secrets.js';
 import { toUsageSink, type SinkStats } from './usage-record.js';
 import { walk, type WalkDeps } from './walk.js';
@@ -92,31 +92,34 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     },
   };
 
-  async function handle(request: GatewayRequest): Promise<Response> {
+  async function reply(request: Request | GatewayRequest): Promise<GatewayReply> {
     stats.requests++;
     const current = deps;
     const ctx = new RequestContext(now, current.registry.revision, policyRevision);
     if (closed) {
-      return errorResponse(codecs, new GatewayError('unavailable', 'The gateway is shutting down.'), null, { 'x-tollgate-request-id': ctx.id });
+      return errorReply(codecs, new GatewayError('unavailable', 'The gateway is shutting down.'), null, { 'x-tollgate-request-id': ctx.id });
     }
     try {
-      const response = await walk(request, ctx, current);
-      if (!response.headers.has('x-tollgate-request-id')) response.headers.set('x-tollgate-request-id', ctx.id);
-      return response;
+      const answer = await walk(request, ctx, current);
+      if (answer.headers['x-tollgate-request-id'] === undefined) answer.headers['x-tollgate-request-id'] = ctx.id;
+      return answer;
     } catch (error) {
       // Anything unexpected: fail closed, in the caller's format, and still record it.
       const e = GatewayError.from(error);
       await store.release(ctx.id).catch(() => {});
       ctx.reject(e.status, ctx.reason ?? `error:${e.code}`, 'error');
       writeRecord(ctx, sink);
-      return errorResponse(codecs, e, ctx.entryFormat, { 'x-tollgate-request-id': ctx.id });
+      return errorReply(codecs, e, ctx.entryFormat, { 'x-tollgate-request-id': ctx.id });
     }
   }
+
+  const handle = async (request: Request | GatewayRequest): Promise<Response> => replyToResponse(await reply(request));
 
   const gatewayFetch = ((input: RequestInfo | URL, init?: RequestInit) => handle(new Request(input, init))) as typeof fetch;
 
   return {
     handle,
+    reply,
     fetch: gatewayFetch,
     get registry() {
       return deps.registry;

@@ -76,3 +76,45 @@ describe('gateway.handle with a plain request object (what server adapters pass 
     expect(upstream.seen).toHaveLength(0);
   });
 });
+
+describe('gateway.reply: the answer as a plain reply, for server adapters that write their own socket', () => {
+  it('gives a whole body as bytes with lowercase headers, the same answer handle gives as a Response', async () => {
+    const { gateway, key, records } = await gatewayWithKey();
+    const reply = await gateway.reply(plain(key, encoder.encode(chatBody())));
+    expect(reply.status).toBe(200);
+    expect(reply.body).toBeInstanceOf(Uint8Array);
+    expect(JSON.parse(new TextDecoder().decode(reply.body as Uint8Array))).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'Hello from Claude' } }] });
+    expect(reply.headers['content-type']).toBe('application/json');
+    expect(reply.headers['x-tollgate-request-id']).toBe(records[0]!.request_id);
+    for (const name of Object.keys(reply.headers)) expect(name).toBe(name.toLowerCase());
+    const response = await gateway.handle(plain(key, encoder.encode(chatBody())));
+    expect(response.headers.get('x-tollgate-request-id')).toBe(records[1]!.request_id);
+    expect(await response.json()).toMatchObject({ object: 'chat.completion' });
+  });
+
+  it('gives an event stream as a byte stream whose end writes the record', async () => {
+    const { gateway, key, records } = await gatewayWithKey();
+    const reply = await gateway.reply(plain(key, encoder.encode(chatBody({ stream: true }))));
+    expect(reply.headers['content-type']).toMatch(/^text\/event-stream/);
+    expect(reply.body).toBeInstanceOf(ReadableStream);
+    expect(records).toHaveLength(0);
+    const text = await new Response(reply.body as ReadableStream<Uint8Array>).text();
+    expect(text).toContain('"Hello from"');
+    await gateway.close({ drainMs: 1000 });
+    expect(records[0]).toMatchObject({ status: 'ok', stream: true, request_id: reply.headers['x-tollgate-request-id'] });
+  });
+
+  it('renders a refusal in the caller’s format, with the request id', async () => {
+    const { gateway } = await gatewayWithKey();
+    const anthropic = await gateway.reply({
+      method: 'POST',
+      url: 'http://gateway.test/v1/messages',
+      headers: new Headers({ 'x-api-key': 'tg_not-a-key', 'content-type': 'application/json' }),
+      signal: new AbortController().signal,
+      body: encoder.encode('{}'),
+    });
+    expect(anthropic.status).toBe(401);
+    expect(JSON.parse(new TextDecoder().decode(anthropic.body as Uint8Array))).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
+    expect(anthropic.headers['x-tollgate-request-id']).toMatch(/.+/);
+  });
+});

@@ -1,6 +1,6 @@
 export { createGateway } from './create.js';
 export type { Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
-export type { GatewayRequest, HeaderReader, UpstreamFetch, UpstreamResponse, BodySource } from './request.js';
+export type { GatewayReply, GatewayRequest, HeaderReader, UpstreamFetch, UpstreamResponse, BodySource } from './request.js';
 export { GatewayConfigError, type ConfigIssue } from './config-error.js';
 export type { RequestFilter, FilterContext } from './filters.js';
 export type { UsageRecord, UsageSink, UsageOption, RecordPrincipal, RecordUsage, RecordStatus } from './usage-record.js';
@@ -10,4 +10,4 @@ export { promptTokenBound, utf8Length } from './sizing.js';
 export type { BreakerOptions } from './breaker.js';
 export type { FailoverOptions } from './dispatch.js';
 export { counterKey } from './admission.js';
-export { completeBodyOf } from './render.js';
+export { completeBodyOf, replyToResponse } from './render.js';

@@ -1,44 +1,50 @@
 import { GatewayError, type CodecTable, type ErrorInfo, type WireFormat } from '@tollgate/codecs/base';
 import { errorCodec } from './codecs.js';
-import type { GatewayRequest } from './request.js';
+import type { GatewayReply, GatewayRequest } from './request.js';
 
 const COMPLETE_BODY = Symbol.for('tollgate.completeBody');
 
+const textEncoder = new TextEncoder();
+
+/** A reply whose whole body the gateway holds (non-stream answers, errors): JSON text. */
+export function completeReply(status: number, body: string, headers: Record<string, string>): GatewayReply {
+  return { status, headers, body: textEncoder.encode(body) };
+}
+
 /**
- * A response whose whole body is already in memory (non-stream answers, errors). The bytes are
- * also attached under a well-known symbol so a server adapter can write them in one call
- * instead of reading the body stream back; any other consumer just reads the body as usual.
+ * A reply as a Fetch `Response`. A whole body is also attached under a well-known symbol, so a
+ * server adapter handed the `Response` can still write it in one call instead of reading the
+ * body stream back; any other consumer just reads the body as usual.
  */
-export function completeResponse(body: string, init: ResponseInit): Response {
-  const bytes = textEncoder.encode(body);
-  const response = new Response(bytes, init);
-  Object.defineProperty(response, COMPLETE_BODY, { value: bytes });
+export function replyToResponse(reply: GatewayReply): Response {
+  const response = new Response(reply.body as BodyInit | null, { status: reply.status, headers: reply.headers });
+  if (reply.body instanceof Uint8Array) Object.defineProperty(response, COMPLETE_BODY, { value: reply.body });
   return response;
 }
 
-/** The bytes of a response made by `completeResponse`, if it is one and its body is unread. */
+/** The bytes of a response made from a whole-body reply, if it is one and its body is unread. */
 export function completeBodyOf(response: Response): Uint8Array | undefined {
   if (response.bodyUsed) return undefined;
   return (response as unknown as { [COMPLETE_BODY]?: Uint8Array })[COMPLETE_BODY];
 }
 
-const textEncoder = new TextEncoder();
-
 /**
- * Render a canonical error as an HTTP response in the caller's wire format (among the gateway's
- * codecs; OpenAI's shape, or the first codec's, when it has none for that format).
+ * Render a canonical error as a reply in the caller's wire format (among the gateway's codecs;
+ * OpenAI's shape, or the first codec's, when it has none for that format).
  */
-export function errorResponse(
+export function errorReply(
   codecs: CodecTable,
   error: ErrorInfo | GatewayError,
   format: WireFormat | null,
   extraHeaders: Record<string, string> = {},
-): Response {
+): GatewayReply {
   const info = GatewayError.isInstance(error) ? error.toInfo() : error;
   const rendered = errorCodec(codecs, format).renderError(info);
-  const headers = new Headers({ 'content-type': 'application/json', ...rendered.headers, ...extraHeaders });
-  if (info.retryAfterS !== undefined && !headers.has('retry-after')) headers.set('retry-after', String(info.retryAfterS));
-  return completeResponse(JSON.stringify(rendered.body), { status: rendered.status, headers });
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  for (const [name, value] of Object.entries(rendered.headers ?? {})) headers[name.toLowerCase()] = value;
+  for (const [name, value] of Object.entries(extraHeaders)) headers[name.toLowerCase()] = value;
+  if (info.retryAfterS !== undefined && headers['retry-after'] === undefined) headers['retry-after'] = String(info.retryAfterS);
+  return completeReply(rendered.status, JSON.stringify(rendered.body), headers);
 }
 
 /** Which format a request that matched no entry route most likely speaks, for its error body. */

@@ -36,6 +36,23 @@ export interface UpstreamResponse {
   readonly body: BodySource | null;
 }
 
+/**
+ * The gateway's answer before it becomes a Fetch `Response`: what a server adapter writes to its
+ * socket (`gateway.reply`). `handle` is `reply` turned into a `Response`; an adapter that writes
+ * the reply itself spares a `Response`, a `Headers` and a body stream per call.
+ */
+export interface GatewayReply {
+  readonly status: number;
+  /** Lowercase names, one value each (the gateway sets no repeated header). */
+  readonly headers: Record<string, string>;
+  /**
+   * The whole body when the gateway holds it (non-stream answers, errors), a byte stream for
+   * event streams (cancel it when the client goes away: the upstream call is aborted and the
+   * usage record says so), or none.
+   */
+  readonly body: Uint8Array | ReadableStream<Uint8Array> | null;
+}
+
 /** How the gateway calls upstreams: `globalThis.fetch` is one. */
 export type UpstreamFetch = (url: string, init: RequestInit & { headers: Headers }) => Promise<UpstreamResponse>;
 

@@ -4,9 +4,9 @@ import type { Admission } from './admission.js';
 import type { RequestContext } from './context.js';
 import { settleUsage, writeRecord } from './finalize.js';
 import { relayStream, type StreamOutcome } from './relay.js';
-import { completeResponse, errorResponse } from './render.js';
+import { completeReply, errorReply } from './render.js';
 import { scrubMessage } from './scrub.js';
-import { eachChunk, type BodySource, type UpstreamResponse } from './request.js';
+import { eachChunk, type BodySource, type GatewayReply, type UpstreamResponse } from './request.js';
 import type { UpstreamTarget } from './upstream.js';
 import type { WalkDeps } from './walk.js';
 
@@ -70,7 +70,7 @@ async function readText(body: BodySource | null, max: number): Promise<string | 
 }
 
 /** Answer from the upstream's response: an error in the caller's format, a relayed stream, or a converted body. */
-export async function respond(input: RespondInput): Promise<Response> {
+export async function respond(input: RespondInput): Promise<GatewayReply> {
   const { deps, ctx, candidate, target, response, admission } = input;
   const entry = ctx.entryFormat!;
   // Both are in the table: the gateway refused to start on a route or deployment without one.
@@ -95,7 +95,7 @@ export async function respond(input: RespondInput): Promise<Response> {
     await deps.store.release(ctx.id).catch(() => {});
     ctx.reject(info.status, `upstream_${response.status}`, 'upstream_error');
     writeRecord(ctx, deps.sink);
-    return errorResponse(deps.codecs, info, entry, headers);
+    return errorReply(deps.codecs, info, entry, headers);
   }
 
   if (ctx.stream) {
@@ -104,7 +104,7 @@ export async function respond(input: RespondInput): Promise<Response> {
       await settle(false);
       ctx.reject(502, 'upstream_empty_body', 'upstream_error');
       writeRecord(ctx, deps.sink);
-      return errorResponse(deps.codecs, new GatewayError('upstream_error', 'The upstream returned no stream.'), entry, headers);
+      return errorReply(deps.codecs, new GatewayError('upstream_error', 'The upstream returned no stream.'), entry, headers);
     }
     const ttl = deps.reservationTtlMs;
     const renewal = admission.reserved > 0 ? setInterval(() => void deps.store.renew(ctx.id, ttl).catch(() => {}), Math.max(1000, Math.floor(ttl / 3))) : null;
@@ -139,10 +139,7 @@ export async function respond(input: RespondInput): Promise<Response> {
     };
     const body = relayStream(response.body, ctx, relayOptions);
     ctx.httpStatus = 200;
-    return new Response(body, {
-      status: 200,
-      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers },
-    });
+    return { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers }, body };
   }
 
   const text = await readText(response.body, MAX_RESPONSE_BODY);
@@ -161,12 +158,12 @@ export async function respond(input: RespondInput): Promise<Response> {
     await settle(false);
     ctx.reject(502, 'upstream_bad_response', 'upstream_error');
     writeRecord(ctx, deps.sink);
-    return errorResponse(deps.codecs, new GatewayError('upstream_error', 'The upstream returned a response that could not be read.', { cause }), entry, headers);
+    return errorReply(deps.codecs, new GatewayError('upstream_error', 'The upstream returned a response that could not be read.', { cause }), entry, headers);
   }
   await settle(ctx.usage !== null);
   ctx.httpStatus = 200;
   writeRecord(ctx, deps.sink);
-  return completeResponse(out, { status: 200, headers: { 'content-type': 'application/json', ...headers } });
+  return completeReply(200, out, { 'content-type': 'application/json', ...headers });
 }
 
 /**

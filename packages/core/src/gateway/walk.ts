@@ -18,9 +18,9 @@ import type { Breakers } from './breaker.js';
 import type { RequestContext } from './context.js';
 import { dispatch, type FailoverOptions } from './dispatch.js';
 import type { RequestFilter } from './filters.js';
-import type { GatewayRequest, UpstreamFetch } from './request.js';
+import type { GatewayReply, GatewayRequest, UpstreamFetch } from './request.js';
 import { listModelsFor } from './discovery-route.js';
-import { errorResponse, guessFormat } from './render.js';
+import { completeReply, errorReply, guessFormat } from './render.js';
 import { respond } from './respond.js';
 import type { SecretCache } from './secrets.js';
 import { promptTokenBound, type SizingOptions } from './sizing.js';
@@ -54,16 +54,16 @@ export interface WalkDeps {
 }
 
 /** Refuse: record the reason, answer in the caller's format. */
-function refuse(deps: WalkDeps, ctx: RequestContext, error: GatewayError, reason: string, headers: Record<string, string> = {}): Response {
+function refuse(deps: WalkDeps, ctx: RequestContext, error: GatewayError, reason: string, headers: Record<string, string> = {}): GatewayReply {
   ctx.reject(error.status, reason, error.code === 'internal' ? 'error' : error.code === 'cancelled' ? 'cancelled' : 'rejected');
   writeRecord(ctx, deps.sink);
-  return errorResponse(deps.codecs, error, ctx.entryFormat, headers);
+  return errorReply(deps.codecs, error, ctx.entryFormat, headers);
 }
 
 const DISCOVERY_PATHS = new Set(['/v1/models', '/v1beta/models', '/models']);
 
 /** The walk of one request (DESIGN.md): each stage has one home, in this order. */
-export async function walk(request: GatewayRequest, ctx: RequestContext, deps: WalkDeps): Promise<Response> {
+export async function walk(request: GatewayRequest, ctx: RequestContext, deps: WalkDeps): Promise<GatewayReply> {
   const url = new URL(request.url);
   const path = url.pathname;
 
@@ -215,14 +215,15 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   // 9. convert and dispatch, failing over before anything is committed
   const targets = list.map(toTarget);
   const byDeployment = new Map(list.map((c) => [c.deployment.id, c] as const));
-  const upstreamAbort = new AbortController();
+  // The client's signal aborts the upstream call itself (no second controller per request);
+  // this listener, added first, runs before the transport's and notes who cancelled.
+  const clientSignal = request.signal;
   const onClientAbort = () => {
     // An abort after an upstream in-stream error is the client reacting to it, not a cancel.
     if (ctx.streamError === null && !ctx.streamCompleted) ctx.clientCancelled = true;
-    upstreamAbort.abort();
   };
-  if (request.signal.aborted) onClientAbort();
-  else request.signal.addEventListener('abort', onClientAbort, { once: true });
+  if (clientSignal.aborted) onClientAbort();
+  else clientSignal.addEventListener('abort', onClientAbort, { once: true });
   const parsed = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const result = await dispatch(
     targets,
@@ -232,12 +233,12 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
         ...(maxTokensEdit !== undefined ? { maxTokens: maxTokensEdit } : {}),
         includeUsage: ir.stream && !ctx.includeUsage,
       }, deps.cacheShaping);
-      return buildUpstreamCall(target, encoded, ir.stream, request.headers, (n) => deps.secrets.get(n), upstreamAbort.signal);
+      return buildUpstreamCall(target, encoded, ir.stream, request.headers, (n) => deps.secrets.get(n), clientSignal);
     },
     deps.fetch,
     deps.breakers,
     deps.failover,
-    upstreamAbort.signal,
+    clientSignal,
   ).catch((error: unknown) => error as Error);
 
   if (!(result instanceof Error)) {
@@ -248,20 +249,20 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     ctx.upstreamModel = candidate.deployment.upstreamModel;
     ctx.upstreamFormat = candidate.upstreamFormat;
     const clientModel = ctx.substitutedFrom === null ? (requested ?? model.id) : servedModel.id;
-    return respond({ deps, ctx, candidate, target: result.target, response: result.response, admission, clientModel, cleanup: () => request.signal.removeEventListener('abort', onClientAbort) });
+    return respond({ deps, ctx, candidate, target: result.target, response: result.response, admission, clientModel, cleanup: () => clientSignal.removeEventListener('abort', onClientAbort) });
   }
-  request.signal.removeEventListener('abort', onClientAbort);
+  clientSignal.removeEventListener('abort', onClientAbort);
   await deps.store.release(ctx.id).catch(() => {});
   const e = GatewayError.from(result);
   ctx.attempts = Math.max(ctx.attempts, 1);
   if (e.code === 'cancelled') {
     ctx.reject(499, 'client_cancelled', 'cancelled');
     writeRecord(ctx, deps.sink);
-    return errorResponse(deps.codecs, e, format);
+    return errorReply(deps.codecs, e, format);
   }
   ctx.reject(e.status, `upstream:${e.code}`, 'upstream_error');
   writeRecord(ctx, deps.sink);
-  return errorResponse(deps.codecs, e, format);
+  return errorReply(deps.codecs, e, format);
 }
 
 function toTarget(c: Candidate): UpstreamTarget {
@@ -302,11 +303,11 @@ function stickyKey(principal: Principal, request: GatewayRequest, ir: IRRequest)
   return `${principal.id}\u0000${ir.system.map((s) => s.text).join('\n').slice(0, 512)}\u0000${text.slice(0, 512)}`;
 }
 
-async function discovery(request: GatewayRequest, path: string, ctx: RequestContext, deps: WalkDeps): Promise<Response> {
+async function discovery(request: GatewayRequest, path: string, ctx: RequestContext, deps: WalkDeps): Promise<GatewayReply> {
   const kind = path.startsWith('/v1beta') ? 'gemini' : request.headers.has('anthropic-version') ? 'anthropic' : 'openai';
   ctx.entryFormat = (kind === 'gemini' ? 'gemini_generate_content' : kind === 'anthropic' ? 'anthropic_messages' : 'openai_chat') as WireFormat;
   const auth = await deps.identity.authenticate(request);
-  if (!auth.ok) return errorResponse(deps.codecs, auth.error, ctx.entryFormat);
+  if (!auth.ok) return errorReply(deps.codecs, auth.error, ctx.entryFormat);
   const body = listModelsFor(deps, auth.principal, kind);
-  return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json', 'x-tollgate-request-id': ctx.id } });
+  return completeReply(200, JSON.stringify(body), { 'content-type': 'application/json', 'x-tollgate-request-id': ctx.id });
 }
