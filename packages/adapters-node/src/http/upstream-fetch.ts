@@ -14,7 +14,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { createBrotliDecompress, createGunzip, createInflate, type Gunzip, type Inflate, type BrotliDecompress } from 'node:zlib';
 import type { Readable } from 'node:stream';
-import type { UpstreamFetch, UpstreamResponse } from '@tollgate/core';
+import type { HeaderReader, UpstreamFetch, UpstreamResponse } from '@tollgate/core';
 
 export interface NodeFetchOptions {
   /** Idle keep-alive sockets are closed after this long (ms). Default 4000 (as undici). */
@@ -78,13 +78,33 @@ function responseHeaders(raw: readonly string[], decoded: boolean): Headers {
   const headers = new Headers();
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!;
-    if (decoded) {
-      const lower = name.toLowerCase();
-      if (lower === 'content-encoding' || lower === 'content-length') continue;
-    }
+    if (decoded && DECODED_AWAY.has(name.toLowerCase())) continue;
     headers.append(name, raw[i + 1]!);
   }
   return headers;
+}
+
+/** What a decoded body no longer has: its encoding and its encoded length. */
+const DECODED_AWAY = new Set(['content-encoding', 'content-length']);
+
+/** One header from Node's flat raw list (any case; repeated ones joined as `Headers` would). */
+function rawHeader(raw: readonly string[], name: string): string | null {
+  const lower = name.toLowerCase();
+  let found: string | null = null;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (raw[i]!.length !== lower.length || raw[i]!.toLowerCase() !== lower) continue;
+    found = found === null ? raw[i + 1]! : `${found}, ${raw[i + 1]!}`;
+  }
+  return found;
+}
+
+/**
+ * The response head as the gateway reads it (lookups by name), straight from the raw list: no
+ * `Headers` is built, and Node's parsed header object (built on first access) is never asked for.
+ */
+function rawHeaderReader(raw: readonly string[], decoded: boolean): HeaderReader {
+  const get = (name: string): string | null => (decoded && DECODED_AWAY.has(name.toLowerCase()) ? null : rawHeader(raw, name));
+  return { get, has: (name) => get(name) !== null };
 }
 
 /** `fetch` reports network failures as a TypeError whose `cause` is the underlying error. */
@@ -153,11 +173,15 @@ function webBody(source: Readable, signal: AbortSignal | undefined, onDone: () =
 interface Answer {
   status: number;
   statusText: string;
-  headers: Headers;
+  /** The head as Node's flat raw list, and whether the body is decoded (its encoding headers no longer apply). */
+  rawHeaders: readonly string[];
+  decoded: boolean;
   /** Null for a status without a body; an async iterable of Buffers otherwise. */
   source: Readable | null;
   /** Give the body up now (the connection is closed, not reused). */
   release(): void;
+  /** Whether the whole body has arrived (known for an undecoded body only; false otherwise). */
+  arrived(): boolean;
   /** Stop watching the signal (called once the body is over, whichever way). */
   detach(): void;
 }
@@ -207,14 +231,15 @@ function transport(options: NodeFetchOptions) {
           }
           settled = true;
           const status = res.statusCode ?? 502;
-          if (REDIRECT.has(status) && init.redirect === 'error' && res.headers.location !== undefined) {
+          const location = REDIRECT.has(status) ? rawHeader(res.rawHeaders, 'location') : null;
+          if (location !== null && init.redirect === 'error') {
             detach();
             res.destroy();
-            reject(networkError(new Error(`unexpected redirect (${status}) to ${res.headers.location}`)));
+            reject(networkError(new Error(`unexpected redirect (${status}) to ${location}`)));
             return;
           }
           const nullBody = NULL_BODY.has(status) || init.method === 'HEAD';
-          const decode = nullBody ? null : decoder(res.headers['content-encoding']);
+          const decode = nullBody ? null : decoder(rawHeader(res.rawHeaders, 'content-encoding') ?? undefined);
           let source: Readable = res;
           if (decode !== null) {
             // Errors reach whoever reads the body; unread, they must not crash the process.
@@ -230,12 +255,14 @@ function transport(options: NodeFetchOptions) {
           resolve({
             status: status < 200 || status > 599 ? 502 : status,
             statusText: res.statusMessage ?? '',
-            headers: responseHeaders(res.rawHeaders, decode !== null),
+            rawHeaders: res.rawHeaders,
+            decoded: decode !== null,
             source: nullBody ? null : source,
             release: () => {
               source.destroy();
               res.destroy();
             },
+            arrived: () => decode === null && res.complete,
             detach,
           });
         },
@@ -298,7 +325,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
     return new Response(answer.source === null ? null : webBody(answer.source, signal, answer.detach), {
       status: answer.status,
       statusText: answer.statusText,
-      headers: answer.headers,
+      headers: responseHeaders(answer.rawHeaders, answer.decoded),
     });
   }) as NodeFetch;
   nodeFetch.close = t.close;
@@ -306,18 +333,62 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
 }
 
 /**
- * A Node stream as the gateway reads a body: its own iteration, except that `return()` gives the
- * body up at once — also before the first `next()`, and while a `next()` is pending — so a
- * discarded or cancelled answer never holds its connection.
+ * A Node stream as the gateway reads a body: an async iterable that takes what the stream holds
+ * with `read()` (a body that came with its head is there at once: no waiting, no per-iterator
+ * machinery), waits for `readable` otherwise, and fails when the stream errors or closes before
+ * its end. `return()` gives the body up at once — also before the first `next()`, and while a
+ * `next()` is pending — so a discarded or cancelled answer never holds its connection.
  */
-function nodeBody(source: Readable, release: () => void): AsyncIterable<Uint8Array> {
+function nodeBody(source: Readable, release: () => void, arrived: () => boolean): AsyncIterable<Uint8Array> {
   return {
     [Symbol.asyncIterator]() {
-      let iterator: AsyncIterator<Uint8Array> | undefined;
+      let ended = false;
+      let given = false;
+      let failure: unknown = null;
+      let wake: (() => void) | null = null;
+      let listening = false;
+      const rouse = () => {
+        const w = wake;
+        wake = null;
+        w?.();
+      };
+      const listen = () => {
+        listening = true;
+        // Over before the first read (aborted, failed, or ended): say so now, no event will.
+        if (source.readableEnded) ended = true;
+        else if (source.destroyed) failure = source.errored ?? new Error('the upstream closed the connection before the body ended');
+        source.on('readable', rouse);
+        source.once('end', () => {
+          ended = true;
+          rouse();
+        });
+        source.once('error', (error: unknown) => {
+          failure ??= error;
+          rouse();
+        });
+        source.once('close', () => {
+          if (!ended) failure ??= new Error('the upstream closed the connection before the body ended');
+          rouse();
+        });
+      };
       return {
-        next: () => (iterator ??= source[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>).next(),
-        return: async () => {
+        async next(): Promise<IteratorResult<Uint8Array>> {
+          if (!listening) listen();
+          for (;;) {
+            if (given) return { done: true, value: undefined };
+            const chunk = source.read() as Buffer | null;
+            if (chunk !== null) return { done: false, value: chunk };
+            if (failure !== null) throw failure;
+            // All of it arrived and was read: done now. Waiting for 'end' would also wait for the
+            // agent's keep-alive bookkeeping, which runs on that event before any other listener.
+            if (ended || arrived()) return { done: true, value: undefined };
+            await new Promise<void>((resolve) => (wake = resolve));
+          }
+        },
+        async return(): Promise<IteratorResult<Uint8Array>> {
+          given = true;
           release();
+          rouse();
           return { done: true, value: undefined };
         },
       };
@@ -344,7 +415,11 @@ export function createNodeUpstream(options: NodeFetchOptions = {}): NodeUpstream
     if (call === null) return t.fallback(url, init);
     if (call instanceof TypeError) throw call;
     const answer = await t.send(call.url, init, call.body);
-    return { status: answer.status, headers: answer.headers, body: answer.source === null ? null : nodeBody(answer.source, answer.release) };
+    return {
+      status: answer.status,
+      headers: rawHeaderReader(answer.rawHeaders, answer.decoded),
+      body: answer.source === null ? null : nodeBody(answer.source, answer.release, answer.arrived),
+    };
   }) as NodeUpstream;
   upstream.close = t.close;
   return upstream;

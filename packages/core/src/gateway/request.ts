@@ -32,7 +32,8 @@ export type BodySource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
  */
 export interface UpstreamResponse {
   readonly status: number;
-  readonly headers: Headers;
+  /** A `Headers` is one; the gateway only looks headers up by name. */
+  readonly headers: HeaderReader;
   readonly body: BodySource | null;
 }
 
