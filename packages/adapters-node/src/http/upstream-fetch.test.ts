@@ -263,7 +263,30 @@ describe('createNodeUpstream: the same transport, answering with the Node stream
     expect(JSON.parse(await drain(res.body))).toEqual({ echo: '{"b":2}' });
   });
 
+  it('reads the head by name in any case, and reuses one kept-alive connection for bodies read to the end', async () => {
+    const ports = new Set<number>();
+    const onConnection = (socket: { remotePort?: number }) => ports.add(socket.remotePort ?? 0);
+    server.on('connection', onConnection);
+    try {
+      for (let i = 0; i < 5; i++) {
+        const res = await call('/json');
+        expect(res.headers.get('Content-Type')).toBe('application/json');
+        expect(res.headers.has('x-missing')).toBe(false);
+        expect(JSON.parse(await drain(res.body))).toEqual({ echo: '{"b":2}' });
+      }
+    } finally {
+      server.off('connection', onConnection);
+    }
+    expect(ports.size).toBeLessThanOrEqual(1);
+    const cookies = await call('/cookies');
+    expect(cookies.headers.get('set-cookie')).toBe('a=1, b=2');
+  });
+
   it('decodes gzip, answers 204 without a body, refuses redirects', async () => {
+    const gzip = await call('/gzip');
+    expect(gzip.headers.get('content-encoding')).toBeNull();
+    expect(gzip.headers.get('content-length')).toBeNull();
+    expect(await drain(gzip.body)).toBe('decoded text');
     expect(await drain((await call('/gzip')).body)).toBe('decoded text');
     expect((await call('/empty')).body).toBeNull();
     await expect(call('/redirect')).rejects.toBeInstanceOf(TypeError);
