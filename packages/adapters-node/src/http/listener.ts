@@ -45,6 +45,7 @@ export async function handleNodeRequest(
   };
   res.once('close', onClose);
   let tooLarge = false;
+  let deferred: Array<() => Promise<void>> | undefined;
   let request: GatewayRequest;
   try {
     request = toGatewayRequest(req, {
@@ -64,7 +65,8 @@ export async function handleNodeRequest(
     // A whole gateway answers with a plain reply (no `Response` to build and take apart);
     // anything else that only has `handle` still works.
     if (gateway.reply !== undefined) {
-      const reply = await gateway.reply(request);
+      // Settling and recording a whole answer happen once it is written, not before.
+      const reply = await gateway.reply(request, { defer: (work) => void (deferred ??= []).push(work) });
       // Refused for its size: do not read the rest of that body to keep the connection alive.
       if ((tooLarge || reply.status === 413) && !req.complete && !res.headersSent) res.setHeader('connection', 'close');
       await writeReply(reply, res, req.method);
@@ -85,6 +87,7 @@ export async function handleNodeRequest(
     }
   } finally {
     if (res.writableFinished || res.destroyed) res.off('close', onClose);
+    if (deferred !== undefined) for (const work of deferred) work().catch(options.onError ?? noop);
   }
 }
 

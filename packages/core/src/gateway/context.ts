@@ -40,6 +40,8 @@ export class RequestContext {
   clientCancelled = false;
   outputBytes = 0;
   promptBound = 0;
+  /** Where work that need not delay the answer goes (`reply`'s `defer`), or null: do it first. */
+  defer: ((work: () => Promise<void>) => void) | null = null;
   private recorded = false;
 
   constructor(

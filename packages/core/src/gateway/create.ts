@@ -9,7 +9,7 @@ import { DEFAULT_MAX_REQUEST_BYTES } from './body.js';
 import { Breakers } from './breaker.js';
 import { GatewayConfigError } from './config-error.js';
 import { RequestContext } from './context.js';
-import type { GatewayReply, GatewayRequest } from './request.js';
+import type { GatewayReply, GatewayRequest, ReplyOptions } from './request.js';
 import { writeRecord } from './finalize.js';
 import { assertCodecsCover, codecTableFrom } from './codecs.js';
 import type { Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
@@ -92,10 +92,11 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     },
   };
 
-  async function reply(request: Request | GatewayRequest): Promise<GatewayReply> {
+  async function reply(request: Request | GatewayRequest, replyOptions?: ReplyOptions): Promise<GatewayReply> {
     stats.requests++;
     const current = deps;
     const ctx = new RequestContext(now, current.registry.revision, policyRevision);
+    if (replyOptions?.defer !== undefined) ctx.defer = replyOptions.defer;
     if (closed) {
       return errorReply(codecs, new GatewayError('unavailable', 'The gateway is shutting down.'), null, { 'x-tollgate-request-id': ctx.id });
     }

@@ -118,3 +118,44 @@ describe('gateway.reply: the answer as a plain reply, for server adapters that w
     expect(anthropic.headers['x-tollgate-request-id']).toMatch(/.+/);
   });
 });
+
+describe('gateway.reply with defer: settling and recording a whole answer after it is on its way', () => {
+  it('hands the work to defer instead of doing it first; running it settles and records once', async () => {
+    const { gateway, key, records } = await gatewayWithKey();
+    const deferred: Array<() => Promise<void>> = [];
+    const reply = await gateway.reply(plain(key, encoder.encode(chatBody())), { defer: (work) => void deferred.push(work) });
+    expect(reply.status).toBe(200);
+    expect(deferred).toHaveLength(1);
+    expect(records).toHaveLength(0);
+    await deferred[0]!();
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ status: 'ok', request_id: reply.headers['x-tollgate-request-id'], http_status: 200 });
+    expect(records[0]!.cost_micros!.total).toBeGreaterThan(0);
+    // Without defer the record exists when reply resolves.
+    await gateway.reply(plain(key, encoder.encode(chatBody())));
+    expect(records).toHaveLength(2);
+  });
+
+  it('close() waits for deferred work that has not run yet', async () => {
+    const { gateway, key, records } = await gatewayWithKey();
+    let work: (() => Promise<void>) | undefined;
+    await gateway.reply(plain(key, encoder.encode(chatBody())), { defer: (w) => void (work = w) });
+    setTimeout(() => void work!(), 50);
+    await gateway.close({ drainMs: 5000 });
+    expect(records).toHaveLength(1);
+  });
+
+  it('refusals and streams do not defer: their records are written as before', async () => {
+    const { gateway, key, records } = await gatewayWithKey();
+    const deferred: Array<() => Promise<void>> = [];
+    const defer = (work: () => Promise<void>) => void deferred.push(work);
+    const denied = await gateway.reply(plain('tg_not-a-key', encoder.encode(chatBody())), { defer });
+    expect(denied.status).toBe(401);
+    expect(records).toHaveLength(1);
+    const stream = await gateway.reply(plain(key, encoder.encode(chatBody({ stream: true }))), { defer });
+    await new Response(stream.body as ReadableStream<Uint8Array>).text();
+    await gateway.close({ drainMs: 1000 });
+    expect(records).toHaveLength(2);
+    expect(deferred).toHaveLength(0);
+  });
+});

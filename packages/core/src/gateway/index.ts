@@ -1,6 +1,6 @@
 export { createGateway } from './create.js';
 export type { Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
-export type { GatewayReply, GatewayRequest, HeaderReader, UpstreamFetch, UpstreamResponse, BodySource } from './request.js';
+export type { GatewayReply, GatewayRequest, ReplyOptions, HeaderReader, UpstreamFetch, UpstreamResponse, BodySource } from './request.js';
 export { GatewayConfigError, type ConfigIssue } from './config-error.js';
 export type { RequestFilter, FilterContext } from './filters.js';
 export type { UsageRecord, UsageSink, UsageOption, RecordPrincipal, RecordUsage, RecordStatus } from './usage-record.js';

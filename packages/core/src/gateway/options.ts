@@ -3,7 +3,7 @@ import type { Policy, Principal, SpendNotification } from '@tollgate/policy';
 import type { IdentityOptions } from '../identity/index.js';
 import type { Registry } from '../registry/index.js';
 import type { StateStore } from '../store/types.js';
-import type { GatewayReply, GatewayRequest, UpstreamFetch } from './request.js';
+import type { GatewayReply, GatewayRequest, ReplyOptions, UpstreamFetch } from './request.js';
 import type { BreakerOptions } from './breaker.js';
 import type { FailoverOptions } from './dispatch.js';
 import type { RequestFilter } from './filters.js';
@@ -81,7 +81,7 @@ export interface Gateway {
    * The same, answering with a plain `GatewayReply` (status, header record, whole body or byte
    * stream) instead of a `Response`: for server adapters that write to their own socket.
    */
-  reply(request: Request | GatewayRequest): Promise<GatewayReply>;
+  reply(request: Request | GatewayRequest, options?: ReplyOptions): Promise<GatewayReply>;
   /** A `fetch` to hand to a vendor SDK: `new OpenAI({ fetch: gateway.fetch, apiKey: virtualKey })`. */
   readonly fetch: typeof fetch;
   /** The loaded registry and policy, and their revisions. */

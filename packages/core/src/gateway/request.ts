@@ -54,6 +54,17 @@ export interface GatewayReply {
   readonly body: Uint8Array | ReadableStream<Uint8Array> | null;
 }
 
+/** Options of `gateway.reply`. */
+export interface ReplyOptions {
+  /**
+   * Take the work that need not delay a whole (non-stream) answer — settling its reservation
+   * and writing its usage record — and run it once the answer is on its way: the Node adapters
+   * call it right after writing the reply; a Worker could hand it to `ctx.waitUntil`. Without
+   * it, that work is done before `reply` resolves. `close()` waits for it either way.
+   */
+  defer?(work: () => Promise<void>): void;
+}
+
 /** How the gateway calls upstreams: `globalThis.fetch` is one. */
 export type UpstreamFetch = (url: string, init: RequestInit & { headers: Headers }) => Promise<UpstreamResponse>;
 

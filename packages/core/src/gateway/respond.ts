@@ -160,10 +160,26 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     writeRecord(ctx, deps.sink);
     return errorReply(deps.codecs, new GatewayError('upstream_error', 'The upstream returned a response that could not be read.', { cause }), entry, headers);
   }
-  await settle(ctx.usage !== null);
   ctx.httpStatus = 200;
-  writeRecord(ctx, deps.sink);
+  const measured = ctx.usage !== null;
+  await afterAnswer(ctx, deps, async () => {
+    await settle(measured);
+    writeRecord(ctx, deps.sink);
+  });
   return completeReply(200, out, { 'content-type': 'application/json', ...headers });
+}
+
+/**
+ * Settling and recording a whole answer: done before the answer is returned, unless the caller
+ * of `reply` offered to run it once the answer is on its way (`defer`): then the answer does not
+ * wait for it, and `close()` still does.
+ */
+async function afterAnswer(ctx: RequestContext, deps: WalkDeps, work: () => Promise<void>): Promise<void> {
+  const defer = ctx.defer;
+  if (defer === null) return work();
+  let done!: () => void;
+  deps.trackStream(new Promise<void>((resolve) => (done = resolve)));
+  defer(() => work().finally(done));
 }
 
 /**
