@@ -2,7 +2,7 @@
  * A quick look at one case of the serve benchmark while working on the hot path (not part of
  * `npm run bench`): mock upstream, bare proxy, tollgate serve (and optionally Portkey), closed
  * loop at QUICK_CONNS connections for QUICK_SECONDS each, non-stream and stream; prints req/s and
- * CPU µs per request of each peer's process. QUICK_PROFILE=<dir> writes a CPU profile of
+ * CPU µs per request of each peer's process, and (QUICK_ROUNDS rounds) the median p50 added over direct. QUICK_PROFILE=<dir> writes a CPU profile of
  * tollgate serve there, QUICK_PROFILE_PROXY=<dir> one of the bare proxy. Run: node --import tsx test/bench/serve/quick.ts
  */
 import { closedLoop, type Shot } from './load.ts';
@@ -13,6 +13,8 @@ const seconds = Number(process.env.QUICK_SECONDS ?? 4);
 const withPortkey = process.env.QUICK_PORTKEY === '1';
 const profile = process.env.QUICK_PROFILE;
 const modes = (process.env.QUICK_MODES ?? 'non-stream,stream').split(',');
+const rounds = Number(process.env.QUICK_ROUNDS ?? 2);
+const added = new Map<string, number[]>();
 
 function openaiBody(model: string, stream: boolean): string {
   return JSON.stringify({ model, stream, ...(stream ? { stream_options: { include_usage: true } } : {}), max_tokens: 256, messages: [{ role: 'user', content: 'Say hello.' }] });
@@ -57,16 +59,19 @@ for (const p of peers) await closedLoop(p.shot(false), { connections: 16, warmup
 let direct = 0;
 for (const mode of modes) {
   const stream = mode === 'stream';
-  for (let round = 0; round < 2; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (const p of peers) {
       const cpu0 = p.service.cpuMs();
       const r = await closedLoop(p.shot(stream), { connections: conns, warmupMs: 200, durationMs: seconds * 500 });
       const cpu = p.service.cpuMs() - cpu0;
       if (p.name === 'direct') direct = r.p50;
-      const added = p.name === 'direct' ? '' : ` (+${(r.p50 - direct).toFixed(3)})`;
-      console.log(`${mode} ${conns}c r${round} ${p.name.padEnd(10)} ${Math.round(r.rps)} req/s p50 ${r.p50.toFixed(3)}${added} p99 ${r.p99.toFixed(2)} ms cpu ${Math.round((cpu * 1000) / r.completed)} µs/req errors ${r.errors} ${r.firstError ?? ''}`);
+      if (p.name !== 'direct') added.set(`${mode} ${p.name}`, [...(added.get(`${mode} ${p.name}`) ?? []), r.p50 - direct]);
+      const plus = p.name === 'direct' ? '' : ` (+${(r.p50 - direct).toFixed(3)})`;
+      console.log(`${mode} ${conns}c r${round} ${p.name.padEnd(10)} ${Math.round(r.rps)} req/s p50 ${r.p50.toFixed(3)}${plus} p99 ${r.p99.toFixed(2)} ms cpu ${Math.round((cpu * 1000) / r.completed)} µs/req errors ${r.errors} ${r.firstError ?? ''}`);
     }
   }
 }
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+for (const [name, xs] of added) console.log(`median added p50 ${name}: +${median(xs).toFixed(3)} ms over ${xs.length} rounds`);
 for (const p of peers) if (p.service !== upstream) await p.service.stop();
 await upstream.stop();

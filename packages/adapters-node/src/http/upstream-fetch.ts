@@ -186,6 +186,23 @@ interface Answer {
   detach(): void;
 }
 
+const parsedUrls = new Map<string, URL>();
+
+/**
+ * A URL parsed once per distinct string: the gateway calls a few deployment URLs over and over.
+ * Only read afterwards, never changed. A URL carrying a query (a key in it, say) is not kept.
+ */
+function parsedUrl(input: string): URL {
+  let url = parsedUrls.get(input);
+  if (url === undefined) {
+    url = new URL(input);
+    if (url.search !== '') return url;
+    if (parsedUrls.size >= 256) parsedUrls.clear();
+    parsedUrls.set(input, url);
+  }
+  return url;
+}
+
 /** The agents and the one request path both transports share. */
 function transport(options: NodeFetchOptions) {
   const agentOptions = {
@@ -291,7 +308,7 @@ function transport(options: NodeFetchOptions) {
     if (body === undefined) return null;
     let url: URL;
     try {
-      url = typeof input === 'string' ? new URL(input) : input;
+      url = typeof input === 'string' ? parsedUrl(input) : input;
     } catch (cause) {
       return new TypeError(`Failed to parse URL from ${String(input)}`, { cause });
     }

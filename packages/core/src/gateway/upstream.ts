@@ -118,6 +118,19 @@ export function upstreamBody(
   return encoder.encode(JSON.stringify(encoded.body));
 }
 
+const normalized = new Map<string, string>();
+
+/** A deployment's URL as `URL` writes it, parsed once per distinct URL (a registry has few). */
+function normalizedUrl(joined: string): string {
+  let href = normalized.get(joined);
+  if (href === undefined) {
+    href = new URL(joined).toString();
+    if (normalized.size >= 1024) normalized.clear();
+    normalized.set(joined, href);
+  }
+  return href;
+}
+
 /** Headers never forwarded from the client: its credentials, hop-by-hop and identity claims. */
 const CLIENT_HEADERS_TO_FORWARD = ['anthropic-beta', 'openai-beta', 'user-agent', 'accept'];
 
@@ -130,7 +143,7 @@ export async function buildUpstreamCall(
   signal: AbortSignal,
 ): Promise<UpstreamCall> {
   const path = stream && target.streamPath !== undefined ? target.streamPath : target.path;
-  const url = new URL(target.baseUrl.replace(/\/+$/, '') + path);
+  const joined = target.baseUrl.replace(/\/+$/, '') + path;
   const headers = new Headers();
   headers.set('content-type', 'application/json');
   for (const name of CLIENT_HEADERS_TO_FORWARD) {
@@ -143,7 +156,7 @@ export async function buildUpstreamCall(
   const c = target.credential;
   // Never follow redirects with a provider credential attached.
   const init = (): UpstreamCall['init'] => ({ method: 'POST', headers, body: body as BodyInit, signal, redirect: 'error' });
-  if (c === null) return { url: url.toString(), init: init() };
+  if (c === null) return { url: normalizedUrl(joined), init: init() };
   let value: string;
   try {
     value = await secret(c.secret);
@@ -154,6 +167,10 @@ export async function buildUpstreamCall(
   }
   if (c.kind === 'bearer') headers.set('authorization', `Bearer ${value}`);
   else if (c.kind === 'header') headers.set(c.header, value);
-  else url.searchParams.set(c.param, value);
-  return { url: url.toString(), init: init() };
+  else {
+    const url = new URL(joined);
+    url.searchParams.set(c.param, value);
+    return { url: url.toString(), init: init() };
+  }
+  return { url: normalizedUrl(joined), init: init() };
 }
