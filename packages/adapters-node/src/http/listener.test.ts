@@ -242,3 +242,32 @@ describe('toNodeListener: the adapter’s own body cap, and clients gone mid-bod
     expect(record).toMatchObject({ status: 'cancelled', reason: 'client_cancelled' });
   });
 });
+
+describe('toNodeListener: writing a gateway reply', () => {
+  it('sends a text body as UTF-8 with its byte length, bytes likewise, and a HEAD without the body', async () => {
+    const text = '{"say":"héllo ☃ 👋"}';
+    const gateway: Pick<Gateway, 'handle' | 'reply'> = {
+      handle: async () => new Response('unused'),
+      reply: async (request) => {
+        const path = new URL(request.url).pathname;
+        const body = path === '/bytes' ? new TextEncoder().encode(text) : text;
+        return { status: 200, headers: { 'content-type': 'application/json', 'x-path': path }, body };
+      },
+    };
+    const served = await listen(createServer(toNodeListener(gateway)));
+    try {
+      for (const path of ['/text', '/bytes']) {
+        const res = await fetch(`${served.url}${path}`);
+        expect(res.headers.get('x-path')).toBe(path);
+        expect(res.headers.get('transfer-encoding')).toBeNull();
+        expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+        expect(await res.text()).toBe(text);
+      }
+      const head = await fetch(`${served.url}/text`, { method: 'HEAD' });
+      expect(Number(head.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+      expect(await head.text()).toBe('');
+    } finally {
+      await served.close();
+    }
+  });
+});

@@ -42,14 +42,16 @@ export async function writeReply(reply: GatewayReply, res: ServerResponse, metho
     return;
   }
   // After `writeHead` Node would no longer count a whole body itself (it would send it chunked).
-  if (body instanceof Uint8Array) res.setHeader('content-length', body.byteLength);
+  // Text goes out with the head as one string, in one write.
+  if (typeof body === 'string') res.setHeader('content-length', Buffer.byteLength(body));
+  else if (body instanceof Uint8Array) res.setHeader('content-length', body.byteLength);
   res.writeHead(reply.status, reply.headers);
   if (body === null || method === 'HEAD') {
     if (body instanceof ReadableStream) await body.cancel().catch(() => {});
     res.end();
     return;
   }
-  if (body instanceof Uint8Array) {
+  if (typeof body === 'string' || body instanceof Uint8Array) {
     res.end(body);
     return;
   }

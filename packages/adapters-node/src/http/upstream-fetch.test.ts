@@ -256,6 +256,15 @@ describe('createNodeUpstream: the same transport, answering with the Node stream
     return text;
   };
 
+  it('sends a text body as UTF-8 with its byte length (the gateway passes translated JSON as text)', async () => {
+    const text = '{"say":"héllo ☃ 👋"}';
+    const res = await upstream(`${origin}/json`, post(text) as RequestInit & { headers: Headers });
+    expect(JSON.parse(await drain(res.body))).toEqual({ echo: text });
+    const last = seen[seen.length - 1]!;
+    expect(last.body).toBe(text);
+    expect(Number(last.headers['content-length'])).toBe(Buffer.byteLength(text));
+  });
+
   it('answers with status, headers and a body to iterate', async () => {
     const res = await call('/json');
     expect(res.status).toBe(201);

@@ -78,12 +78,12 @@ describe('gateway.handle with a plain request object (what server adapters pass 
 });
 
 describe('gateway.reply: the answer as a plain reply, for server adapters that write their own socket', () => {
-  it('gives a whole body as bytes with lowercase headers, the same answer handle gives as a Response', async () => {
+  it('gives a whole body as JSON text with lowercase headers, the same answer handle gives as a Response', async () => {
     const { gateway, key, records } = await gatewayWithKey();
     const reply = await gateway.reply(plain(key, encoder.encode(chatBody())));
     expect(reply.status).toBe(200);
-    expect(reply.body).toBeInstanceOf(Uint8Array);
-    expect(JSON.parse(new TextDecoder().decode(reply.body as Uint8Array))).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'Hello from Claude' } }] });
+    expect(typeof reply.body).toBe('string');
+    expect(JSON.parse(reply.body as string)).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'Hello from Claude' } }] });
     expect(reply.headers['content-type']).toBe('application/json');
     expect(reply.headers['x-tollgate-request-id']).toBe(records[0]!.request_id);
     for (const name of Object.keys(reply.headers)) expect(name).toBe(name.toLowerCase());
@@ -114,7 +114,7 @@ describe('gateway.reply: the answer as a plain reply, for server adapters that w
       body: encoder.encode('{}'),
     });
     expect(anthropic.status).toBe(401);
-    expect(JSON.parse(new TextDecoder().decode(anthropic.body as Uint8Array))).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
+    expect(JSON.parse(anthropic.body as string)).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
     expect(anthropic.headers['x-tollgate-request-id']).toMatch(/.+/);
   });
 });

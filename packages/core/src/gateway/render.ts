@@ -8,7 +8,7 @@ const textEncoder = new TextEncoder();
 
 /** A reply whose whole body the gateway holds (non-stream answers, errors): JSON text. */
 export function completeReply(status: number, body: string, headers: Record<string, string>): GatewayReply {
-  return { status, headers, body: textEncoder.encode(body) };
+  return { status, headers, body };
 }
 
 /**
@@ -17,8 +17,9 @@ export function completeReply(status: number, body: string, headers: Record<stri
  * body stream back; any other consumer just reads the body as usual.
  */
 export function replyToResponse(reply: GatewayReply): Response {
-  const response = new Response(reply.body as BodyInit | null, { status: reply.status, headers: reply.headers });
-  if (reply.body instanceof Uint8Array) Object.defineProperty(response, COMPLETE_BODY, { value: reply.body });
+  const whole = typeof reply.body === 'string' ? textEncoder.encode(reply.body) : reply.body;
+  const response = new Response(whole as BodyInit | null, { status: reply.status, headers: reply.headers });
+  if (whole instanceof Uint8Array) Object.defineProperty(response, COMPLETE_BODY, { value: whole });
   return response;
 }
 

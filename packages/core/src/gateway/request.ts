@@ -47,11 +47,11 @@ export interface GatewayReply {
   /** Lowercase names, one value each (the gateway sets no repeated header). */
   readonly headers: Record<string, string>;
   /**
-   * The whole body when the gateway holds it (non-stream answers, errors), a byte stream for
-   * event streams (cancel it when the client goes away: the upstream call is aborted and the
-   * usage record says so), or none.
+   * The whole body when the gateway holds it (non-stream answers and errors: JSON text, to be
+   * sent as UTF-8, or bytes), a byte stream for event streams (cancel it when the client goes
+   * away: the upstream call is aborted and the usage record says so), or none.
    */
-  readonly body: Uint8Array | ReadableStream<Uint8Array> | null;
+  readonly body: string | Uint8Array | ReadableStream<Uint8Array> | null;
 }
 
 /** Options of `gateway.reply`. */

@@ -64,7 +64,6 @@ function setPath(target: Record<string, unknown>, path: readonly string[], value
   node[path[path.length - 1]!] = value;
 }
 
-const encoder = new TextEncoder();
 
 /** Raw plans: same family and vendor, another envelope; content passes untouched. */
 const RAW_ENVELOPES: Partial<Record<string, (body: Record<string, unknown>, upstreamModel: string) => Record<string, unknown>>> = {
@@ -88,7 +87,7 @@ export function upstreamBody(
   irChanged: boolean,
   edits: IdentityEdits,
   cacheShaping?: CacheShapingOptions,
-): Uint8Array {
+): Uint8Array | string {
   let request = ir;
   let changed = irChanged;
   if (cacheShaping !== undefined && ISSUER_OF_FORMAT[target.upstreamFormat] === 'anthropic') {
@@ -112,10 +111,10 @@ export function upstreamBody(
       copy.stream_options = { ...(existing as Record<string, unknown>), include_usage: true };
     }
     if (envelope !== undefined) copy = envelope(copy, target.upstreamModel);
-    return encoder.encode(JSON.stringify(copy));
+    return JSON.stringify(copy);
   }
   const encoded = codecOf(codecs, target.upstreamFormat).encodeRequest(request, { model: target.upstreamModel, stream: request.stream });
-  return encoder.encode(JSON.stringify(encoded.body));
+  return JSON.stringify(encoded.body);
 }
 
 const normalized = new Map<string, string>();
@@ -136,7 +135,8 @@ const CLIENT_HEADERS_TO_FORWARD = ['anthropic-beta', 'openai-beta', 'user-agent'
 
 export async function buildUpstreamCall(
   target: UpstreamTarget,
-  body: Uint8Array,
+  /** The client's bytes (identity), or JSON text (sent as UTF-8: Node writes it with the head in one go). */
+  body: Uint8Array | string,
   stream: boolean,
   clientHeaders: HeaderReader,
   secret: (name: string) => Promise<string>,
