@@ -3,6 +3,7 @@
  * 127.0.0.1:0, real SDK clients, a mock upstream replaying recorded traffic and a slow one
  * that reports when its connection closes.
  */
+import { Agent, request as httpRequest } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -188,6 +189,35 @@ export function describeAdapter(name: string, serve: (gateway: Gateway) => Promi
       expect(Date.now() - started).toBeGreaterThanOrEqual(LATE_MS - 50);
       expect(text).toContain('tick2');
       expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    });
+
+    it('keeps a kept-alive connection usable after a refusal that left the body unread, and after a body read whole', async () => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const send = (auth: string, model: string) =>
+        new Promise<{ status: number; text: string }>((resolve, reject) => {
+          const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'x'.repeat(20_000) }] });
+          const req = httpRequest(
+            `${served.url}/v1/chat/completions`,
+            { method: 'POST', agent, timeout: 5000, headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+            (res) => {
+              let text = '';
+              res.setEncoding('utf8');
+              res.on('data', (c: string) => (text += c));
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+            },
+          );
+          req.on('timeout', () => req.destroy(new Error('no answer: the connection stalled')));
+          req.on('error', reject);
+          req.end(body);
+        });
+      try {
+        expect((await send('tg_not-a-key', 'gpt-mini')).status).toBe(401);
+        expect((await send(key, 'gpt-mini')).status).toBe(200);
+        expect((await send('tg_not-a-key', 'gpt-mini')).status).toBe(401);
+        expect((await send(key, 'gpt-mini')).status).toBe(200);
+      } finally {
+        agent.destroy();
+      }
     });
 
     it('answers a whole body with its length, the governance headers and the caller’s error format', async () => {

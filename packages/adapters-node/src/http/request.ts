@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { GatewayError, type GatewayRequest, type HeaderReader } from '@tollgate/core';
+import { chunkReader } from './chunks.js';
 
 /** Hop-by-hop headers describe one connection, not the request: they never reach the gateway. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
@@ -121,26 +122,25 @@ function pathOf(url: string | undefined): string {
 }
 
 /**
- * The request body as the Node stream's own async iteration: read only when the gateway asks,
- * refused (`request_too_large`, a 413) as soon as more than `max` bytes arrived — the adapter's
- * cap, which may be lower than the gateway's — a client gone mid-body is `cancelled`, and
- * stopping early leaves the socket alone, since the 413 still has to go out on it.
+ * The request body, read only when the gateway asks (see `chunkReader`), refused
+ * (`request_too_large`, a 413) as soon as more than `max` bytes arrived — the adapter's cap,
+ * which may be lower than the gateway's — a client gone mid-body is `cancelled`, and stopping
+ * early leaves the socket alone, since the 413 still has to go out on it.
  */
 function bodyChunks(req: IncomingMessage, max: number, onTooLarge: () => void): AsyncIterable<Uint8Array> {
   return {
     [Symbol.asyncIterator]() {
-      let iterator: AsyncIterator<Buffer> | undefined;
+      const chunks = chunkReader(req, {
+        arrived: () => req.complete,
+        closedEarly: () => new Error('the client closed the connection before the body ended'),
+        onReturn: () => {},
+      });
       let received = 0;
       return {
         next: async () => {
           let result: IteratorResult<Buffer>;
           try {
-            // A body that has arrived whole (the usual small JSON) is taken straight from the
-            // stream's buffer; anything still arriving goes through its async iteration.
-            if (iterator === undefined && req.complete && !req.destroyed) {
-              const chunk = req.read() as Buffer | null;
-              result = chunk === null ? { done: true, value: undefined } : { done: false, value: chunk };
-            } else result = await (iterator ??= req[Symbol.asyncIterator]() as AsyncIterator<Buffer>).next();
+            result = await chunks.next();
           } catch (cause) {
             throw new GatewayError('cancelled', 'The client closed the connection while sending the request.', { cause });
           }
@@ -153,7 +153,7 @@ function bodyChunks(req: IncomingMessage, max: number, onTooLarge: () => void): 
           }
           return result;
         },
-        return: async () => ({ done: true, value: undefined }),
+        return: () => chunks.return!(),
       };
     },
   };

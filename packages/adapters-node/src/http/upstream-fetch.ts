@@ -15,6 +15,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { createBrotliDecompress, createGunzip, createInflate, type Gunzip, type Inflate, type BrotliDecompress } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import type { HeaderReader, UpstreamFetch, UpstreamResponse } from '@tollgate/core';
+import { chunkReader } from './chunks.js';
 
 export interface NodeFetchOptions {
   /** Idle keep-alive sockets are closed after this long (ms). Default 4000 (as undici). */
@@ -350,67 +351,13 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
 }
 
 /**
- * A Node stream as the gateway reads a body: an async iterable that takes what the stream holds
- * with `read()` (a body that came with its head is there at once: no waiting, no per-iterator
- * machinery), waits for `readable` otherwise, and fails when the stream errors or closes before
- * its end. `return()` gives the body up at once — also before the first `next()`, and while a
- * `next()` is pending — so a discarded or cancelled answer never holds its connection.
+ * A Node stream as the gateway reads a body (see `chunkReader`). `return()` gives the body up
+ * at once — also before the first `next()`, and while a `next()` is pending — so a discarded or
+ * cancelled answer never holds its connection.
  */
 function nodeBody(source: Readable, release: () => void, arrived: () => boolean): AsyncIterable<Uint8Array> {
-  return {
-    [Symbol.asyncIterator]() {
-      let ended = false;
-      let given = false;
-      let failure: unknown = null;
-      let wake: (() => void) | null = null;
-      let listening = false;
-      const rouse = () => {
-        const w = wake;
-        wake = null;
-        w?.();
-      };
-      const listen = () => {
-        listening = true;
-        // Over before the first read (aborted, failed, or ended): say so now, no event will.
-        if (source.readableEnded) ended = true;
-        else if (source.destroyed) failure = source.errored ?? new Error('the upstream closed the connection before the body ended');
-        source.on('readable', rouse);
-        source.once('end', () => {
-          ended = true;
-          rouse();
-        });
-        source.once('error', (error: unknown) => {
-          failure ??= error;
-          rouse();
-        });
-        source.once('close', () => {
-          if (!ended) failure ??= new Error('the upstream closed the connection before the body ended');
-          rouse();
-        });
-      };
-      return {
-        async next(): Promise<IteratorResult<Uint8Array>> {
-          if (!listening) listen();
-          for (;;) {
-            if (given) return { done: true, value: undefined };
-            const chunk = source.read() as Buffer | null;
-            if (chunk !== null) return { done: false, value: chunk };
-            if (failure !== null) throw failure;
-            // All of it arrived and was read: done now. Waiting for 'end' would also wait for the
-            // agent's keep-alive bookkeeping, which runs on that event before any other listener.
-            if (ended || arrived()) return { done: true, value: undefined };
-            await new Promise<void>((resolve) => (wake = resolve));
-          }
-        },
-        async return(): Promise<IteratorResult<Uint8Array>> {
-          given = true;
-          release();
-          rouse();
-          return { done: true, value: undefined };
-        },
-      };
-    },
-  };
+  const closedEarly = () => new Error('the upstream closed the connection before the body ended');
+  return { [Symbol.asyncIterator]: () => chunkReader(source, { arrived, closedEarly, onReturn: release }) };
 }
 
 export interface NodeUpstream extends UpstreamFetch {
