@@ -210,6 +210,8 @@ function transport(options: NodeFetchOptions) {
     keepAlive: true,
     timeout: options.idleTimeoutMs ?? 4000,
     scheduling: 'lifo' as const,
+    // Each request leaves in one write; Nagle would only ever hold a second one back.
+    noDelay: true,
     ...(options.maxSocketsPerOrigin === undefined ? {} : { maxSockets: options.maxSocketsPerOrigin }),
   };
   const httpAgent = new HttpAgent(agentOptions);
