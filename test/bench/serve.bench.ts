@@ -14,7 +14,9 @@
  * Closed-loop load at 1 and 32 connections against a zero-latency and a 20 ms upstream;
  * non-stream and streamed. Every process listens on 127.0.0.1 and cannot connect elsewhere.
  *
- * Environment: SERVE_BENCH_SECONDS (measured seconds per case and peer, default 1.5),
+ * Environment: SERVE_BENCH_SECONDS (measured seconds per case and peer, default 1.5; at one
+ * connection each peer runs at least long enough for SERVE_BENCH_LOW_LOAD_ANSWERS answers,
+ * default 450, so a p50 at 20 ms per answer rests on hundreds of answers, not seventy),
  * SERVE_BENCH_REDIS=0 (skip the Redis-backed tollgate), SERVE_BENCH_PROFILE=<dir> (run
  * tollgate serve with --cpu-prof into that folder), SERVE_BENCH_DELAYS (default "0,20").
  */
@@ -74,6 +76,19 @@ interface Case {
 
 /** Rounds per case (peers interleaved within each). */
 const ROUNDS = 3;
+
+/** At one connection, answers per peer and case the measured time must allow for (all rounds). */
+const LOW_LOAD_ANSWERS = Number(process.env.SERVE_BENCH_LOW_LOAD_ANSWERS ?? 450);
+
+/**
+ * Measured time per round: the case's share of SERVE_BENCH_SECONDS, longer at one connection
+ * when that would give too few answers (an answer takes at least the upstream's delay).
+ */
+export function roundMs(seconds: number, conns: number, delayMs: number): number {
+  const base = (seconds * 1000) / ROUNDS;
+  if (conns !== 1) return base;
+  return Math.max(base, Math.ceil(LOW_LOAD_ANSWERS / ROUNDS) * (delayMs + 1));
+}
 
 const PROMPT = 'What is Python? Answer in one sentence.';
 
@@ -265,7 +280,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
               const peer = inCase[(i + round) % inCase.length]!;
               if (failures.has(key(peer.id, d, stream))) continue;
               const cpu0 = peer.service!.cpuMs();
-              const r = await closedLoop(peer.shot(d, stream), { connections: conns, warmupMs: 200, durationMs: (seconds * 1000) / ROUNDS });
+              const r = await closedLoop(peer.shot(d, stream), { connections: conns, warmupMs: 200, durationMs: roundMs(seconds, conns, d) });
               cpu.set(peer.id, (cpu.get(peer.id) ?? 0) + peer.service!.cpuMs() - cpu0);
               rounds.set(peer.id, [...(rounds.get(peer.id) ?? []), r]);
             }
@@ -309,7 +324,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       (redisSetup !== undefined ? '; and the same on the Redis store (127.0.0.1:6379), zero-latency cases only' : ' (Redis not reachable: Redis variant skipped)'),
   );
   lines.push(
-    `closed loop; per case and peer ${seconds} s measured in ${ROUNDS} rounds (0.2 s warm-up each), the peers interleaved in a rotating order within every round; ~2 s of JIT warm-up per peer first; every answer checked (status 200 + expected content); ` +
+    `closed loop; per case and peer ${seconds} s measured in ${ROUNDS} rounds (0.2 s warm-up each; at 1 connection at least ${LOW_LOAD_ANSWERS} answers' worth: ${(roundMs(seconds, 1, 20) * ROUNDS / 1000).toFixed(1)} s at d20), the peers interleaved in a rotating order within every round; ~2 s of JIT warm-up per peer first; every answer checked (status 200 + expected content); ` +
       `the machine is shared: other processes kept ${Number.isNaN(othersRun) ? '?' : othersRun.toFixed(2)} of its ${cpus().length} cores busy on average while the cases ran (column "others’ cores": per case); ` +
       `load average (1/5/15 min) at start ${load0.map((x) => x.toFixed(2)).join(' / ')}, at end ${load1.map((x) => x.toFixed(2)).join(' / ')}; ` +
       `total ${((performance.now() - started) / 1000).toFixed(0)} s`,

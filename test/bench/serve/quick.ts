@@ -2,7 +2,7 @@
  * A quick look at one case of the serve benchmark while working on the hot path (not part of
  * `npm run bench`): mock upstream, bare proxy, tollgate serve (and optionally Portkey), closed
  * loop at QUICK_CONNS connections for QUICK_SECONDS each, non-stream and stream; prints req/s and
- * CPU µs per request of each peer's process, and (QUICK_ROUNDS rounds) the median p50 added over direct. QUICK_PROFILE=<dir> writes a CPU profile of
+ * CPU µs per request of each peer's process, and (QUICK_ROUNDS rounds) the median p50 added over direct; QUICK_DELAY=20 uses the upstream that answers after 20 ms. QUICK_PROFILE=<dir> writes a CPU profile of
  * tollgate serve there, QUICK_PROFILE_PROXY=<dir> one of the bare proxy. Run: node --import tsx test/bench/serve/quick.ts
  */
 import { closedLoop, type Shot } from './load.ts';
@@ -14,6 +14,7 @@ const withPortkey = process.env.QUICK_PORTKEY === '1';
 const profile = process.env.QUICK_PROFILE;
 const modes = (process.env.QUICK_MODES ?? 'non-stream,stream').split(',');
 const rounds = Number(process.env.QUICK_ROUNDS ?? 2);
+const delay = Number(process.env.QUICK_DELAY ?? 0);
 const added = new Map<string, number[]>();
 
 function openaiBody(model: string, stream: boolean): string {
@@ -23,7 +24,7 @@ const expect = (stream: boolean) => (stream ? ['"Hello"', '[DONE]'] : ['chat.com
 
 const upstream = await startUpstream();
 const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
-const setup = await writeTollgateSetup(upstreamUrl, [0]);
+const setup = await writeTollgateSetup(upstreamUrl, [delay]);
 const peers: Array<{ name: string; service: Service; shot: (stream: boolean) => Shot }> = [];
 const anthropicBody = (stream: boolean) => JSON.stringify({ model: 'claude-sonnet-4-5', stream, max_tokens: 256, messages: [{ role: 'user', content: 'Say hello.' }] });
 peers.push({
@@ -31,16 +32,16 @@ peers.push({
   service: upstream,
   shot: (s) => ({
     port: upstream.port,
-    path: '/d0/v1/messages',
+    path: `/d${delay}/v1/messages`,
     headers: { 'content-type': 'application/json', 'x-api-key': UPSTREAM_KEY, 'anthropic-version': '2023-06-01' },
     body: anthropicBody(s),
     expect: s ? ['message_stop'] : ['beginner-friendly'],
   }),
 });
 const proxy = await startProxy(upstreamUrl, process.env.QUICK_PROFILE_PROXY === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.QUICK_PROFILE_PROXY}`]);
-peers.push({ name: 'bare proxy', service: proxy, shot: (s) => ({ port: proxy.port, path: '/d0/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: openaiBody('claude-sonnet-4-5', s), expect: expect(s) }) });
+peers.push({ name: 'bare proxy', service: proxy, shot: (s) => ({ port: proxy.port, path: `/d${delay}/v1/chat/completions`, headers: { 'content-type': 'application/json' }, body: openaiBody('claude-sonnet-4-5', s), expect: expect(s) }) });
 const tollgate = await startTollgate(setup, 'tollgate serve', profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]);
-peers.push({ name: 'tollgate', service: tollgate, shot: (s) => ({ port: tollgate.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.key}` }, body: openaiBody('bench-d0', s), expect: expect(s) }) });
+peers.push({ name: 'tollgate', service: tollgate, shot: (s) => ({ port: tollgate.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.key}` }, body: openaiBody(`bench-d${delay}`, s), expect: expect(s) }) });
 if (withPortkey) {
   const pk = await startPortkey();
   peers.push({
@@ -49,7 +50,7 @@ if (withPortkey) {
     shot: (s) => ({
       port: pk.port,
       path: '/v1/chat/completions',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${UPSTREAM_KEY}`, 'x-portkey-provider': 'anthropic', 'x-portkey-custom-host': `${upstreamUrl}/d0/v1` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${UPSTREAM_KEY}`, 'x-portkey-provider': 'anthropic', 'x-portkey-custom-host': `${upstreamUrl}/d${delay}/v1` },
       body: openaiBody('claude-sonnet-4-5', s),
       expect: expect(s),
     }),
