@@ -376,16 +376,18 @@ export interface NodeUpstream extends UpstreamFetch {
  */
 export function createNodeUpstream(options: NodeFetchOptions = {}): NodeUpstream {
   const t = transport(options);
-  const upstream = (async (url: string, init: RequestInit & { headers: Headers }): Promise<UpstreamResponse> => {
+  // Not an async function: the answer is the transport's own promise, one turn fewer per call.
+  const upstream = ((url: string, init: RequestInit & { headers: Headers }): Promise<UpstreamResponse> => {
     const call = t.own(url, init);
     if (call === null) return t.fallback(url, init);
-    if (call instanceof TypeError) throw call;
-    const answer = await t.send(call.url, init, call.body);
-    return {
-      status: answer.status,
-      headers: rawHeaderReader(answer.rawHeaders, answer.decoded),
-      body: answer.source === null ? null : nodeBody(answer.source, answer.release, answer.arrived),
-    };
+    if (call instanceof TypeError) return Promise.reject(call);
+    return t.send(call.url, init, call.body).then(
+      (answer): UpstreamResponse => ({
+        status: answer.status,
+        headers: rawHeaderReader(answer.rawHeaders, answer.decoded),
+        body: answer.source === null ? null : nodeBody(answer.source, answer.release, answer.arrived),
+      }),
+    );
   }) as NodeUpstream;
   upstream.close = t.close;
   return upstream;

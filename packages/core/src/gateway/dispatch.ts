@@ -73,7 +73,8 @@ export async function dispatch(
     const status = response.status;
     if (status === 503 || status === 529 || status >= 500) breakers.failure(target.deploymentId);
     else breakers.success(target.deploymentId);
-    const others = queue.slice(index).some((t) => t.deploymentId !== target.deploymentId);
+    let others = false;
+    for (let i = index; i < queue.length && !others; i++) others = queue[i]!.deploymentId !== target.deploymentId;
     if (status === 503 || status === 529 || (status === 429 && others)) {
       // Only when another attempt will follow: otherwise this answer is the answer.
       if (anotherAttempt()) {

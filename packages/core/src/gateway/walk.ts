@@ -123,7 +123,8 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   }
   // 6. route: candidates by priority/plan/weight, sticky per conversation, healthy first
   const issuer = vendorScopedIssuer(ir);
-  const sticky = stickyKey(principal, request, ir);
+  let sticky: string | undefined;
+  const stickyFor = () => (sticky ??= stickyKey(principal, request, ir));
   // Stateful Responses features (previous_response_id, built-in tools, …) only a Responses
   // upstream can honour: other routes are not candidates, and none left is a clear refusal.
   const stateful = codec.statefulFeatures?.(ir) ?? [];
@@ -135,7 +136,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
       const same = found.filter((c) => ISSUER_OF_FORMAT[c.upstreamFormat] === issuer);
       if (same.length > 0) found = same;
     }
-    return found.length === 0 ? found : pickWeighted(found, sticky);
+    return found.length === 0 ? found : pickWeighted(found, stickyFor);
   };
   let list = route(model);
   if (list.length === 0 && stateful.length > 0) {
@@ -214,7 +215,6 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
 
   // 9. convert and dispatch, failing over before anything is committed
   const targets = list.map(toTarget);
-  const byDeployment = new Map(list.map((c) => [c.deployment.id, c] as const));
   // The client's signal aborts the upstream call itself (no second controller per request);
   // this listener, added first, runs before the transport's and notes who cancelled.
   const clientSignal = request.signal;
@@ -242,7 +242,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   ).catch((error: unknown) => error as Error);
 
   if (!(result instanceof Error)) {
-    const candidate = byDeployment.get(result.target.deploymentId)!;
+    const candidate = list.find((c) => c.deployment.id === result.target.deploymentId)!;
     ctx.attempts = result.attempts;
     ctx.deployment = candidate.deployment.id;
     ctx.provider = candidate.provider.id;

@@ -21,6 +21,8 @@ const encoder = new TextEncoder();
 // Scratch space, reused: the function is synchronous, so no two calls ever share it.
 const h = new Uint32Array(8);
 const w = new Uint32Array(64);
+const tailBuffer = new Uint8Array(128);
+const tailView128 = new DataView(tailBuffer.buffer);
 
 /** SHA-256 of `data` (a string is hashed as its UTF-8 bytes) as 32 bytes. */
 export function sha256(data: string | Uint8Array): Uint8Array {
@@ -32,13 +34,13 @@ export function sha256(data: string | Uint8Array): Uint8Array {
   const input = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let offset = 0; offset < full; offset += 64) compress(h, w, input, offset);
   // Tail + 0x80 + zero padding + 64-bit big-endian bit length: one or two blocks.
-  const tail = new Uint8Array(length % 64 < 56 ? 64 : 128);
-  tail.set(bytes.subarray(full));
-  tail[length - full] = 0x80;
-  const tailView = new DataView(tail.buffer);
-  tailView.setUint32(tail.length - 8, Math.floor(length / 0x20000000), false); // length * 8 / 2^32
-  tailView.setUint32(tail.length - 4, (length << 3) >>> 0, false);
-  for (let offset = 0; offset < tail.length; offset += 64) compress(h, w, tailView, offset);
+  const tailLength = length % 64 < 56 ? 64 : 128;
+  tailBuffer.fill(0);
+  tailBuffer.set(bytes.subarray(full));
+  tailBuffer[length - full] = 0x80;
+  tailView128.setUint32(tailLength - 8, Math.floor(length / 0x20000000), false); // length * 8 / 2^32
+  tailView128.setUint32(tailLength - 4, (length << 3) >>> 0, false);
+  for (let offset = 0; offset < tailLength; offset += 64) compress(h, w, tailView128, offset);
 
   const out = new Uint8Array(32);
   const outView = new DataView(out.buffer);
