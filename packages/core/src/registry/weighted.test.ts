@@ -19,6 +19,16 @@ describe('pickWeighted', () => {
     }
   });
 
+  it('takes the key as a function, made only when there is a choice, with the same result', () => {
+    let made = 0;
+    const make = (key: string) => () => (made++, key);
+    for (let i = 0; i < 50; i++) expect(ids(pickWeighted(list, make(`k${i}`)))).toEqual(ids(pickWeighted(list, `k${i}`)));
+    expect(made).toBe(50);
+    const single = [candidate('only', 1, 100), candidate('later', 2, 100)];
+    expect(ids(pickWeighted(single, make('unused')))).toEqual(['only', 'later']);
+    expect(made).toBe(50);
+  });
+
   it('returns a permutation: the choice first, the others in their order', () => {
     for (let i = 0; i < 50; i++) {
       const out = ids(pickWeighted(list, `k${i}`));
