@@ -62,6 +62,7 @@ export function chunkReader(source: Readable, options: ChunkReaderOptions): Asyn
   };
   return {
     async next(): Promise<IteratorResult<Buffer>> {
+      if (given) return { done: true, value: undefined };
       if (!listening) listen();
       for (;;) {
         if (given) return { done: true, value: undefined };

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { Gateway } from '@tollgate/core';
 import { toNodeListener } from './listener.js';
+import { writeReply } from './response.js';
 import { describeAdapter, type Served } from '../__tests__/adapter-suite.js';
 import { eventually } from '../__tests__/slow-upstream.js';
 
@@ -243,18 +244,16 @@ describe('toNodeListener: the adapter’s own body cap, and clients gone mid-bod
   });
 });
 
-describe('toNodeListener: writing a gateway reply', () => {
+describe('writing a gateway reply', () => {
   it('sends a text body as UTF-8 with its byte length, bytes likewise, and a HEAD without the body', async () => {
     const text = '{"say":"héllo ☃ 👋"}';
-    const gateway: Pick<Gateway, 'handle' | 'reply'> = {
-      handle: async () => new Response('unused'),
-      reply: async (request) => {
-        const path = new URL(request.url).pathname;
+    const served = await listen(
+      createServer((req, res) => {
+        const path = req.url ?? '/';
         const body = path === '/bytes' ? new TextEncoder().encode(text) : text;
-        return { status: 200, headers: { 'content-type': 'application/json', 'x-path': path }, body };
-      },
-    };
-    const served = await listen(createServer(toNodeListener(gateway)));
+        void writeReply({ status: 200, headers: { 'content-type': 'application/json', 'x-path': path }, body }, res, req.method);
+      }),
+    );
     try {
       for (const path of ['/text', '/bytes']) {
         const res = await fetch(`${served.url}${path}`);
@@ -266,6 +265,36 @@ describe('toNodeListener: writing a gateway reply', () => {
       const head = await fetch(`${served.url}/text`, { method: 'HEAD' });
       expect(Number(head.headers.get('content-length'))).toBe(Buffer.byteLength(text));
       expect(await head.text()).toBe('');
+    } finally {
+      await served.close();
+    }
+  });
+});
+
+describe('toNodeListener: a wrapped gateway', () => {
+  it('calls a wrapped handle (never bypassed by the gateway’s own reply), and the gateway itself through reply', async () => {
+    const gateway = harness.gateway();
+    let wrapped = 0;
+    const logged = {
+      ...gateway,
+      handle: async (request: Parameters<Gateway['handle']>[0]) => {
+        wrapped++;
+        const response = await gateway.handle(request);
+        response.headers.set('x-wrapped', 'yes');
+        return response;
+      },
+    };
+    const served = await listen(createServer(toNodeListener(logged)));
+    try {
+      const init = { method: 'POST', headers: { authorization: `Bearer ${harness.key()}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] }) };
+      const res = await fetch(`${served.url}/v1/chat/completions`, init);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-wrapped')).toBe('yes');
+      expect(wrapped).toBe(1);
+      const direct = await fetch(`${harness.served().url}/v1/chat/completions`, init);
+      expect(direct.status).toBe(200);
+      expect(direct.headers.get('x-wrapped')).toBeNull();
+      expect(wrapped).toBe(1);
     } finally {
       await served.close();
     }

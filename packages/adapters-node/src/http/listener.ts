@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { GatewayError, type Gateway, type GatewayRequest } from '@tollgate/core';
+import { GatewayError, pairedReply, type Gateway, type GatewayRequest } from '@tollgate/core';
 import { toGatewayRequest } from './request.js';
 import { writeFetchResponse, writeReply } from './response.js';
 
@@ -20,7 +20,10 @@ export interface HandleNodeRequestOptions extends NodeListenerOptions {
   body?: Uint8Array;
 }
 
-/** What the adapters need of a gateway: `handle`, and `reply` when it has one (a gateway made by `createGateway` has both). */
+/**
+ * What the adapters need of a gateway: `handle`. A gateway made by `createGateway` also has
+ * `reply`, which they use instead while `handle` is still that gateway's own.
+ */
 export type GatewayLike = Pick<Gateway, 'handle'> & Partial<Pick<Gateway, 'reply'>>;
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -62,11 +65,12 @@ export async function handleNodeRequest(
     return;
   }
   try {
-    // A whole gateway answers with a plain reply (no `Response` to build and take apart);
-    // anything else that only has `handle` still works.
-    if (gateway.reply !== undefined) {
+    // A gateway's own `reply` answers with a plain reply (no `Response` to build and take
+    // apart); a wrapped `handle`, or anything else that only has `handle`, is called as is.
+    const replyOf = pairedReply(gateway);
+    if (replyOf !== undefined) {
       // Settling and recording a whole answer happen once it is written, not before.
-      const reply = await gateway.reply(request, { defer: (work) => void (deferred ??= []).push(work) });
+      const reply = await replyOf(request, { defer: (work) => void (deferred ??= []).push(work) });
       // Refused for its size: do not read the rest of that body to keep the connection alive.
       if ((tooLarge || reply.status === 413) && !req.complete && !res.headersSent) res.setHeader('connection', 'close');
       await writeReply(reply, res, req.method);

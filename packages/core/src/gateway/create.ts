@@ -18,6 +18,19 @@ import { SecretCache, secretResolver } from './secrets.js';
 import { toUsageSink, type SinkStats } from './usage-record.js';
 import { walk, type WalkDeps } from './walk.js';
 
+/** Each gateway's `reply` → the `handle` made with it. */
+const PAIRS = new WeakMap<Gateway['reply'], Gateway['handle']>();
+
+/**
+ * The `reply` a server adapter may call instead of `handle`: only when it was made together
+ * with that very `handle`. A gateway whose `handle` was wrapped (`{ ...gateway, handle: logged }`)
+ * gets no `reply`, so the wrapper is never bypassed.
+ */
+export function pairedReply(gateway: Pick<Gateway, 'handle'> & Partial<Pick<Gateway, 'reply'>>): Gateway['reply'] | undefined {
+  const reply = gateway.reply;
+  return reply !== undefined && PAIRS.get(reply) === gateway.handle ? reply : undefined;
+}
+
 /** Load and validate the registry, or refuse to start listing every violation. */
 function registryFrom(raw: unknown): Registry {
   if (isRegistry(raw)) return raw;
@@ -63,6 +76,8 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   const sink = toUsageSink(options.usage, sinkStats);
   const stats = { requests: 0, settleFailures: 0 };
   const openStreams = new Set<Promise<void>>();
+  /** Deferred work not started yet: `close()` starts it. */
+  const notStarted = new Set<() => Promise<void>>();
   let closed = false;
 
   // Replaced whole by `reload`: a request reads it once, so it never mixes two revisions.
@@ -90,6 +105,19 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       openStreams.add(done);
       void done.finally(() => openStreams.delete(done));
     },
+    trackDeferred(work) {
+      let running: Promise<void> | undefined;
+      const run = (): Promise<void> => {
+        if (running === undefined) {
+          notStarted.delete(run);
+          running = work().catch(() => {});
+          deps.trackStream(running);
+        }
+        return running;
+      };
+      notStarted.add(run);
+      return run;
+    },
   };
 
   async function reply(request: Request | GatewayRequest, replyOptions?: ReplyOptions): Promise<GatewayReply> {
@@ -114,7 +142,18 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     }
   }
 
-  const handle = async (request: Request | GatewayRequest): Promise<Response> => replyToResponse(await reply(request));
+  const handle = async (request: Request | GatewayRequest): Promise<Response> => {
+    const answer = await reply(request);
+    try {
+      return replyToResponse(answer);
+    } catch (error) {
+      // A reply a `Response` cannot carry (a header value it refuses): fail closed, never throw.
+      if (answer.body instanceof ReadableStream) await answer.body.cancel().catch(() => {});
+      return replyToResponse(errorReply(codecs, GatewayError.from(error), null, { 'x-tollgate-request-id': answer.headers['x-tollgate-request-id'] ?? '' }));
+    }
+  };
+
+  PAIRS.set(reply, handle);
 
   const gatewayFetch = ((input: RequestInfo | URL, init?: RequestInit) => handle(new Request(input, init))) as typeof fetch;
 
@@ -149,6 +188,8 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     },
     async close(closeOptions = {}) {
       closed = true;
+      // Settling and recording handed to a caller that has not run them yet: run them now.
+      for (const run of [...notStarted]) void run();
       const drainMs = closeOptions.drainMs ?? 30_000;
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([

@@ -136,13 +136,32 @@ describe('gateway.reply with defer: settling and recording a whole answer after 
     expect(records).toHaveLength(2);
   });
 
-  it('close() waits for deferred work that has not run yet', async () => {
+  it('close() waits for deferred work under way, and runs work nobody ran; running it again does nothing', async () => {
     const { gateway, key, records } = await gatewayWithKey();
-    let work: (() => Promise<void>) | undefined;
-    await gateway.reply(plain(key, encoder.encode(chatBody())), { defer: (w) => void (work = w) });
-    setTimeout(() => void work!(), 50);
+    const works: Array<() => Promise<void>> = [];
+    await gateway.reply(plain(key, encoder.encode(chatBody())), { defer: (w) => void works.push(w) });
+    await gateway.reply(plain(key, encoder.encode(chatBody())), { defer: (w) => void works.push(w) });
+    const running = works[0]!();
+    const started = Date.now();
     await gateway.close({ drainMs: 5000 });
+    expect(Date.now() - started).toBeLessThan(2000);
+    await running;
+    expect(records).toHaveLength(2);
+    await works[1]!();
+    await works[0]!();
+    expect(records).toHaveLength(2);
+  });
+
+  it('a defer that throws does not take the work: the answer stands and the record is written', async () => {
+    const { gateway, key, records } = await gatewayWithKey();
+    const reply = await gateway.reply(plain(key, encoder.encode(chatBody())), {
+      defer: () => {
+        throw new Error('no queue here');
+      },
+    });
+    expect(reply.status).toBe(200);
     expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ status: 'ok', http_status: 200 });
   });
 
   it('refusals and streams do not defer: their records are written as before', async () => {
@@ -157,5 +176,25 @@ describe('gateway.reply with defer: settling and recording a whole answer after 
     await gateway.close({ drainMs: 1000 });
     expect(records).toHaveLength(2);
     expect(deferred).toHaveLength(0);
+  });
+});
+
+describe('governance headers carry any rule id', () => {
+  it('percent-encodes a rule id beyond printable ASCII, so handle() and reply() both answer', async () => {
+    const { key, hash } = await createVirtualKey();
+    const upstream = anthropicUpstream();
+    const gateway = createGateway({
+      registry: registry(),
+      identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
+      policy: { spend: { rules: [{ id: '月予算', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000' }, actions: [{ type: 'block' }] }] }] } },
+      secrets: { ANTHROPIC_API_KEY: 'sk-ant-upstream' },
+      fetch: upstream.fetch,
+    });
+    open.push(gateway);
+    const response = await gateway.handle(plain(key, encoder.encode(chatBody())));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-tollgate-budget-rule')).toBe(encodeURIComponent('月予算'));
+    const reply = await gateway.reply(plain(key, encoder.encode(chatBody())));
+    expect(reply.headers['x-tollgate-budget-rule']).toBe('%E6%9C%88%E4%BA%88%E7%AE%97');
   });
 });

@@ -25,6 +25,11 @@ export interface RespondInput {
 const MAX_ERROR_BODY = 1024 * 1024;
 const MAX_RESPONSE_BODY = 64 * 1024 * 1024;
 
+/** A header value as HTTP carries it: ids may hold any character, so anything beyond printable ASCII is percent-encoded. */
+function headerValue(value: string): string {
+  return /^[\x20-\x7e]*$/.test(value) ? value : encodeURIComponent(value);
+}
+
 /** Headers every governed response carries. */
 function governanceHeaders(ctx: RequestContext, admission: Admission): Record<string, string> {
   const headers: Record<string, string> = {
@@ -33,11 +38,11 @@ function governanceHeaders(ctx: RequestContext, admission: Admission): Record<st
   };
   const g = admission.spend?.governing;
   if (g !== undefined) {
-    headers['x-tollgate-budget-rule'] = g.ruleId;
+    headers['x-tollgate-budget-rule'] = headerValue(g.ruleId);
     headers['x-tollgate-budget-utilization'] = g.ratio.toFixed(4);
     headers['x-tollgate-budget-remaining-usd'] = (g.remainingMicros / 1e6).toFixed(6);
   }
-  if (ctx.substitutedFrom !== null) headers['x-tollgate-model-fallback'] = `${ctx.substitutedFrom} -> ${ctx.model}`;
+  if (ctx.substitutedFrom !== null) headers['x-tollgate-model-fallback'] = headerValue(`${ctx.substitutedFrom} -> ${ctx.model}`);
   return headers;
 }
 
@@ -177,9 +182,14 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
 async function afterAnswer(ctx: RequestContext, deps: WalkDeps, work: () => Promise<void>): Promise<void> {
   const defer = ctx.defer;
   if (defer === null) return work();
-  let done!: () => void;
-  deps.trackStream(new Promise<void>((resolve) => (done = resolve)));
-  defer(() => work().finally(done));
+  // Runs once, whoever comes first: the caller after writing, or `close()` if the caller never did.
+  const run = deps.trackDeferred(work);
+  try {
+    defer(run);
+  } catch {
+    // A `defer` that throws does not take the work: do it now.
+    await run();
+  }
 }
 
 /**

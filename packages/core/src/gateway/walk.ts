@@ -49,6 +49,8 @@ export interface WalkDeps {
   timezone: string;
   onSettleFailure(): void;
   trackStream(done: Promise<void>): void;
+  /** Work handed to `reply`'s `defer`: the returned runner does it once; `close()` runs it if nobody has. */
+  trackDeferred(work: () => Promise<void>): () => Promise<void>;
   notify?: (notification: SpendNotification, principal: Principal) => void;
   cacheShaping?: CacheShapingOptions;
 }
@@ -123,8 +125,10 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   }
   // 6. route: candidates by priority/plan/weight, sticky per conversation, healthy first
   const issuer = vendorScopedIssuer(ir);
+  // Made on first need, always from the conversation as the client sent it (filters come later).
+  const clientIr = ir;
   let sticky: string | undefined;
-  const stickyFor = () => (sticky ??= stickyKey(principal, request, ir));
+  const stickyFor = () => (sticky ??= stickyKey(principal, request, clientIr));
   // Stateful Responses features (previous_response_id, built-in tools, …) only a Responses
   // upstream can honour: other routes are not candidates, and none left is a clear refusal.
   const stateful = codec.statefulFeatures?.(ir) ?? [];
