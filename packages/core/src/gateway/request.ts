@@ -65,7 +65,12 @@ export interface ReplyOptions {
   defer?(work: () => Promise<void>): void;
 }
 
-/** How the gateway calls upstreams: `globalThis.fetch` is one. */
+/**
+ * How the gateway calls upstreams: `globalThis.fetch` is one. The call is always a `POST` with a
+ * `Headers`, `redirect: 'error'`, the client's signal, and a body in memory: the client's own
+ * bytes (a `Uint8Array`) when they go upstream unchanged, JSON text (a `string`, sent as UTF-8)
+ * when the gateway wrote the body. The answer's headers are only looked up by name.
+ */
 export type UpstreamFetch = (url: string, init: RequestInit & { headers: Headers }) => Promise<UpstreamResponse>;
 
 /** Stop reading a body the gateway will not use (the connection is released or closed). */
