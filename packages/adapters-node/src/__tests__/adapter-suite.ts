@@ -30,40 +30,33 @@ export interface AdapterHarness {
   records: UsageRecord[];
 }
 
+/** A model served only by the slow upstream's `scenario` (an OpenAI Chat deployment). */
+function slowUpstreamModel(scenario: string) {
+  return {
+    brand: 'openai',
+    entry_formats: ['openai_chat'],
+    capabilities: { max_output_tokens: 1000 },
+    deployments: [
+      { id: `${scenario}@openai`, provider: scenario, format: 'openai_chat', upstream_model: 'gpt-4o-mini', pricing: { unit: 'usd_per_mtok', input: '1', output: '1' } },
+    ],
+  };
+}
+
 /** A registry with the shared test models plus `slow-model` (endless) and `late-model` (a late first event) on the slow upstream. */
 export function adapterRegistry(replayUrl: string, slowUrl: string) {
   const base = testRegistry(replayUrl);
+  const scenarios = { slow: 'endless', late: 'late' };
   return {
     ...base,
     providers: {
       ...base.providers,
-      slow: { base_url: `${slowUrl}/endless`, credential: 'openai' },
-      late: { base_url: `${slowUrl}/late`, credential: 'openai' },
+      ...Object.fromEntries(Object.entries(scenarios).map(([id, path]) => [id, { base_url: `${slowUrl}/${path}`, credential: 'openai' }])),
     },
     operations: [
       ...base.operations,
-      { provider: 'slow', format: 'openai_chat', family: 'chat', path: '/v1/chat/completions' },
-      { provider: 'late', format: 'openai_chat', family: 'chat', path: '/v1/chat/completions' },
+      ...Object.keys(scenarios).map((provider) => ({ provider, format: 'openai_chat', family: 'chat', path: '/v1/chat/completions' })),
     ],
-    models: {
-      ...base.models,
-      'slow-model': {
-        brand: 'openai',
-        entry_formats: ['openai_chat'],
-        capabilities: { max_output_tokens: 1000 },
-        deployments: [
-          { id: 'slow@openai', provider: 'slow', format: 'openai_chat', upstream_model: 'gpt-4o-mini', pricing: { unit: 'usd_per_mtok', input: '1', output: '1' } },
-        ],
-      },
-      'late-model': {
-        brand: 'openai',
-        entry_formats: ['openai_chat'],
-        capabilities: { max_output_tokens: 1000 },
-        deployments: [
-          { id: 'late@openai', provider: 'late', format: 'openai_chat', upstream_model: 'gpt-4o-mini', pricing: { unit: 'usd_per_mtok', input: '1', output: '1' } },
-        ],
-      },
-    },
+    models: { ...base.models, 'slow-model': slowUpstreamModel('slow'), 'late-model': slowUpstreamModel('late') },
   };
 }
 
