@@ -88,6 +88,33 @@ describe('failure semantics (DESIGN.md failure table)', () => {
     expect(upstream.hits('anthropic')).toBe(1);
   });
 
+  it('asks the store for rate tokens and spend counters at once (one round trip to a shared store), and still refuses on either', async () => {
+    // hitRate answers only once getCounters has been asked too: a gateway that waited for the
+    // rate answer before reading the counters would never get one.
+    const memory = createMemoryStore();
+    let counterAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (counterAsked = resolve));
+    const store: StateStore = {
+      ...memory,
+      hitRate: async (buckets) => {
+        await Promise.race([asked, new Promise((_, reject) => setTimeout(() => reject(new StoreUnavailableError('counters were not asked for alongside')), 2000))]);
+        return memory.hitRate(buckets);
+      },
+      getCounters: (keys) => {
+        counterAsked();
+        return memory.getCounters(keys);
+      },
+    };
+    const policy = { ...capPolicy, rate_limits: [{ id: 'strict', rpm: 1 }] };
+    const { openai, upstream, records } = await setup({ policy, store });
+    const res = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.choices[0]!.message.content).toBeTruthy();
+    const limited = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'again' }] }).catch((e: unknown) => e);
+    expect((limited as { status?: number }).status).toBe(429);
+    expect(upstream.hits('anthropic')).toBe(1);
+    expect(records.map((r) => r.status)).toEqual(['ok', 'rejected']);
+  });
+
   it('keeps serving when the usage sink throws, and counts the loss', async () => {
     const { openai, gateway } = await setup({
       usage: () => {

@@ -69,6 +69,20 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
   if (policy === null) return { spend: null, reserved: 0, holdKeys: [] };
   const registry = input.registry;
 
+  // The spend counters do not depend on the rate check: ask for them at the same time, so a
+  // shared store answers both in one round trip instead of two. Budgets are views over
+  // counters: read exactly the counters the policy's rules can see, in the layout's order.
+  const spendRules = policy.spend?.rules ?? [];
+  const layout = spendRules.length === 0 ? null : counterLayout({ policy, registry, now });
+  const keys = layout === null ? [] : layout.slots.map((slot) => counterKey(principal.id, slot.windowKey, slot.model));
+  const counterRead =
+    layout === null
+      ? null
+      : (async () => store.getCounters(keys))().then(
+          (values) => ({ ok: true as const, values }),
+          (cause: unknown) => ({ ok: false as const, cause }),
+        );
+
   const rate = input.substituted ? { constraints: [] as ReturnType<typeof decideRate>['constraints'] } : decideRate({ policy, registry, principal, model, tokens: input.tokenBound });
   if (rate.constraints.length > 0) {
     const buckets = rate.constraints.map((c) => ({ key: c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
@@ -96,18 +110,10 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
     }
   }
 
-  const spendRules = policy.spend?.rules ?? [];
-  if (spendRules.length === 0) return { spend: null, reserved: 0, holdKeys: [] };
-  // Budgets are views over counters: read exactly the counters the policy's rules can see,
-  // in the policy's layout order, in one store round trip.
-  const layout = counterLayout({ policy, registry, now });
-  const keys = layout.slots.map((slot) => counterKey(principal.id, slot.windowKey, slot.model));
-  let values: Record<string, number>;
-  try {
-    values = await store.getCounters(keys);
-  } catch (cause) {
-    throw storeDown(cause);
-  }
+  if (layout === null || counterRead === null) return { spend: null, reserved: 0, holdKeys: [] };
+  const read = await counterRead;
+  if (!read.ok) throw storeDown(read.cause);
+  const values = read.values;
   const counters: CounterValues = { layout, values: keys.map((k) => values[k] ?? 0) };
   const base = { policy, registry, principal, model, counters, now, costMicros: input.worstCaseMicros };
   let spend = decideSpend(base);
