@@ -4,6 +4,8 @@
  * except the floor:
  *
  * - direct: the client sends the Anthropic request to the upstream itself (the floor);
+ * - raw byte pipe (one connection only): node:http passing the same Anthropic request's bytes
+ *   through unchanged — what one more process and two more hops cost on this machine;
  * - bare proxy: node:http + fetch translating with `@tollgate/codecs` only (no governance);
  * - Portkey: `@portkey-ai/gateway` from the npm registry, `x-portkey-provider: anthropic` and
  *   `x-portkey-custom-host` pointing at the mock upstream;
@@ -29,6 +31,7 @@ import {
   machineBusyMs,
   portkeyInstall,
   startPortkey,
+  startPipe,
   startProxy,
   startTollgate,
   startUpstream,
@@ -40,9 +43,10 @@ import {
   type TollgateSetup,
 } from './serve/targets.ts';
 
-type PeerId = 'direct' | 'proxy' | 'portkey' | 'tollgate' | 'tollgate-redis';
+type PeerId = 'direct' | 'pipe' | 'proxy' | 'portkey' | 'tollgate' | 'tollgate-redis';
 const LABEL: Record<PeerId, string> = {
   direct: 'direct',
+  pipe: 'raw byte pipe (no parsing)',
   proxy: 'bare proxy (codecs)',
   portkey: 'Portkey',
   tollgate: 'tollgate serve',
@@ -57,6 +61,8 @@ interface Peer {
   shot(delay: number, stream: boolean): Shot;
   /** Only these upstream delays (the Redis variant runs the zero-latency cases only). */
   delays?: number[];
+  /** Only these connection counts (the raw pipe runs the one-connection cases only). */
+  conns?: number[];
   setup?: TollgateSetup;
 }
 
@@ -175,6 +181,19 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       }),
     },
     {
+      id: 'pipe',
+      conns: [1],
+      shot: function (d, stream) {
+        return {
+          port: this.service!.port,
+          path: `/d${d}/v1/messages`,
+          headers: { 'content-type': 'application/json', 'x-api-key': UPSTREAM_KEY, 'anthropic-version': '2023-06-01' },
+          body: anthropicBody(stream),
+          expect: stream ? ['"Hello"', 'message_stop'] : ['beginner-friendly'],
+        };
+      },
+    },
+    {
       id: 'proxy',
       shot: function (d, stream) {
         return { port: this.service!.port, path: `/d${d}/v1/chat/completions`, headers: { 'content-type': 'application/json' }, body: openaiBody('claude-sonnet-4-5', stream), expect: EXPECT_OPENAI(stream) };
@@ -217,6 +236,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
   }
 
   const starts: Record<Exclude<PeerId, 'direct'>, () => Promise<Service>> = {
+    pipe: () => startPipe(upstreamUrl),
     proxy: () => startProxy(upstreamUrl),
     portkey: () => (pk === null ? Promise.reject(new Error((portkey as { error: string }).error)) : startPortkey()),
     tollgate: () => startTollgate(setup, 'tollgate serve', profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]),
@@ -270,7 +290,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     for (const d of delays) {
       for (const stream of [false, true]) {
         for (const conns of [1, 32]) {
-          const inCase = peers.filter((peer) => peer.delays === undefined || peer.delays.includes(d));
+          const inCase = peers.filter((peer) => (peer.delays === undefined || peer.delays.includes(d)) && (peer.conns === undefined || peer.conns.includes(conns)));
           const rounds = new Map<PeerId, LoadResult[]>();
           const cpu = new Map<PeerId, number>();
           const load1 = loadavg()[0]!;
@@ -318,7 +338,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       `variants d0 (no latency) and d20 (20 ms before the first byte and again before the rest of a stream)`,
   );
   lines.push(
-    `peers: direct = the client sends the Anthropic request itself (floor); bare proxy = node:http + fetch translating with @tollgate/codecs only (${FROM_SOURCE ? 'its sources, through tsx' : 'the built package'}); ` +
+    `peers: direct = the client sends the Anthropic request itself (floor); raw byte pipe = node:http passing that Anthropic request's bytes through unchanged (1 connection only: what one more process and two more hops cost here); bare proxy = node:http + fetch translating with @tollgate/codecs only (${FROM_SOURCE ? 'its sources, through tsx' : 'the built package'}); ` +
       (pk === null ? 'Portkey = not installed; ' : `Portkey = @portkey-ai/gateway ${pk.version} (node build/start-server.js --headless, @hono/node-server ${pk.honoNodeServer}); `) +
       `tollgate serve = ${FROM_SOURCE ? 'the CLI from source through tsx (SERVE_BENCH_FROM_SOURCE=1)' : 'the `tollgate` command on the packages built from the working tree just before (`npm run build`)'}, virtual key + spend cap + rate limit + usage to a JSON-lines file, memory store` +
       (redisSetup !== undefined ? '; and the same on the Redis store (127.0.0.1:6379), zero-latency cases only' : ' (Redis not reachable: Redis variant skipped)'),
@@ -408,8 +428,10 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       }
       const at = t.p50 - base.p50;
       const ap = p.p50 - base.p50;
+      const floor = ok(get('pipe', d, stream, 1));
       lines.push(
-        `added latency (p50 over direct) d${d} ${mode}, 1 conn: tollgate +${ms(at)} ms vs Portkey +${ms(ap)} ms = ${ratio(at / ap)} (target ≤ 0.5×) ${verdict(at <= 0.5 * ap)}`,
+        `added latency (p50 over direct) d${d} ${mode}, 1 conn: tollgate +${ms(at)} ms vs Portkey +${ms(ap)} ms = ${ratio(at / ap)} (target ≤ 0.5×) ${verdict(at <= 0.5 * ap)}` +
+          (floor === undefined ? '' : `; a raw byte pipe adds +${ms(floor.p50 - base.p50)} ms of it`),
       );
     }
     const base = ok(get('direct', d, true, 1));

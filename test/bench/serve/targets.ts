@@ -204,6 +204,11 @@ export function startProxy(upstream: string, nodeFlags: string[] = []): Promise<
   });
 }
 
+/** The raw byte pipe (test/bench/serve/pipe.ts): the floor any proxy process adds. */
+export function startPipe(upstream: string): Promise<Service> {
+  return startService({ name: 'raw byte pipe', args: ['--import', 'tsx', 'test/bench/serve/pipe.ts', upstream], portFrom: /listening (\d+)/ });
+}
+
 /** Where Portkey's gateway is installed, and which @hono/node-server it runs on. */
 export function portkeyInstall(): { entry: string; version: string; honoNodeServer: string; firstChunkDelayMs: number | null } {
   const require = createRequire(join(ROOT, 'package.json'));
