@@ -2,15 +2,20 @@
  * A quick look at one case of the serve benchmark while working on the hot path (not part of
  * `npm run bench`): mock upstream, bare proxy, tollgate serve (and optionally Portkey), closed
  * loop at QUICK_CONNS connections for QUICK_SECONDS each, non-stream and stream; prints req/s and
- * CPU µs per request of each peer's process, and (QUICK_ROUNDS rounds) the median p50 added over direct; QUICK_DELAY=20 uses the upstream that answers after 20 ms. QUICK_PROFILE=<dir> writes a CPU profile of
- * tollgate serve there, QUICK_PROFILE_PROXY=<dir> one of the bare proxy. Run: node --import tsx test/bench/serve/quick.ts
+ * CPU µs per request of each peer's process, and (QUICK_ROUNDS rounds) the median p50 added over direct; QUICK_DELAY=20 uses the upstream that answers after 20 ms; QUICK_PIPE=1 adds the raw byte pipe. QUICK_PROFILE=<dir> writes a CPU profile of
+ * tollgate serve there, QUICK_PROFILE_PROXY=<dir> one of the bare proxy. To compare builds or
+ * settings side by side in one run, QUICK_VARIANTS=base:,other:ENV=value;NODE_FLAGS=--flag starts
+ * one tollgate serve per variant (its own environment; NODE_FLAGS are given to node), and
+ * QUICK_NODE_FLAGS goes to every variant; QUICK_DUMP=1 prints what each variant wrote.
+ * Run: node --import tsx test/bench/serve/quick.ts
  */
 import { closedLoop, type Shot } from './load.ts';
-import { startPortkey, startProxy, startTollgate, startUpstream, UPSTREAM_KEY, writeTollgateSetup, type Service } from './targets.ts';
+import { startPipe, startPortkey, startProxy, startTollgate, startUpstream, UPSTREAM_KEY, writeTollgateSetup, type Service } from './targets.ts';
 
 const conns = Number(process.env.QUICK_CONNS ?? 32);
 const seconds = Number(process.env.QUICK_SECONDS ?? 4);
 const withPortkey = process.env.QUICK_PORTKEY === '1';
+const withPipe = process.env.QUICK_PIPE === '1';
 const profile = process.env.QUICK_PROFILE;
 const modes = (process.env.QUICK_MODES ?? 'non-stream,stream').split(',');
 const rounds = Number(process.env.QUICK_ROUNDS ?? 2);
@@ -38,10 +43,21 @@ peers.push({
     expect: s ? ['message_stop'] : ['beginner-friendly'],
   }),
 });
+if (withPipe) {
+  const pipe = await startPipe(upstreamUrl);
+  peers.push({ name: 'pipe', service: pipe, shot: (s) => ({ ...peers[0]!.shot(s), port: pipe.port }) });
+}
 const proxy = await startProxy(upstreamUrl, process.env.QUICK_PROFILE_PROXY === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.QUICK_PROFILE_PROXY}`]);
 peers.push({ name: 'bare proxy', service: proxy, shot: (s) => ({ port: proxy.port, path: `/d${delay}/v1/chat/completions`, headers: { 'content-type': 'application/json' }, body: openaiBody('claude-sonnet-4-5', s), expect: expect(s) }) });
-const tollgate = await startTollgate(setup, 'tollgate serve', profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]);
-peers.push({ name: 'tollgate', service: tollgate, shot: (s) => ({ port: tollgate.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.key}` }, body: openaiBody(`bench-d${delay}`, s), expect: expect(s) }) });
+// QUICK_VARIANTS=name:ENV=v;ENV2=w,name2:… runs one tollgate serve per variant, each with its own environment.
+const variants = (process.env.QUICK_VARIANTS ?? 'tollgate:').split(',').map((v) => {
+  const [name, env = ''] = v.split(':');
+  return { name: name!, env: Object.fromEntries(env.split(';').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as [string, string])) };
+});
+for (const variant of variants) {
+  const tollgate = await startTollgate(setup, variant.name, [...(profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]), ...(process.env.QUICK_NODE_FLAGS ?? '').split(' ').filter(Boolean), ...(variant.env.NODE_FLAGS ?? '').split(' ').filter(Boolean)], { TG_NAME: variant.name, ...variant.env });
+  peers.push({ name: variant.name, service: tollgate, shot: (s) => ({ port: tollgate.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.key}` }, body: openaiBody(`bench-d${delay}`, s), expect: expect(s) }) });
+}
 if (withPortkey) {
   const pk = await startPortkey();
   peers.push({
@@ -74,5 +90,6 @@ for (const mode of modes) {
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 for (const [name, xs] of added) console.log(`median added p50 ${name}: +${median(xs).toFixed(3)} ms over ${xs.length} rounds`);
+if (process.env.QUICK_DUMP === '1') for (const p of peers) if (variants.some((v) => v.name === p.name)) console.log(`--- ${p.name}\n${p.service.output()}`);
 for (const p of peers) if (p.service !== upstream) await p.service.stop();
 await upstream.stop();
