@@ -209,6 +209,40 @@ describe('tollgate serve', () => {
     }
   });
 
+  it('swaps the identity section on SIGHUP: a key added works, a key removed is refused, a bad edit changes nothing', async () => {
+    const { p, url, file } = await serve({ usage: 'stdout' });
+    const bob = await keysFor({ user: 'bob', tier: 'normal' });
+    const ask = (apiKey: string) =>
+      new OpenAI({ apiKey, baseURL: `${url}/v1`, maxRetries: 0 }).chat.completions.create({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] });
+    const writeIdentity = (value: unknown) => {
+      const config = readFileSync(file, 'utf8').split('\n');
+      const start = config.findIndex((line) => line.startsWith('identity:'));
+      const end = config.findIndex((line, i) => i > start && /^\S/.test(line));
+      config.splice(start, (end === -1 ? config.length : end) - start, ...stringify({ identity: value }).trimEnd().split('\n'));
+      writeFileSync(file, config.join('\n'));
+    };
+    try {
+      expect(await ask(bob.keys.bob!).catch((e: unknown) => e)).toBeInstanceOf(OpenAI.AuthenticationError);
+      writeIdentity(bob.identity);
+      p.kill('SIGHUP');
+      await p.waitFor('stderr', /reloaded — \d+ models, 1 key, 0 JWT issuer\(s\)/);
+      const answer = await ask(bob.keys.bob!);
+      expect(answer.choices[0]!.message.content).toBeTypeOf('string');
+      await p.waitFor('stdout', /"bob"/);
+      expect(jsonLines(p.stdout()).find((r) => (r.principal as { id?: string } | undefined)?.id === 'bob')).toMatchObject({ status: 'ok', model: 'gpt-mini' });
+      // alice is no longer in the config: refused like an unknown key.
+      expect(await ask(key).catch((e: unknown) => e)).toBeInstanceOf(OpenAI.AuthenticationError);
+      // A malformed key hash: reported against the config file, bob's key keeps working.
+      writeIdentity({ virtual_keys: [{ hash: 'sha256:nothex', principal: { user: 'eve' } }] });
+      p.kill('SIGHUP');
+      await p.waitFor('stderr', /reload refused — keeping registry/);
+      expect(p.stderr()).toMatch(/tollgate\.yaml: identity\.virtual_keys\[0\]\.hash/);
+      expect((await ask(bob.keys.bob!)).choices[0]!.message.content).toBeTypeOf('string');
+    } finally {
+      p.kill('SIGKILL');
+    }
+  });
+
   it('exits 1 when it cannot listen', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

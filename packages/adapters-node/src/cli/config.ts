@@ -58,3 +58,9 @@ export const ServiceConfigSchema = z.strictObject({
 export type ServiceConfigInput = z.input<typeof ServiceConfigSchema>;
 /** The service config with defaults filled in. */
 export type ServiceConfig = z.output<typeof ServiceConfigSchema>;
+
+/** What a config's identity section holds, for log lines: `2 keys, 1 JWT issuer(s)`. */
+export function identitySummary(identity: ServiceConfig['identity']): string {
+  const keys = (identity?.virtual_keys?.length ?? 0) + (identity?.applications?.length ?? 0);
+  return `${keys} key${keys === 1 ? '' : 's'}, ${identity?.jwt?.length ?? 0} JWT issuer(s)`;
+}

@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { GatewayConfigError } from '@tollgate/core';
 import { createKeyEntry, renderKey } from './key.js';
+import { identitySummary } from './config.js';
 import { formatViolations, loadService } from './load.js';
 import { startService, type RunningService } from './service.js';
 
@@ -54,10 +55,9 @@ async function validate(args: string[], io: CliIo): Promise<number> {
     return 1;
   }
   const { registry, config, policyFile } = result.service;
-  const keys = (config.identity?.virtual_keys?.length ?? 0) + (config.identity?.applications?.length ?? 0);
   io.out(
     `${file}: valid — ${Object.keys(registry.models).length} models, ${Object.keys(registry.deployments).length} deployments, ` +
-      `${policyFile === null ? 'no policy' : 'policy ok'}, ${keys} key${keys === 1 ? '' : 's'}, ${config.identity?.jwt?.length ?? 0} JWT issuer(s); ` +
+      `${policyFile === null ? 'no policy' : 'policy ok'}, ${identitySummary(config.identity)}; ` +
       `registry ${registry.revision}\n`,
   );
   return 0;
@@ -85,9 +85,10 @@ function installSignals(service: RunningService, io: CliIo): void {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  // SIGHUP: read the registry and policy files again; a bad edit is reported and changes nothing.
+  // SIGHUP: read the config, registry and policy files again (registry, policy and identity are
+  // swapped in); a bad edit is reported and changes nothing.
   process.on('SIGHUP', () => {
-    io.err('tollgate: SIGHUP received — reloading the registry and policy\n');
+    io.err('tollgate: SIGHUP received — reloading the registry, policy and identity\n');
     service.reload().catch((error: unknown) => io.err(`tollgate: reload failed: ${error instanceof Error ? error.message : String(error)}\n`));
   });
 }

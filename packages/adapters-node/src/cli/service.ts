@@ -10,6 +10,7 @@ import { createGateway, GatewayConfigError, type Gateway } from '@tollgate/core'
 import { handleNodeRequest } from '../http/listener.js';
 import { createNodeUpstream } from '../http/upstream-fetch.js';
 import { buildParts } from './build.js';
+import { identitySummary } from './config.js';
 import { formatViolations, loadService, type LoadedService, type Violation } from './load.js';
 
 export interface StartServiceOptions {
@@ -32,9 +33,10 @@ export interface RunningService {
   /** Stop accepting, drain (bounded by `drain_timeout_s`), close the gateway and the store. Idempotent. */
   shutdown(): Promise<void>;
   /**
-   * Read the registry and policy files again and swap them in (`tollgate serve` does this on
-   * SIGHUP). On any violation nothing changes: the last good revision keeps serving and the
-   * result lists what is wrong. Other config keys (listen, identity, store, usage) take a restart.
+   * Read the config, registry and policy files again and swap in the registry, the policy and
+   * the identity section (`tollgate serve` does this on SIGHUP). On any violation nothing
+   * changes: the last good revision keeps serving and the result lists what is wrong. Other
+   * config keys (listen, store, usage, secrets, limits) take a restart.
    */
   reload(): Promise<ReloadResult>;
 }
@@ -166,12 +168,18 @@ export async function startService(service: LoadedService, options: StartService
       return { ok: false, errors: loaded.errors, ...kept() };
     }
     try {
-      const result = gateway.reload({ registry: loaded.service.registry, policy: loaded.service.policy ?? null });
-      log(`tollgate: reloaded — ${Object.keys(loaded.service.registry.models).length} models, registry ${result.registryRevision.slice(0, 19)}…, policy ${result.policyRevision === null ? 'none' : `${result.policyRevision.slice(0, 19)}…`}`);
+      const identity = loaded.service.config.identity ?? {};
+      const result = gateway.reload({ registry: loaded.service.registry, policy: loaded.service.policy ?? null, identity });
+      log(`tollgate: reloaded — ${Object.keys(loaded.service.registry.models).length} models, ${identitySummary(loaded.service.config.identity)}, registry ${result.registryRevision.slice(0, 19)}…, policy ${result.policyRevision === null ? 'none' : `${result.policyRevision.slice(0, 19)}…`}`);
       return { ok: true, ...result };
     } catch (error) {
       if (!(error instanceof GatewayConfigError)) throw error;
-      const file = error.source === 'policy' && loaded.service.policyFile !== null ? loaded.service.policyFile : loaded.service.registryFile;
+      const file =
+        error.source === 'policy' && loaded.service.policyFile !== null
+          ? loaded.service.policyFile
+          : error.source === 'identity'
+            ? service.file
+            : loaded.service.registryFile;
       const errors = error.errors.map((e) => ({ file, path: e.path, message: e.message }));
       log(`tollgate: reload refused — keeping registry ${kept().registryRevision.slice(0, 19)}…:\n${formatViolations(errors)}`);
       return { ok: false, errors, ...kept() };

@@ -46,7 +46,7 @@ function policyFrom(raw: unknown, registry: Registry): { policy: Policy | null; 
   return { policy: parsed.policy, revision: `sha256:${sha256Hex(canonicalJson(raw))}` };
 }
 
-function identityFrom(options: GatewayOptions): IdentityResolver {
+function identityFrom(options: Pick<GatewayOptions, 'identity' | 'jwksFetch'>): IdentityResolver {
   try {
     return createIdentityResolver(options.identity, options.jwksFetch === undefined ? {} : { fetch: options.jwksFetch });
   } catch (error) {
@@ -178,7 +178,9 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       const nextInput = next.policy === undefined ? policyInput : next.policy;
       // The policy is checked against the registry it will run with, also when only the registry changed.
       const loaded = policyFrom(nextInput, nextRegistry);
-      deps = { ...deps, registry: nextRegistry, policy: loaded.policy, timezone: loaded.policy?.timezone ?? 'UTC' };
+      // A new identity is a new resolver (its keys and issuers whole); JWKS are fetched again on first use.
+      const nextIdentity = next.identity === undefined ? deps.identity : identityFrom({ ...options, identity: next.identity });
+      deps = { ...deps, registry: nextRegistry, policy: loaded.policy, timezone: loaded.policy?.timezone ?? 'UTC', identity: nextIdentity };
       policyInput = nextInput;
       policyRevision = loaded.revision;
       return { registryRevision: nextRegistry.revision, policyRevision: loaded.revision };

@@ -89,12 +89,14 @@ export interface Gateway {
   readonly policy: Policy | null;
   readonly policyRevision: string | null;
   /**
-   * Swap in a changed registry and/or policy (the objects their files parse to; `policy: null`
-   * removes the policy). Requests already under way finish with the revision they started
-   * with; later ones use the new one. Everything is validated first: on any violation it
-   * throws `GatewayConfigError` listing them all and the last good revision stays in force.
+   * Swap in a changed registry, policy and/or identity (the objects their files parse to;
+   * `policy: null` removes the policy; `identity` replaces the keys, JWT issuers and
+   * applications whole, so a key left out no longer authenticates). Requests already under way
+   * finish with the revision they started with; later ones use the new one. Everything is
+   * validated first: on any violation it throws `GatewayConfigError` listing them all and the
+   * last good revision stays in force.
    */
-  reload(next: { registry?: unknown; policy?: unknown }): { registryRevision: string; policyRevision: string | null };
+  reload(next: { registry?: unknown; policy?: unknown; identity?: IdentityOptions }): { registryRevision: string; policyRevision: string | null };
   stats(): GatewayStats;
   /** Wait for open streams to finish (bounded by `drainMs`), flush usage, close the store if the gateway made it. */
   close(options?: { drainMs?: number }): Promise<void>;

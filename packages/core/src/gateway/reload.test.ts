@@ -38,7 +38,7 @@ async function setup() {
   return { gateway, chat, records };
 }
 
-describe('gateway.reload: a changed registry or policy, without a restart', () => {
+describe('gateway.reload: a changed registry, policy or identity, without a restart', () => {
   it('serves a model added to the registry from the next request on, and records the new revision', async () => {
     const { gateway, chat, records } = await setup();
     const before = gateway.registry.revision;
@@ -89,6 +89,40 @@ describe('gateway.reload: a changed registry or policy, without a restart', () =
     const revision = gateway.registry.revision;
     expect(() => gateway.reload({ registry: registry() })).toThrow(GatewayConfigError);
     expect(gateway.registry.revision).toBe(revision);
+    expect((await chat('claude-fast')).status).toBe(404);
+  });
+
+  it('swaps the virtual keys whole: a key added authenticates, a key left out no longer does', async () => {
+    const { gateway, chat, records } = await setup();
+    const second = await createVirtualKey();
+    const withKey = (key: string) =>
+      gateway.handle(
+        new Request('http://gateway.test/v1/chat/completions', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] }),
+        }),
+      );
+    expect((await withKey(second.key)).status).toBe(401);
+    gateway.reload({ identity: { virtual_keys: [{ hash: second.hash, principal: { user: 'bob', tier: 'normal' } }] } });
+    expect((await withKey(second.key)).status).toBe(200);
+    expect(records[records.length - 1]).toMatchObject({ status: 'ok', principal: { id: 'bob' } });
+    // alice's key was not in the new identity: refused like any unknown key.
+    expect((await chat('claude-sonnet')).status).toBe(401);
+  });
+
+  it('keeps the current keys when the new identity is invalid, and says it is the identity', async () => {
+    const { gateway, chat } = await setup();
+    let error: unknown;
+    try {
+      gateway.reload({ identity: { virtual_keys: [{ hash: 'not-a-hash', principal: { user: 'bob' } }] } as never, registry: registryWithFast() });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(GatewayConfigError);
+    expect((error as GatewayConfigError).source).toBe('identity');
+    // Nothing changed: not the keys, and not the registry that came with them.
+    expect((await chat('claude-sonnet')).status).toBe(200);
     expect((await chat('claude-fast')).status).toBe(404);
   });
 
