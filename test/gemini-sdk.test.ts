@@ -3,7 +3,7 @@
  * streams re-encoded through the gemini_generate_content codec (wire → IR → wire), an Anthropic
  * stream converted to Gemini, and errors rendered by the codec.
  */
-import { ApiError, GoogleGenAI } from '@google/genai';
+import { ApiError, GoogleGenAI, type GenerateContentResponse } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertStream } from '../packages/codecs/src/convert-stream.js';
 import { errorInfo } from '../packages/codecs/src/errors/gateway-error.js';
@@ -47,9 +47,12 @@ beforeAll(async () => {
       return Response.json(codec.encodeResponse(decoded.response).body);
     }
     expect(url.searchParams.get('alt')).toBe('sse');
-    const from = kind === 'anthropic' ? 'anthropic_messages' : 'gemini_generate_content';
-    const dir = kind === 'anthropic' ? 'anthropic-messages' : 'gemini';
-    const upstream = chunkedResponse(chunks(fixtureText(`${dir}/${name}.sse`)));
+    const anthropic = kind === 'anthropic' || kind === 'anthropic-late';
+    const from = anthropic ? 'anthropic_messages' : 'gemini_generate_content';
+    const text = fixtureText(`${anthropic ? 'anthropic-messages' : 'gemini'}/${name}.sse`);
+    // anthropic-late: the error event comes a moment after the rest, as a real mid-stream failure does.
+    const at = text.indexOf('event: error');
+    const upstream = kind === 'anthropic-late' ? chunkedResponse([text.slice(0, at), text.slice(at)], {}, 30) : chunkedResponse(chunks(text));
     return new Response(convertStream(upstream.body!, from, 'gemini_generate_content'), { headers: sse });
   });
   ai = new GoogleGenAI({ apiKey: 'test-key', httpOptions: { baseUrl: server.url } });
@@ -185,16 +188,44 @@ describe('@google/genai models.generateContentStream reads converted streams', (
     expect(chunks.at(-1)!.usageMetadata?.candidatesTokenCount).toBe(133);
   });
 
-  it('the Anthropic mid-stream overload arrives as a Gemini error chunk, and the stream never looks finished', async () => {
-    const chunks = await collect('anthropic~stream-error-overloaded-midstream');
-    // @google/genai only throws for a bare JSON error body; an SSE error chunk reaches the caller as a
-    // chunk without candidates, and no chunk carries a finishReason.
+  it('the Anthropic mid-stream overload ends the Gemini stream as Google does, and the SDK throws it', async () => {
+    const stream = await ai.models.generateContentStream({ model: 'anthropic~stream-error-overloaded-midstream', contents: 'Hello' });
+    const chunks: GenerateContentResponse[] = [];
+    const failure = await (async () => {
+      for await (const chunk of stream) chunks.push(chunk);
+    })().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    // The text before the failure arrived, and no chunk claims the answer finished.
+    expect(chunks.map((c) => c.text ?? '').join('')).not.toBe('');
     expect(chunks.some((c) => c.candidates?.[0]?.finishReason !== undefined)).toBe(false);
+    // A bare error body read on its own is an ApiError with its status; read together with the
+    // chunks before it, @google/genai reports the unterminated JSON at the end. Either way it throws.
+    expect(failure).toBeInstanceOf(Error);
+    if (failure instanceof ApiError) expect(failure.status).toBe(503);
+    else expect((failure as Error).message).toMatch(/Incomplete JSON segment/);
     const raw = await fetch(`${server.url}/v1beta/models/anthropic~stream-error-overloaded-midstream:streamGenerateContent?alt=sse`, {
       method: 'POST',
       body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
     }).then((r) => r.text());
-    const last = raw.trimEnd().split('\r\n\r\n').at(-1)!;
-    expect(JSON.parse(last.slice('data: '.length))).toEqual({ error: { code: 503, message: 'Overloaded', status: 'UNAVAILABLE' } });
+    const tail = raw.slice(raw.lastIndexOf('\r\n\r\n') + 4);
+    expect(tail.endsWith('}\n')).toBe(true);
+    expect(JSON.parse(tail)).toEqual({ error: { code: 503, message: 'Overloaded', status: 'UNAVAILABLE' } });
+  });
+
+  it('an upstream failure that comes after the text reaches the caller as an ApiError with Google\'s status', async () => {
+    const stream = await ai.models.generateContentStream({ model: 'anthropic-late~stream-error-overloaded-midstream', contents: 'Hello' });
+    let text = '';
+    const failure = await (async () => {
+      for await (const chunk of stream) text += chunk.text ?? '';
+    })().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(text).not.toBe('');
+    expect(failure).toBeInstanceOf(ApiError);
+    expect((failure as ApiError).status).toBe(503);
+    expect((failure as ApiError).message).toContain('UNAVAILABLE');
   });
 });

@@ -98,6 +98,11 @@ function identityRewriter(codec: Codec, options: ConvertStreamOptions): StreamEn
   const target = codec.createStreamEncoder(encoderOptions(options));
   return {
     raw(message, write) {
+      // A bare JSON body outside SSE framing (Google's error at the end of a failed stream) goes on as it came.
+      if (message.outOfBand === true) {
+        write(`${message.data}\n`);
+        return;
+      }
       const kept = filter(message, { includeUsage: options.includeUsage !== false });
       if (kept !== null) write(sseEvent(kept.data, kept.event));
     },
@@ -221,6 +226,8 @@ function fused(
   const onEvent = options.onEvent;
   const text = new TextDecoder();
   let out = '';
+  /** What was written before an error, handed on as its own chunk so the error travels alone. */
+  let beforeError: string | null = null;
   let finished = false;
   const write = (chunk: string) => {
     out += chunk;
@@ -231,6 +238,11 @@ function fused(
   const emit = (event: StreamEvent) => {
     if (finished) return;
     if (onEvent !== undefined) onEvent(event);
+    if (event.type === 'error' && out.length > 0) {
+      // A client may look at each chunk on its own (@google/genai does, for a bare error body).
+      beforeError = out;
+      out = '';
+    }
     sink.encode(event, write);
     if (event.type === 'error') finished = true;
   };
@@ -256,7 +268,7 @@ function fused(
       async pull(controller) {
         try {
           // Read until there is something to hand on, so one pull yields output or the end.
-          while (out.length === 0) {
+          while (out.length === 0 && beforeError === null) {
             if (finished) {
               controller.close();
               close('done');
@@ -285,7 +297,7 @@ function fused(
               }
               if (!finished) sink.end(write);
               finished = true;
-              if (out.length === 0) {
+              if (out.length === 0 && beforeError === null) {
                 controller.close();
                 close('done');
                 return;
@@ -294,7 +306,9 @@ function fused(
             }
             reader.feed(text.decode(result.value, { stream: true }));
           }
-          controller.enqueue(encoder.encode(out));
+          if (beforeError !== null) controller.enqueue(encoder.encode(beforeError));
+          beforeError = null;
+          if (out.length > 0) controller.enqueue(encoder.encode(out));
           out = '';
           if (finished) {
             controller.close();

@@ -5,7 +5,10 @@
  * is written whole when its block stops (Gemini never streams arguments), so only that call's
  * arguments are buffered. The last chunk carries `finishReason` and `usageMetadata`; the stream
  * then simply ends. Google signatures ride on the next part of their block; other vendors'
- * signatures are never sent to a Gemini client. Errors are `data: {"error": {…}}`.
+ * signatures are never sent to a Gemini client. An error ends the stream as Google's do: the
+ * error body itself, pretty-printed, outside SSE framing and with no blank line after it; that
+ * is what `@google/genai` turns into an `ApiError` (or, when it arrives in one read with the
+ * chunks before it, into its "incomplete JSON segment" error) instead of a quiet end.
  */
 import type { StreamEncoder, StreamEncoderOptions } from '../codec.js';
 import { errorInfo } from '../errors/gateway-error.js';
@@ -71,7 +74,7 @@ export function createStreamEncoder(options: StreamEncoderOptions = {}): StreamE
 
   const error = (write: Write, event: Extract<StreamEvent, { type: 'error' }>) => {
     done = true;
-    write(sseData(JSON.stringify(errorBody(event.error))));
+    write(`${JSON.stringify(errorBody(event.error), null, 2)}\n`);
   };
 
   return {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fixtureText } from '../../../../test/support/fixtures.js';
 import type { StreamEvent } from '../ir/stream-event.js';
-import { decodeText } from './__tests__/harness.js';
+import { decodeChunks, decodeText } from './__tests__/harness.js';
 
 const text = (events: StreamEvent[], type: 'text_delta' | 'reasoning_delta') =>
   events.map((e) => (e.type === type ? e.text : '')).join('');
@@ -132,6 +132,27 @@ describe('gemini_generate_content stream decoding (shapes)', () => {
     const events = decodeText(c([{ text: 'hi' }]) + chunk({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }) + c([{ text: 'more' }]));
     expect(events.at(-1)).toEqual({ type: 'error', error: { code: 'unavailable', message: 'The model is overloaded.', status: 503 } });
     expect(events.filter((e) => e.type === 'text_delta')).toHaveLength(1);
+  });
+
+  it('a bare, pretty-printed error body after the events (how Google ends a failed stream) is the canonical error, however the bytes are split', () => {
+    const bare = `${JSON.stringify({ error: { code: 429, message: 'Resource has been exhausted (e.g. check quota).', status: 'RESOURCE_EXHAUSTED' } }, null, 2)}\n`;
+    const whole = c([{ text: 'hi' }]) + bare;
+    const expected = { type: 'error', error: { code: 'rate_limited', message: 'Resource has been exhausted (e.g. check quota).', status: 429 } };
+    expect(decodeText(whole).at(-1)).toEqual(expected);
+    const bytes = new TextEncoder().encode(whole);
+    for (let cut = 1; cut < bytes.length; cut++) {
+      const events = decodeChunks([bytes.subarray(0, cut), bytes.subarray(cut)]);
+      expect(events.at(-1)).toEqual(expected);
+      expect(events.filter((e) => e.type === 'text_delta').map((e) => (e.type === 'text_delta' ? e.text : ''))).toEqual(['hi']);
+    }
+    // On one line, and without a final newline, it is the same error.
+    expect(decodeText(c([{ text: 'hi' }]) + JSON.stringify({ error: { code: 503, message: 'Overloaded', status: 'UNAVAILABLE' } })).at(-1)).toMatchObject({ type: 'error', error: { code: 'unavailable', status: 503 } });
+  });
+
+  it('stray lines that are not a JSON object are ignored, as SSE says', () => {
+    const events = decodeText(`garbage line\r\n[1, 2]\r\n${c([{ text: 'hi' }])}`);
+    expect(events.filter((e) => e.type === 'text_delta')).toHaveLength(1);
+    expect(events.some((e) => e.type === 'error' && e.error.message.includes('garbage'))).toBe(false);
   });
 
   it('LF framing (other proxies) decodes the same as CRLF', () => {

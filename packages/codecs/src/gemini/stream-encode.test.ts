@@ -116,13 +116,27 @@ describe('gemini_generate_content stream encoding', () => {
     expect(assemble(out).thoughts).toBe('claude thinking');
   });
 
-  it('errors become data: {"error": …}; an end without message_stop is stream_incomplete', () => {
+  it('an error ends the stream as a bare, pretty-printed JSON error body; an end without message_stop is stream_incomplete', () => {
     const failed = encodeEvents([start, { type: 'error', error: errorInfo('rate_limited', 'Slow down', { retryAfterS: 3 }) }]);
+    expect(failed.startsWith('{\n  "error": {\n    "code": 429,')).toBe(true);
+    expect(failed.endsWith('}\n')).toBe(true);
     expect(parseChunks(failed)).toEqual([
       { error: { code: 429, message: 'Slow down', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3s' }] } },
     ]);
     const cut = encodeEvents([start, { type: 'block_start', index: 0, block: { kind: 'text' } }, { type: 'text_delta', index: 0, text: 'par' }]);
     expect(parseChunks(cut).at(-1)).toEqual({ error: { code: 502, message: expect.any(String), status: 'INTERNAL' } });
+  });
+
+  it('the bare error body travels as a chunk of its own, even when the upstream sent everything at once', async () => {
+    const raw = fixtureText('anthropic-messages/stream-error-overloaded-midstream.sse');
+    const body = new Response(raw).body!;
+    const reader = convertStream(body, 'anthropic_messages', 'gemini_generate_content').getReader();
+    const pieces: string[] = [];
+    const text = new TextDecoder();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) pieces.push(text.decode(r.value));
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(JSON.parse(pieces.at(-1)!)).toEqual({ error: { code: 503, message: 'Overloaded', status: 'UNAVAILABLE' } });
+    expect(pieces.slice(0, -1).join('')).toMatch(/^data: .*\r\n\r\n$/s);
   });
 
   it.each(fixtureFiles('gemini', '.sse'))('%s re-encodes to what a client sees in the original', (file) => {

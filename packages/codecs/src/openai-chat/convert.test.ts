@@ -46,6 +46,19 @@ describe('openai_chat through convertStream', () => {
     );
   });
 
+  it('a bare JSON error body outside SSE framing goes on unchanged, and the decoder sees the error', async () => {
+    const text = fixtureText(file);
+    const bare = '{\n  "error": {\n    "message": "The server had an error.",\n    "type": "server_error"\n  }\n}';
+    const events: StreamEvent[] = [];
+    const out = await readAll(
+      convertStream(streamOf([bytes(text.slice(0, text.indexOf('data: [DONE]')) + bare)]), 'openai_chat', 'openai_chat', { includeUsage: false, onEvent: (e) => events.push(e) }),
+    );
+    expect(out.endsWith(`${bare}\n`)).toBe(true);
+    expect(events.at(-1)).toMatchObject({ type: 'error', error: { message: 'The server had an error.' } });
+    // Only the upstream's error: the gateway appends no stream_incomplete of its own.
+    expect(out).not.toContain('stream_incomplete');
+  });
+
   it('a stream cut before [DONE] ends in an error chunk', async () => {
     const text = fixtureText(file);
     const out = await readAll(convertStream(streamOf([bytes(text.slice(0, text.indexOf('data: [DONE]')))]), 'openai_chat', 'openai_chat', { includeUsage: false }));

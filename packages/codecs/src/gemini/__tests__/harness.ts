@@ -14,14 +14,27 @@ export const { decodeChunks, decodeText, encodeEvents, reencodeChunks, reencodeT
 /** Gemini SSE text → the JSON chunks, checking Google's framing (`data:` only, CRLF CRLF). */
 export function parseChunks(text: string): Array<Record<string, unknown>> {
   if (text.length === 0) return [];
-  if (!text.endsWith('\r\n\r\n')) throw new Error('a Gemini stream ends with CRLF CRLF');
-  return text
-    .slice(0, -4)
-    .split('\r\n\r\n')
-    .map((event) => {
-      if (!event.startsWith('data: ') || event.includes('\n')) throw new Error(`not a single data line: ${event.slice(0, 80)}`);
-      return JSON.parse(event.slice(6)) as Record<string, unknown>;
-    });
+  // A failed stream ends as Google's do: a bare JSON error body after the last event, no blank line after it.
+  let error: Record<string, unknown> | undefined;
+  if (!text.endsWith('\r\n\r\n')) {
+    const cut = text.lastIndexOf('\r\n\r\n') + 4;
+    const tail = text.slice(cut === 3 ? 0 : cut);
+    if (!tail.startsWith('{') || !tail.endsWith('}\n') || tail.endsWith('\n\n')) throw new Error(`a Gemini stream ends with CRLF CRLF or a bare error body: ${tail.slice(0, 80)}`);
+    error = JSON.parse(tail) as Record<string, unknown>;
+    if (error['error'] === undefined) throw new Error('a bare JSON body after the events is an error body');
+    text = text.slice(0, text.length - tail.length);
+  }
+  const events =
+    text.length === 0
+      ? []
+      : text
+          .slice(0, -4)
+          .split('\r\n\r\n')
+          .map((event) => {
+            if (!event.startsWith('data: ') || event.includes('\n')) throw new Error(`not a single data line: ${event.slice(0, 80)}`);
+            return JSON.parse(event.slice(6)) as Record<string, unknown>;
+          });
+  return error === undefined ? events : [...events, error];
 }
 
 export interface Assembled {
