@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateway, createMemoryStore, GatewayConfigError, StoreUnavailableError, type StateStore, type UsageRecord } from '@tollgate/core';
+import { createGateway, createMemoryStore, GatewayConfigError, StoreUnavailableError, type SettleRequest, type StateStore, type UsageRecord } from '@tollgate/core';
 import type { SpendNotification } from '@tollgate/policy';
 import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
 import { replay, startMockUpstream } from './support/mock-upstream.js';
@@ -34,12 +34,32 @@ async function setup(options: { policy?: unknown; store?: StateStore; usage?: (r
   return { upstream, gateway, openai, records };
 }
 
-/** A store whose backend is unreachable: every call fails. */
-function deadStore(): StateStore {
+/** A store whose backend is unreachable: every call fails (`admit` too, unless `withAdmit` is false). */
+function deadStore(withAdmit = true): StateStore {
   const fail = async (): Promise<never> => {
     throw new StoreUnavailableError('connection refused');
   };
-  return { reserve: fail, renew: fail, settle: fail, release: fail, getCounters: fail, getHeld: fail, hitRate: fail, setOnce: fail, hasMarker: fail, sweep: fail, close: async () => {} };
+  const store: StateStore = { reserve: fail, renew: fail, settle: fail, release: fail, getCounters: fail, getHeld: fail, hitRate: fail, setOnce: fail, hasMarker: fail, sweep: fail, close: async () => {} };
+  if (withAdmit) store.admit = fail;
+  return store;
+}
+
+/** The memory store with each call counted by name, and the settles it was asked for. */
+function countingStore(): { store: StateStore; calls: string[]; settles: SettleRequest[] } {
+  const memory = createMemoryStore();
+  const calls: string[] = [];
+  const settles: SettleRequest[] = [];
+  const store = Object.fromEntries(
+    Object.entries(memory).map(([name, fn]) => [
+      name,
+      (...args: unknown[]) => {
+        calls.push(name);
+        if (name === 'settle') settles.push(args[0] as SettleRequest);
+        return (fn as (...a: unknown[]) => unknown).apply(memory, args);
+      },
+    ]),
+  ) as unknown as StateStore;
+  return { store, calls, settles };
 }
 
 const capPolicy = { spend: { rules: [{ id: 'cap', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }] }] } };
@@ -70,14 +90,23 @@ describe('failure semantics (DESIGN.md failure table)', () => {
     ).toThrow(GatewayConfigError);
   });
 
-  it('fails closed when spend cannot be evaluated (store unreachable): 503, nothing sent upstream, still recorded', async () => {
-    const { openai, upstream, records } = await setup({ policy: capPolicy, store: deadStore() });
+  it.each([true, false])('fails closed when spend cannot be evaluated (store unreachable; admit in one step: %s): 503, nothing sent upstream, still recorded', async (withAdmit) => {
+    const { openai, upstream, records } = await setup({ policy: capPolicy, store: deadStore(withAdmit) });
     const err = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
     expect(upstream.hits('anthropic')).toBe(0);
     expect(records[0]!.status).toBe('rejected');
     expect(records[0]!.reason).toBe('store_unavailable:spend');
+  });
+
+  it.each([true, false])('a rate limit that fails closed is what a dead store refuses first (admit in one step: %s)', async (withAdmit) => {
+    const policy = { ...capPolicy, rate_limits: [{ id: 'hard', rpm: 10, on_store_error: 'closed' }] };
+    const { openai, upstream, records } = await setup({ policy, store: deadStore(withAdmit) });
+    const err = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
+    expect(upstream.hits('anthropic')).toBe(0);
+    expect(records[0]!.reason).toBe('store_unavailable:rate');
   });
 
   it('lets traffic through when a rate limit is configured to fail open and the store is down', async () => {
@@ -88,14 +117,53 @@ describe('failure semantics (DESIGN.md failure table)', () => {
     expect(upstream.hits('anthropic')).toBe(1);
   });
 
+  it('with a store that has admit, rate, counters and reservation are one store call before the upstream; a refusal after it gives the hold back', async () => {
+    const { store, calls, settles } = countingStore();
+    // A hard cap at 100 USD, and a pause once 1 USD is spent: past 1 USD the cap still has room
+    // (the one step reserves) but the decision over the counters refuses.
+    const policy = {
+      spend: {
+        rules: [
+          { id: 'cap', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }] },
+          { id: 'pause', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1' }, actions: [{ type: 'pause', hours: 1 }] }] },
+        ],
+      },
+      rate_limits: [{ id: 'rpm', rpm: 100 }],
+    };
+    const { openai, upstream, records } = await setup({ policy, store });
+    await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] });
+    // Before the upstream call: admit only. After the answer: the settle.
+    expect(calls).toEqual(['admit', 'settle']);
+    expect(upstream.hits('anthropic')).toBe(1);
+    await store.settle({ id: 'spent-elsewhere', charges: settles[0]!.charges.map((c) => ({ counter: c.counter, amount: 2_000_000 })) });
+    calls.length = 0;
+    const paused = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'again' }] }).catch((e: unknown) => e);
+    expect((paused as { status?: number }).status).toBe(429);
+    expect(upstream.hits('anthropic')).toBe(1);
+    expect(records.at(-1)).toMatchObject({ status: 'rejected', reason: 'paused:pause' });
+    // admit, the pause's markers, then the hold given back.
+    expect(calls[0]).toBe('admit');
+    expect(calls.at(-1)).toBe('release');
+    // Spent past the cap: the one step's reservation is refused by the store itself, nothing to give back.
+    await store.settle({ id: 'spent-more', charges: settles[0]!.charges.map((c) => ({ counter: c.counter, amount: 99_000_000 })) });
+    calls.length = 0;
+    const capped = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'more' }] }).catch((e: unknown) => e);
+    expect((capped as { status?: number }).status).toBe(429);
+    expect(calls).not.toContain('release');
+    expect(upstream.hits('anthropic')).toBe(1);
+  });
+
   it('asks the store for rate tokens and spend counters at once (one round trip to a shared store), and still refuses on either', async () => {
     // hitRate answers only once getCounters has been asked too: a gateway that waited for the
     // rate answer before reading the counters would never get one.
     const memory = createMemoryStore();
     let counterAsked!: () => void;
     const asked = new Promise<void>((resolve) => (counterAsked = resolve));
+    // Without admit, so the gateway makes the separate calls.
+    const { admit: _admit, ...separate } = memory;
+    void _admit;
     const store: StateStore = {
-      ...memory,
+      ...separate,
       hitRate: async (buckets) => {
         await Promise.race([asked, new Promise((_, reject) => setTimeout(() => reject(new StoreUnavailableError('counters were not asked for alongside')), 2000))]);
         return memory.hitRate(buckets);

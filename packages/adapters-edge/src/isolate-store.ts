@@ -20,6 +20,8 @@ export function createIsolateStore(options: MemoryStoreOptions = {}): StateStore
     getCounters: (keys) => get().getCounters(keys),
     getHeld: (keys) => get().getHeld(keys),
     hitRate: (buckets) => get().hitRate(buckets),
+    // The memory store has it: one synchronous step.
+    admit: (request) => get().admit!(request),
     setOnce: (key, ttlMs) => get().setOnce(key, ttlMs),
     hasMarker: (key) => get().hasMarker(key),
     sweep: () => (store === undefined ? Promise.resolve(0) : store.sweep()),

@@ -15,6 +15,8 @@ export * from './registry/index.js';
 export * from './identity/index.js';
 export { createMemoryStore, StoreUnavailableError, checkBuckets, checkDuration, checkKey, checkReserve, checkSettle } from './store/index.js';
 export type {
+  AdmitRequest,
+  AdmitResult,
   MemoryStoreOptions,
   StateStore,
   SpendConstraint,

@@ -53,6 +53,89 @@ local function release_hold(rec, id)
   redis.call('DEL', rec)
   return 1
 end
+-- Reserve: KEYS[k0+1] hold record, KEYS[k0+2] index, then (h, a) per constraint, then the
+-- distinct counter keys. ARGV[a0+1..] id, amount, ttl ms, n, then per constraint: key, limit
+-- ('inf' for none), m, m counter positions (1-based into the counter keys).
+-- Returns {1} admitted, {-1} already held, {0, i, committed, held} refused by constraint i.
+local function reserve_hold(now, k0, a0)
+  local rec, idx = KEYS[k0 + 1], KEYS[k0 + 2]
+  local id, amount, ttl, n = ARGV[a0 + 1], ARGV[a0 + 2], tonumber(ARGV[a0 + 3]), tonumber(ARGV[a0 + 4])
+  local e0 = redis.call('HGET', rec, 'e')
+  if e0 and tonumber(e0) > now then return {-1} end
+  local need = tonumber(amount)
+  local cbase = k0 + 2 + 2 * n
+  local values, cons = {}, {}
+  local p = a0 + 5
+  for i = 1, n do
+    local ck, lim, m = ARGV[p], limit_of(ARGV[p + 1]), tonumber(ARGV[p + 2])
+    p = p + 3
+    local h, a = KEYS[k0 + 1 + 2 * i], KEYS[k0 + 2 + 2 * i]
+    purge(h, a, now)
+    local committed = 0
+    for _ = 1, m do
+      local ci = tonumber(ARGV[p])
+      p = p + 1
+      local v = values[ci]
+      if v == nil then
+        v = tonumber(redis.call('GET', KEYS[cbase + ci]) or '0')
+        values[ci] = v
+      end
+      committed = committed + v
+    end
+    local hv = held(a)
+    if committed + hv + need > lim then return {0, i, committed, hv} end
+    cons[i] = ck
+  end
+  local e = now + ttl
+  local keys, seen = {}, {}
+  for i = 1, n do
+    local ck = cons[i]
+    if not seen[ck] then
+      seen[ck] = true
+      local h, a = KEYS[k0 + 1 + 2 * i], KEYS[k0 + 2 + 2 * i]
+      drop(h, a, id)
+      redis.call('ZADD', h, ms(e), id)
+      redis.call('HSET', a, id, amount)
+      if amount ~= '0' then redis.call('HINCRBY', a, '', amount) end
+      extend(h, a, e, now)
+      redis.call('SADD', idx, ck)
+      keys[#keys + 1] = ck
+    end
+  end
+  redis.call('DEL', rec)
+  redis.call('HSET', rec, 'a', amount, 'e', ms(e), 'k', cjson.encode(keys))
+  redis.call('PEXPIREAT', rec, ms(e))
+  return {1}
+end
+-- Rate, fixed windows, all or nothing: KEYS[k0+1..k0+n] one bucket key each, ARGV[a0+1..]
+-- limit, window ms, cost per bucket. Returns nil when taken, {i, retry-after ms} when bucket i is full.
+local function take_rate(now, k0, n, a0)
+  local function used(key, start, w)
+    local f = redis.call('HMGET', key, 's', 'w', 'u')
+    if f[1] == ms(start) and f[2] == w then return tonumber(f[3]) end
+    return 0
+  end
+  local pending = {}
+  for i = 1, n do
+    local key, lim, w, cost = KEYS[k0 + i], limit_of(ARGV[a0 + 3 * i - 2]), ARGV[a0 + 3 * i - 1], tonumber(ARGV[a0 + 3 * i])
+    local wn = tonumber(w)
+    local start = math.floor(now / wn) * wn
+    local taken = pending[key] or 0
+    if used(key, start, w) + taken + cost > lim then
+      return {i, math.max(1, math.ceil(start + wn - now))}
+    end
+    pending[key] = taken + cost
+  end
+  for i = 1, n do
+    local key, w, cost = KEYS[k0 + i], ARGV[a0 + 3 * i - 1], tonumber(ARGV[a0 + 3 * i])
+    local wn = tonumber(w)
+    local start = math.floor(now / wn) * wn
+    local u = used(key, start, w) + cost
+    redis.call('HSET', key, 's', ms(start), 'w', w, 'u', ms(u))
+    redis.call('PEXPIREAT', key, ms(start + wn + 1000))
+  end
+  return nil
+end
 `;
 
 /**
@@ -62,55 +145,7 @@ end
  * Returns {1} admitted, {-1} already held, {0, i, committed, held} refused by constraint i.
  */
 export const RESERVE = `${PRELUDE}
-local rec, idx = KEYS[1], KEYS[2]
-local id, amount, ttl, n = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-local now = now_ms()
-local e0 = redis.call('HGET', rec, 'e')
-if e0 and tonumber(e0) > now then return {-1} end
-local need = tonumber(amount)
-local cbase = 2 + 2 * n
-local values, cons = {}, {}
-local p = 5
-for i = 1, n do
-  local ck, lim, m = ARGV[p], limit_of(ARGV[p + 1]), tonumber(ARGV[p + 2])
-  p = p + 3
-  local h, a = KEYS[1 + 2 * i], KEYS[2 + 2 * i]
-  purge(h, a, now)
-  local committed = 0
-  for _ = 1, m do
-    local ci = tonumber(ARGV[p])
-    p = p + 1
-    local v = values[ci]
-    if v == nil then
-      v = tonumber(redis.call('GET', KEYS[cbase + ci]) or '0')
-      values[ci] = v
-    end
-    committed = committed + v
-  end
-  local hv = held(a)
-  if committed + hv + need > lim then return {0, i, committed, hv} end
-  cons[i] = ck
-end
-local e = now + ttl
-local keys, seen = {}, {}
-for i = 1, n do
-  local ck = cons[i]
-  if not seen[ck] then
-    seen[ck] = true
-    local h, a = KEYS[1 + 2 * i], KEYS[2 + 2 * i]
-    drop(h, a, id)
-    redis.call('ZADD', h, ms(e), id)
-    redis.call('HSET', a, id, amount)
-    if amount ~= '0' then redis.call('HINCRBY', a, '', amount) end
-    extend(h, a, e, now)
-    redis.call('SADD', idx, ck)
-    keys[#keys + 1] = ck
-  end
-end
-redis.call('DEL', rec)
-redis.call('HSET', rec, 'a', amount, 'e', ms(e), 'k', cjson.encode(keys))
-redis.call('PEXPIREAT', rec, ms(e))
-return {1}
+return reserve_hold(now_ms(), 0, 0)
 `;
 
 /** KEYS: hold record. ARGV: id, ttl ms. Returns 1 when a live hold was extended. */
@@ -168,32 +203,32 @@ return out
  * cost per bucket. Returns {0} when taken, {i, retry-after ms} when bucket i is full.
  */
 export const HIT_RATE = `${PRELUDE}
+return take_rate(now_ms(), 0, #KEYS, 0) or {0}
+`;
+
+/**
+ * Admission in one step. KEYS: nb bucket keys, nc counter keys, then (when reserving) the
+ * RESERVE keys. ARGV: nb, nc, '1' to reserve or '0', the HIT_RATE args, then the RESERVE args.
+ * Returns {-1} when the reservation id is already held (nothing taken), {1, i, retry-after ms}
+ * when bucket i is full (nothing read or reserved), else {0, the nc counter values, then the
+ * RESERVE result when reserving}.
+ */
+export const ADMIT = `${PRELUDE}
 local now = now_ms()
-local function used(key, start, w)
-  local f = redis.call('HMGET', key, 's', 'w', 'u')
-  if f[1] == ms(start) and f[2] == w then return tonumber(f[3]) end
-  return 0
+local nb, nc, reserving = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3] == '1'
+local r0 = 3 + 3 * nb
+if reserving then
+  local e0 = redis.call('HGET', KEYS[nb + nc + 1], 'e')
+  if e0 and tonumber(e0) > now then return {-1} end
 end
-local pending = {}
-for i = 1, #KEYS do
-  local key, lim, w, cost = KEYS[i], limit_of(ARGV[3 * i - 2]), ARGV[3 * i - 1], tonumber(ARGV[3 * i])
-  local wn = tonumber(w)
-  local start = math.floor(now / wn) * wn
-  local taken = pending[key] or 0
-  if used(key, start, w) + taken + cost > lim then
-    return {i, math.max(1, math.ceil(start + wn - now))}
-  end
-  pending[key] = taken + cost
+local full = take_rate(now, 0, nb, 3)
+if full then return {1, full[1], full[2]} end
+local out = {0}
+for i = 1, nc do out[#out + 1] = redis.call('GET', KEYS[nb + i]) or '0' end
+if reserving then
+  for _, v in ipairs(reserve_hold(now, nb + nc, r0)) do out[#out + 1] = v end
 end
-for i = 1, #KEYS do
-  local key, w, cost = KEYS[i], ARGV[3 * i - 1], tonumber(ARGV[3 * i])
-  local wn = tonumber(w)
-  local start = math.floor(now / wn) * wn
-  local u = used(key, start, w) + cost
-  redis.call('HSET', key, 's', ms(start), 'w', w, 'u', ms(u))
-  redis.call('PEXPIREAT', key, ms(start + wn + 1000))
-end
-return {0}
+return out
 `;
 
 /**

@@ -191,6 +191,11 @@ describe.skipIf(redis.skip)('Redis store', () => {
           { key: `${tenant}:tpm`, limit: 100, windowMs: 60_000, cost: 20 },
         ]);
         await store.setOnce(`${tenant}:paused`, LONG);
+        await store.admit!({
+          buckets: [{ key: `${tenant}:rpm`, limit: 10, windowMs: 60_000, cost: 1 }],
+          counters: [`${tenant}:c:ann`],
+          reserve: { id: `${tenant}-4`, amount: 5, ttlMs: LONG, constraints: [user, team] },
+        });
         // Expires before the sweep below (nothing else reads these caps after this).
         await store.reserve({ id: `${tenant}-2`, amount: 10, ttlMs: 50, constraints: [user, team, wf] });
       }
@@ -231,6 +236,44 @@ describe.skipIf(redis.skip)('Redis store', () => {
       tagsSeen.add([...tags][0]!);
     }
     expect(tagsSeen).toEqual(new Set(['acme', 'globex']));
+  });
+
+  it('admit is one round trip; with keys under several hash tags it makes the separate calls instead', async () => {
+    const fixed = makeStore('admit-trips');
+    const prefix = `tg-test:${RUN}:admit-trips:`;
+    const request = (id: string) => ({
+      buckets: [{ key: 'rpm', limit: 100, windowMs: 60_000, cost: 1 }],
+      counters: ['c:ann', 'c:bob'],
+      reserve: { id, amount: 5, ttlMs: LONG, constraints: [cap('user:ann', 1000, ['c:ann'])] },
+    });
+    await fixed.admit!(request('warm')); // loads the script
+    const monitor = await new Redis(redis.url).monitor();
+    const sent: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua' && args.some((a) => a.startsWith(prefix))) sent.push(args);
+    });
+    try {
+      await sleep(50);
+      await fixed.settle({ id: 'earlier', charges: [{ counter: 'c:ann', amount: 40 }] });
+      await sleep(100); // MONITOR reports the settle a moment later
+      sent.length = 0;
+      expect(await fixed.admit!(request('one'))).toEqual({ rate: { ok: true }, counters: { 'c:ann': 40, 'c:bob': 0 }, reserve: { ok: true } });
+      await sleep(100);
+      expect(sent.map((args) => args[0]!.toUpperCase())).toEqual(['EVALSHA']);
+    } finally {
+      await monitor.disconnect();
+    }
+
+    const tagged = makeStore('admit-split', { hashTag: hashTagFromKey() });
+    await tagged.settle({ id: 'g', charges: [{ counter: '{globex}:c', amount: 7 }] });
+    const split = await tagged.admit!({
+      buckets: [{ key: '{acme}:rpm', limit: 1, windowMs: 60_000, cost: 1 }],
+      counters: ['{globex}:c'],
+      reserve: { id: 'r-split', amount: 5, ttlMs: LONG, constraints: [cap('{globex}:cap', 20, ['{globex}:c'])] },
+    });
+    expect(split).toEqual({ rate: { ok: true }, counters: { '{globex}:c': 7 }, reserve: { ok: true } });
+    expect(await tagged.getHeld(['{globex}:cap'])).toEqual({ '{globex}:cap': 5 });
+    expect(await tagged.hitRate([{ key: '{acme}:rpm', limit: 1, windowMs: 60_000, cost: 1 }])).toMatchObject({ ok: false });
   });
 
   describe('Redis unreachable', () => {

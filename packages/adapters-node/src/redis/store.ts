@@ -1,5 +1,7 @@
 import { StoreUnavailableError } from '@tollgate/core';
 import type {
+  AdmitRequest,
+  AdmitResult,
   RateBucket,
   RateResult,
   ReserveRequest,
@@ -10,7 +12,7 @@ import type {
 import { Redis } from 'ioredis';
 import { toStoreError } from './errors.js';
 import { DEFAULT_TAG, KeyLayout, type HashTagOption } from './keys.js';
-import { HELD, HIT_RATE, RELEASE, RENEW, RESERVE, SETTLE, SWEEP } from './lua.js';
+import { ADMIT, HELD, HIT_RATE, RELEASE, RENEW, RESERVE, SETTLE, SWEEP } from './lua.js';
 import { LuaScript, type RedisClient } from './script.js';
 import { checkBuckets, checkDuration, checkKey, checkReserve, checkSettle, limitArg, wholeMs } from './validate.js';
 
@@ -55,6 +57,52 @@ const DEFAULT_SETTLED_TTL_MS = 15 * 60_000;
 const POINTER_GRACE_MS = 60_000;
 const SWEEP_PAGE = 200;
 
+/** Every logical key a reservation touches (they must share one hash tag). */
+function reserveKeys(request: ReserveRequest): string[] {
+  return request.constraints.flatMap((c) => [c.key, ...c.counters]);
+}
+
+/** The RESERVE script's keys and arguments under `base`. */
+function reservePlan(request: ReserveRequest, base: string): { keys: string[]; args: (string | number)[] } {
+  const { id, constraints } = request;
+  const counterKeys: string[] = [];
+  const position = new Map<string, number>();
+  const keys = [`${base}r:${id}`, `${base}i`];
+  const args: (string | number)[] = [id, String(request.amount), wholeMs(request.ttlMs), constraints.length];
+  const perConstraint: (string | number)[] = [];
+  for (const c of constraints) {
+    keys.push(`${base}h:${c.key}`, `${base}a:${c.key}`);
+    const counters = [...new Set(c.counters)];
+    perConstraint.push(c.key, limitArg(c.limit), counters.length);
+    for (const counter of counters) {
+      let at = position.get(counter);
+      if (at === undefined) {
+        counterKeys.push(`${base}c:${counter}`);
+        at = counterKeys.length;
+        position.set(counter, at);
+      }
+      perConstraint.push(at);
+    }
+  }
+  keys.push(...counterKeys);
+  args.push(...perConstraint);
+  return { keys, args };
+}
+
+/** What the RESERVE script answered, as a `ReserveResult`. */
+function reserveOutcome(request: ReserveRequest, reply: readonly unknown[]): ReserveResult {
+  const [status, index, committed, held] = reply.map(Number) as [number, number?, number?, number?];
+  if (status === 1) return { ok: true };
+  if (status === -1) throw new Error(`tollgate store: reservation ${request.id} is already held`);
+  const refused = request.constraints[(index ?? 1) - 1]!;
+  return { ok: false, key: refused.key, limit: refused.limit, committed: committed ?? 0, held: held ?? 0 };
+}
+
+/** The HIT_RATE script's arguments: limit, window ms and cost per bucket. */
+function rateArgs(buckets: readonly RateBucket[]): string[] {
+  return buckets.flatMap((b) => [limitArg(b.limit), String(wholeMs(b.windowMs)), String(b.cost)]);
+}
+
 const scripts = {
   reserve: new LuaScript(RESERVE),
   renew: new LuaScript(RENEW),
@@ -62,6 +110,7 @@ const scripts = {
   settle: new LuaScript(SETTLE),
   held: new LuaScript(HELD),
   hitRate: new LuaScript(HIT_RATE),
+  admit: new LuaScript(ADMIT),
   sweep: new LuaScript(SWEEP),
 };
 
@@ -184,6 +233,15 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     return removed;
   };
 
+  /** Where a reservation's hold lives, for per-key tags (nothing to do with one fixed tag). */
+  const holdBookkeeping = (op: string, request: ReserveRequest, tag: string): Promise<unknown>[] =>
+    layout.fixed
+      ? []
+      : [
+          call(op, () => client.set(layout.pointer(request.id), tag, 'PX', wholeMs(request.ttlMs) + POINTER_GRACE_MS)),
+          call(op, () => client.sadd(layout.tags(), tag)),
+        ];
+
   let timer: ReturnType<typeof setInterval> | undefined;
   if (sweepIntervalMs > 0) {
     timer = setInterval(() => {
@@ -192,51 +250,18 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     timer.unref();
   }
 
-  return {
+  const store: RedisStore = {
     client,
 
     async reserve(request: ReserveRequest): Promise<ReserveResult> {
       checkReserve(request);
-      const { id, constraints } = request;
-      const allKeys = constraints.flatMap((c) => [c.key, ...c.counters]);
-      const tag = layout.commonTag(allKeys, `reserve ${id}`) ?? layout.tagOf(id);
-      const base = layout.base(tag);
-
-      const counterKeys: string[] = [];
-      const position = new Map<string, number>();
-      const keys = [`${base}r:${id}`, `${base}i`];
-      const args: (string | number)[] = [id, String(request.amount), wholeMs(request.ttlMs), constraints.length];
-      const perConstraint: (string | number)[] = [];
-      for (const c of constraints) {
-        keys.push(`${base}h:${c.key}`, `${base}a:${c.key}`);
-        const counters = [...new Set(c.counters)];
-        perConstraint.push(c.key, limitArg(c.limit), counters.length);
-        for (const counter of counters) {
-          let at = position.get(counter);
-          if (at === undefined) {
-            counterKeys.push(`${base}c:${counter}`);
-            at = counterKeys.length;
-            position.set(counter, at);
-          }
-          perConstraint.push(at);
-        }
-      }
-      keys.push(...counterKeys);
-      args.push(...perConstraint);
-
-      const script = run('reserve', scripts.reserve, keys, args);
-      const bookkeeping = layout.fixed
-        ? []
-        : [
-            call('reserve', () => client.set(layout.pointer(id), tag, 'PX', wholeMs(request.ttlMs) + POINTER_GRACE_MS)),
-            call('reserve', () => client.sadd(layout.tags(), tag)),
-          ];
-      const [result] = (await Promise.all([script, ...bookkeeping])) as [number[], ...unknown[]];
-      const [status, index, committed, held] = result.map(Number) as [number, number?, number?, number?];
-      if (status === 1) return { ok: true };
-      if (status === -1) throw new Error(`tollgate store: reservation ${id} is already held`);
-      const refused = constraints[(index ?? 1) - 1]!;
-      return { ok: false, key: refused.key, limit: refused.limit, committed: committed ?? 0, held: held ?? 0 };
+      const tag = layout.commonTag(reserveKeys(request), `reserve ${request.id}`) ?? layout.tagOf(request.id);
+      const plan = reservePlan(request, layout.base(tag));
+      const [result] = (await Promise.all([run('reserve', scripts.reserve, plan.keys, plan.args), ...holdBookkeeping('reserve', request, tag)])) as [
+        unknown[],
+        ...unknown[],
+      ];
+      return reserveOutcome(request, result);
     },
 
     async renew(id: string, ttlMs: number): Promise<boolean> {
@@ -313,6 +338,42 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       return out;
     },
 
+    async admit(request: AdmitRequest): Promise<AdmitResult> {
+      checkBuckets(request.buckets);
+      const reserve = request.reserve;
+      if (reserve !== null) checkReserve(reserve);
+      const keys = [...request.buckets.map((b) => b.key), ...request.counters, ...(reserve === null ? [] : reserveKeys(reserve))];
+      let tag: string | undefined;
+      try {
+        tag = layout.commonTag(keys, 'admit');
+      } catch {
+        // Keys under several hash tags cannot share one script: the separate calls, in order.
+        const rate = await store.hitRate(request.buckets);
+        if (!rate.ok) return { rate };
+        const [counters, reserved] = await Promise.all([store.getCounters(request.counters), reserve === null ? null : store.reserve(reserve)]);
+        return { rate, counters, reserve: reserved };
+      }
+      tag ??= reserve === null ? layout.tagOf('') : layout.tagOf(reserve.id);
+      const base = layout.base(tag);
+      const redisKeys = [...request.buckets.map((b) => `${base}w:${b.key}`), ...request.counters.map((c) => `${base}c:${c}`)];
+      const args: (string | number)[] = [request.buckets.length, request.counters.length, reserve === null ? '0' : '1', ...rateArgs(request.buckets)];
+      if (reserve !== null) {
+        const plan = reservePlan(reserve, base);
+        redisKeys.push(...plan.keys);
+        args.push(...plan.args);
+      }
+      const bookkeeping = reserve === null ? [] : holdBookkeeping('admit', reserve, tag);
+      const [reply] = (await Promise.all([run('admit', scripts.admit, redisKeys, args), ...bookkeeping])) as [unknown[], ...unknown[]];
+      const status = Number(reply[0]);
+      if (status === -1) throw new Error(`tollgate store: reservation ${reserve?.id ?? ''} is already held`);
+      if (status === 1) return { rate: { ok: false, key: request.buckets[Number(reply[1]) - 1]!.key, retryAfterMs: Number(reply[2] ?? 1) } };
+      const counters: Record<string, number> = {};
+      request.counters.forEach((key, i) => {
+        counters[key] = Number(reply[1 + i]);
+      });
+      return { rate: { ok: true }, counters, reserve: reserve === null ? null : reserveOutcome(reserve, reply.slice(1 + request.counters.length)) };
+    },
+
     async hitRate(buckets: readonly RateBucket[]): Promise<RateResult> {
       checkBuckets(buckets);
       if (buckets.length === 0) return { ok: true };
@@ -322,7 +383,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       )!;
       const base = layout.base(tag);
       const keys = buckets.map((b) => `${base}w:${b.key}`);
-      const args = buckets.flatMap((b) => [limitArg(b.limit), String(wholeMs(b.windowMs)), String(b.cost)]);
+      const args = rateArgs(buckets);
       const [index, retryAfterMs] = ((await run('hitRate', scripts.hitRate, keys, args)) as number[]).map(Number);
       if (!index) return { ok: true };
       return { ok: false, key: buckets[index - 1]!.key, retryAfterMs: retryAfterMs ?? 1 };
@@ -360,4 +421,5 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       }
     },
   };
+  return store;
 }

@@ -14,7 +14,7 @@ import {
   type SpendDecision,
 } from '@tollgate/policy';
 import type { Registry } from '../registry/index.js';
-import type { SpendConstraint, StateStore } from '../store/types.js';
+import type { AdmitResult, SpendConstraint, StateStore } from '../store/types.js';
 import type { RequestContext } from './context.js';
 
 /** The counter c(principal, model, window): committed micro-USD. */
@@ -63,18 +63,71 @@ export class AdmissionRefused extends Error {
  * Rate and spend admission, before any upstream call: rate buckets are taken, the spend
  * decision made over the counters, and the worst-case cost reserved atomically against every
  * hard cap. Refusals throw `AdmissionRefused`.
+ *
+ * With a store that has `admit`, that is one store call (one round trip to Redis, as DESIGN
+ * asks): which caps apply does not depend on what has been spent, so they are known before the
+ * counters are read, and the store takes the buckets, reads the counters and reserves in one
+ * atomic step. The decision is then made over the counters it read; when it refuses, or picks a
+ * substitute model, the hold is released. A decision that would refuse even with nothing spent
+ * (or substitutes) takes the step-by-step path, which never reserves before deciding.
  */
 export async function admit(input: AdmissionInput): Promise<Admission> {
   const { ctx, policy, store, principal, model, now } = input;
   if (policy === null) return { spend: null, reserved: 0, holdKeys: [] };
   const registry = input.registry;
 
-  // The spend counters do not depend on the rate check: ask for them at the same time, so a
-  // shared store answers both in one round trip instead of two. Budgets are views over
-  // counters: read exactly the counters the policy's rules can see, in the layout's order.
+  // Budgets are views over counters: read exactly the counters the policy's rules can see, in
+  // the layout's order.
   const spendRules = policy.spend?.rules ?? [];
   const layout = spendRules.length === 0 ? null : counterLayout({ policy, registry, now });
   const keys = layout === null ? [] : layout.slots.map((slot) => counterKey(principal.id, slot.windowKey, slot.model));
+  const rate = input.substituted ? { constraints: [] as ReturnType<typeof decideRate>['constraints'] } : decideRate({ policy, registry, principal, model, tokens: input.tokenBound });
+  const buckets = rate.constraints.map((c) => ({ key: c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
+  const base = { policy, registry, principal, model, now, costMicros: input.worstCaseMicros };
+
+  if (layout !== null && store.admit !== undefined) {
+    const before = decideSpend({ ...base, counters: { layout, values: keys.map(() => 0) } });
+    if (before.allowed && before.substitute === undefined) {
+      const constraints = capConstraints(before.hardCaps);
+      let result: AdmitResult;
+      try {
+        result = await store.admit({
+          buckets,
+          counters: keys,
+          reserve: constraints.length === 0 ? null : { id: ctx.id, amount: input.worstCaseMicros, ttlMs: input.reservationTtlMs, constraints },
+        });
+      } catch (cause) {
+        if (rate.constraints.some((c) => c.onStoreError === 'closed')) throw rateUnavailable(cause);
+        throw storeDown(cause);
+      }
+      if (!('counters' in result)) throw rateRefused(rate.constraints, result.rate);
+      const reserved = result.reserve;
+      const values = result.counters;
+      const counters: CounterValues = { layout, values: keys.map((k) => values[k] ?? 0) };
+      try {
+        const spend = await decide(input, base, counters);
+        const done = concluded(input, spend, counters);
+        if (done !== null) {
+          if (reserved?.ok === true) await store.release(ctx.id).catch(() => {});
+          return done;
+        }
+        if (reserved !== null && sameConstraints(constraints, capConstraints(spend.hardCaps))) {
+          if (!reserved.ok) throw quota(spend.hardCaps.find((c) => c.key === reserved.key)?.reason ?? 'spend_limit');
+          return { spend, reserved: input.worstCaseMicros, holdKeys: constraints.map((c) => c.key) };
+        }
+        // The caps differ from those reserved against (a decision over real counters should
+        // never change them; if it does, reserve again against the ones that apply).
+        if (reserved?.ok === true) await store.release(ctx.id).catch(() => {});
+        return await reserveFor(input, spend);
+      } catch (error) {
+        if (reserved?.ok === true) await store.release(ctx.id).catch(() => {});
+        throw error;
+      }
+    }
+  }
+
+  // Step by step. The spend counters do not depend on the rate check: ask for them at the same
+  // time, so a shared store answers both in one round trip instead of two.
   const counterRead =
     layout === null
       ? null
@@ -82,32 +135,14 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
           (values) => ({ ok: true as const, values }),
           (cause: unknown) => ({ ok: false as const, cause }),
         );
-
-  const rate = input.substituted ? { constraints: [] as ReturnType<typeof decideRate>['constraints'] } : decideRate({ policy, registry, principal, model, tokens: input.tokenBound });
-  if (rate.constraints.length > 0) {
-    const buckets = rate.constraints.map((c) => ({ key: c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
+  if (buckets.length > 0) {
     let result: Awaited<ReturnType<StateStore['hitRate']>> | null = null;
     try {
       result = await store.hitRate(buckets);
     } catch (cause) {
-      const failClosed = rate.constraints.some((c) => c.onStoreError === 'closed');
-      if (failClosed) {
-        throw new AdmissionRefused(
-          new GatewayError('unavailable', 'Rate limits cannot be checked right now; try again shortly.', { cause, retryAfterS: 1 }),
-          'store_unavailable:rate',
-          {},
-        );
-      }
+      if (rate.constraints.some((c) => c.onStoreError === 'closed')) throw rateUnavailable(cause);
     }
-    if (result !== null && !result.ok) {
-      const refused = rate.constraints.find((c) => c.key === result.key);
-      const retryAfterS = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
-      throw new AdmissionRefused(
-        new GatewayError('rate_limited', 'Rate limit reached for this key; retry shortly.', { retryAfterS }),
-        refused?.reason ?? 'rate_limit',
-        { 'retry-after': String(retryAfterS) },
-      );
-    }
+    if (result !== null && !result.ok) throw rateRefused(rate.constraints, result);
   }
 
   if (layout === null || counterRead === null) return { spend: null, reserved: 0, holdKeys: [] };
@@ -115,34 +150,53 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
   if (!read.ok) throw storeDown(read.cause);
   const values = read.values;
   const counters: CounterValues = { layout, values: keys.map((k) => values[k] ?? 0) };
-  const base = { policy, registry, principal, model, counters, now, costMicros: input.worstCaseMicros };
-  let spend = decideSpend(base);
-  // One-shot state (pauses, notifications, substitution latches) lives in the store: when the
-  // first decision names markers, read them and decide again with them.
+  const spend = await decide(input, base, counters);
+  return concluded(input, spend, counters) ?? (await reserveFor(input, spend));
+}
+
+type SpendBase = Omit<Parameters<typeof decideSpend>[0], 'counters' | 'markers'>;
+
+/**
+ * The spend decision over the counters. One-shot state (pauses, notifications, substitution
+ * latches) lives in the store: when the first decision names markers, read them and decide
+ * again with them, then set what the decision asks for.
+ */
+async function decide(input: AdmissionInput, base: SpendBase, counters: CounterValues): Promise<SpendDecision> {
+  let spend = decideSpend({ ...base, counters });
   const markerKeys = [...spend.pauses.map((p) => p.key), ...spend.notifications.map((n) => n.key), ...spend.latches.map((l) => l.key)];
   if (spend.substitute !== undefined) markerKeys.push(spend.substitute.latchKey);
   if (markerKeys.length > 0) {
-    const markers = await readMarkers(store, markerKeys, now);
-    spend = decideSpend({ ...base, markers });
-    await applyEffects(store, spend, now, principal, input.notify);
+    const markers = await readMarkers(input.store, markerKeys, input.now);
+    spend = decideSpend({ ...base, counters, markers });
+    await applyEffects(input.store, spend, input.now, input.principal, input.notify);
   }
-  ctx.wouldBlock.push(...spend.wouldBlock.filter((id) => !ctx.wouldBlock.includes(id)));
+  const wouldBlock = input.ctx.wouldBlock;
+  wouldBlock.push(...spend.wouldBlock.filter((id) => !wouldBlock.includes(id)));
+  return spend;
+}
+
+/**
+ * What the decision settles without a reservation: a substitute model, a refusal (thrown), or
+ * admission with nothing to reserve. Null when the worst case must be reserved.
+ */
+function concluded(input: AdmissionInput, spend: SpendDecision, counters: CounterValues): Admission | null {
   if (spend.substitute !== undefined && !input.substituted) {
-    const choice = decideSubstitution({ policy, registry, principal, model, spend, now, counters });
+    const { policy, registry, principal, model, now } = input;
+    const choice = decideSubstitution({ policy: policy!, registry, principal, model, spend, now, counters });
     if (choice.type === 'substitute') return { spend, reserved: 0, holdKeys: [], substitute: { from: choice.from, to: choice.to, ruleId: choice.ruleId } };
     if (choice.type === 'refuse') throw quota(choice.reason);
   }
   if (!spend.allowed) throw quota(spend.reasons[0] ?? 'spend_limit');
-
   if (spend.hardCaps.length === 0) return { spend, reserved: 0, holdKeys: [] };
-  const constraints: SpendConstraint[] = spend.hardCaps.map((cap: HardCap) => ({
-    key: cap.key,
-    limit: cap.limitMicros,
-    counters: cap.models.map((m) => counterKey(cap.principalId, cap.windowKey, m)),
-  }));
+  return null;
+}
+
+/** Reserve the worst case against the decision's hard caps (the step-by-step path). */
+async function reserveFor(input: AdmissionInput, spend: SpendDecision): Promise<Admission> {
+  const constraints = capConstraints(spend.hardCaps);
   let reserved;
   try {
-    reserved = await store.reserve({ id: ctx.id, amount: input.worstCaseMicros, ttlMs: input.reservationTtlMs, constraints });
+    reserved = await input.store.reserve({ id: input.ctx.id, amount: input.worstCaseMicros, ttlMs: input.reservationTtlMs, constraints });
   } catch (cause) {
     throw storeDown(cause);
   }
@@ -151,6 +205,32 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
     throw quota(cap?.reason ?? 'spend_limit');
   }
   return { spend, reserved: input.worstCaseMicros, holdKeys: constraints.map((c) => c.key) };
+}
+
+function capConstraints(caps: readonly HardCap[]): SpendConstraint[] {
+  return caps.map((cap) => ({ key: cap.key, limit: cap.limitMicros, counters: cap.models.map((m) => counterKey(cap.principalId, cap.windowKey, m)) }));
+}
+
+function sameConstraints(a: readonly SpendConstraint[], b: readonly SpendConstraint[]): boolean {
+  return a.length === b.length && a.every((c, i) => c.key === b[i]!.key && c.limit === b[i]!.limit && c.counters.join('\n') === b[i]!.counters.join('\n'));
+}
+
+function rateRefused(constraints: ReturnType<typeof decideRate>['constraints'], result: { key: string; retryAfterMs: number }): AdmissionRefused {
+  const refused = constraints.find((c) => c.key === result.key);
+  const retryAfterS = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
+  return new AdmissionRefused(
+    new GatewayError('rate_limited', 'Rate limit reached for this key; retry shortly.', { retryAfterS }),
+    refused?.reason ?? 'rate_limit',
+    { 'retry-after': String(retryAfterS) },
+  );
+}
+
+function rateUnavailable(cause: unknown): AdmissionRefused {
+  return new AdmissionRefused(
+    new GatewayError('unavailable', 'Rate limits cannot be checked right now; try again shortly.', { cause, retryAfterS: 1 }),
+    'store_unavailable:rate',
+    {},
+  );
 }
 
 /**

@@ -1,4 +1,6 @@
 export type {
+  AdmitRequest,
+  AdmitResult,
   RateBucket,
   RateResult,
   ReserveRequest,

@@ -1,5 +1,7 @@
 import { HoldBook } from './holds.js';
 import type {
+  AdmitRequest,
+  AdmitResult,
   RateBucket,
   RateResult,
   ReserveRequest,
@@ -97,6 +99,46 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
     return removed;
   };
 
+  /** `reserve` at `now`, synchronously (checked by the caller). */
+  const reserveAt = (request: ReserveRequest, now: number): ReserveResult => {
+    if (holds.get(request.id, now) !== undefined) {
+      throw new Error(`tollgate store: reservation ${request.id} is already held`);
+    }
+    const keys = new Set<string>();
+    for (const c of request.constraints) {
+      const spent = committed(c.counters, now);
+      const held = holds.held(c.key, now);
+      if (spent + held + request.amount > c.limit) {
+        return { ok: false, key: c.key, limit: c.limit, committed: spent, held };
+      }
+      keys.add(c.key);
+    }
+    holds.add(request.id, request.amount, now + request.ttlMs, [...keys]);
+    return { ok: true };
+  };
+
+  /** `hitRate` at `now`, synchronously (checked by the caller). */
+  const hitRateAt = (buckets: readonly RateBucket[], now: number): RateResult => {
+    // Units this call already takes from a key, so a key named twice is counted twice.
+    const pending = new Map<string, number>();
+    for (const b of buckets) {
+      const start = Math.floor(now / b.windowMs) * b.windowMs;
+      const taken = pending.get(b.key) ?? 0;
+      if (windowUsed(b, start) + taken + b.cost > b.limit) {
+        return { ok: false, key: b.key, retryAfterMs: Math.max(1, Math.ceil(start + b.windowMs - now)) };
+      }
+      pending.set(b.key, taken + b.cost);
+    }
+    for (const b of buckets) {
+      const start = Math.floor(now / b.windowMs) * b.windowMs;
+      windows.set(b.key, { start, windowMs: b.windowMs, used: windowUsed(b, start) + b.cost });
+    }
+    return { ok: true };
+  };
+
+  const countersAt = (keys: readonly string[], now: number): Record<string, number> =>
+    Object.fromEntries(keys.map((key) => [key, counterValue(key, now)]));
+
   let timer: ReturnType<typeof setInterval> | undefined;
   if (sweepIntervalMs > 0) {
     timer = setInterval(() => {
@@ -109,20 +151,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
     async reserve(request: ReserveRequest): Promise<ReserveResult> {
       const now = open('reserve');
       checkReserve(request);
-      if (holds.get(request.id, now) !== undefined) {
-        throw new Error(`tollgate store: reservation ${request.id} is already held`);
-      }
-      const keys = new Set<string>();
-      for (const c of request.constraints) {
-        const spent = committed(c.counters, now);
-        const held = holds.held(c.key, now);
-        if (spent + held + request.amount > c.limit) {
-          return { ok: false, key: c.key, limit: c.limit, committed: spent, held };
-        }
-        keys.add(c.key);
-      }
-      holds.add(request.id, request.amount, now + request.ttlMs, [...keys]);
-      return { ok: true };
+      return reserveAt(request, now);
     },
 
     async renew(id: string, ttlMs: number): Promise<boolean> {
@@ -164,8 +193,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
     },
 
     async getCounters(keys: readonly string[]): Promise<Record<string, number>> {
-      const now = open('getCounters');
-      return Object.fromEntries(keys.map((key) => [key, counterValue(key, now)]));
+      return countersAt(keys, open('getCounters'));
     },
 
     async getHeld(keys: readonly string[]): Promise<Record<string, number>> {
@@ -176,21 +204,21 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
     async hitRate(buckets: readonly RateBucket[]): Promise<RateResult> {
       const now = open('hitRate');
       checkBuckets(buckets);
-      // Units this call already takes from a key, so a key named twice is counted twice.
-      const pending = new Map<string, number>();
-      for (const b of buckets) {
-        const start = Math.floor(now / b.windowMs) * b.windowMs;
-        const taken = pending.get(b.key) ?? 0;
-        if (windowUsed(b, start) + taken + b.cost > b.limit) {
-          return { ok: false, key: b.key, retryAfterMs: Math.max(1, Math.ceil(start + b.windowMs - now)) };
-        }
-        pending.set(b.key, taken + b.cost);
+      return hitRateAt(buckets, now);
+    },
+
+    async admit(request: AdmitRequest): Promise<AdmitResult> {
+      const now = open('admit');
+      checkBuckets(request.buckets);
+      if (request.reserve !== null) checkReserve(request.reserve);
+      // A reservation id already held is an error before anything is taken.
+      if (request.reserve !== null && holds.get(request.reserve.id, now) !== undefined) {
+        throw new Error(`tollgate store: reservation ${request.reserve.id} is already held`);
       }
-      for (const b of buckets) {
-        const start = Math.floor(now / b.windowMs) * b.windowMs;
-        windows.set(b.key, { start, windowMs: b.windowMs, used: windowUsed(b, start) + b.cost });
-      }
-      return { ok: true };
+      const rate = hitRateAt(request.buckets, now);
+      if (!rate.ok) return { rate };
+      const counters = countersAt(request.counters, now);
+      return { rate, counters, reserve: request.reserve === null ? null : reserveAt(request.reserve, now) };
     },
 
     async setOnce(key: string, ttlMs: number): Promise<boolean> {

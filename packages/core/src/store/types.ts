@@ -60,6 +60,20 @@ export interface RateBucket {
 
 export type RateResult = { ok: true } | { ok: false; key: string; retryAfterMs: number };
 
+/** Admission in one step: rate buckets, then the spend counters, then a reservation. */
+export interface AdmitRequest {
+  /** Taken first, all or nothing (as `hitRate`); when any is full nothing else happens. */
+  buckets: readonly RateBucket[];
+  /** Read once the buckets are taken (as `getCounters`). */
+  counters: readonly string[];
+  /** Made once the buckets are taken (as `reserve`); null for none. */
+  reserve: ReserveRequest | null;
+}
+
+export type AdmitResult =
+  | { rate: Extract<RateResult, { ok: false }> }
+  | { rate: { ok: true }; counters: Record<string, number>; reserve: ReserveResult | null };
+
 export interface StateStore {
   /** Reserve `amount` only if, for every constraint, committed + held + amount ≤ limit. All or nothing. */
   reserve(request: ReserveRequest): Promise<ReserveResult>;
@@ -78,6 +92,12 @@ export interface StateStore {
   getHeld(keys: readonly string[]): Promise<Record<string, number>>;
   /** Take `cost` from every bucket, or from none when any would pass its limit. */
   hitRate(buckets: readonly RateBucket[]): Promise<RateResult>;
+  /**
+   * Optional: `hitRate`, `getCounters` and `reserve` as one atomic step (one round trip for a
+   * remote store). A reservation refused by a cap leaves the buckets taken, as the separate
+   * calls would. Without it the gateway makes the separate calls.
+   */
+  admit?(request: AdmitRequest): Promise<AdmitResult>;
   /** Set a one-shot marker; true when this call set it, false when it was already set. */
   setOnce(key: string, ttlMs: number): Promise<boolean>;
   /** Whether a marker is set. */

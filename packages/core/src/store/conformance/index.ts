@@ -1,6 +1,7 @@
 import { describe, it } from 'vitest';
 import { createFakeClock } from '../clock.js';
 import type { StateStore } from '../types.js';
+import { admitTests } from './admit.js';
 import { concurrencyTests } from './concurrency.js';
 import type { StoreTestContext } from './context.js';
 import { holdTimeTests } from './hold-time.js';
@@ -26,6 +27,12 @@ export interface StoreConformanceOptions {
   realClock?: boolean;
   /** Hold/marker TTL used with `realClock` (default 400 ms); raise it for a slow backend. */
   realTtlMs?: number;
+  /**
+   * Whether the store implements the optional `admit` (default true: its tests run and fail
+   * when it is missing). A store without it passes `false`; the gateway then makes the
+   * separate calls.
+   */
+  admit?: boolean;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -72,6 +79,7 @@ export function describeStoreConformance(
     describe('concurrency', () => concurrencyTests(test));
     describe('rate buckets', () => rateTests(test));
     describe('markers, isolation, sweep', () => miscTests(test));
+    if (options.admit ?? true) describe('admit: rate, counters and reservation in one step', () => admitTests(test));
   });
 }
 
