@@ -109,6 +109,35 @@ describe('failure semantics (DESIGN.md failure table)', () => {
     expect(records[0]!.reason).toBe('store_unavailable:rate');
   });
 
+  it('a store whose admit answers null (keys it cannot take in one step) gets the separate calls', async () => {
+    const { store: counting, calls } = countingStore();
+    const store: StateStore = { ...counting, admit: async () => (calls.push('admit'), null) };
+    const policy = { ...capPolicy, rate_limits: [{ id: 'rpm', rpm: 1 }] };
+    const { openai, upstream } = await setup({ policy, store });
+    await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] });
+    expect(calls.slice(0, 4).sort()).toEqual(['admit', 'getCounters', 'hitRate', 'reserve']);
+    const limited = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'again' }] }).catch((e: unknown) => e);
+    expect((limited as { status?: number }).status).toBe(429);
+    expect(upstream.hits('anthropic')).toBe(1);
+  });
+
+  it('gives the hold back when admit fails after it reserved (a lost answer): 503, nothing sent, nothing left held', async () => {
+    const { store: counting, calls } = countingStore();
+    const store: StateStore = {
+      ...counting,
+      admit: async (request) => {
+        await counting.admit!(request);
+        throw new StoreUnavailableError('the answer timed out');
+      },
+    };
+    const { openai, upstream, records } = await setup({ policy: capPolicy, store });
+    const err = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    expect((err as { status?: number }).status).toBe(503);
+    expect(upstream.hits('anthropic')).toBe(0);
+    expect(records[0]!.reason).toBe('store_unavailable:spend');
+    expect(calls).toEqual(['admit', 'release']);
+  });
+
   it('lets traffic through when a rate limit is configured to fail open and the store is down', async () => {
     const policy = { rate_limits: [{ id: 'soft', rpm: 10, on_store_error: 'open' }] };
     const { openai, upstream } = await setup({ policy, store: deadStore() });

@@ -264,16 +264,30 @@ describe.skipIf(redis.skip)('Redis store', () => {
       await monitor.disconnect();
     }
 
+    // Keys under two hash tags: not one script. Null, and nothing was taken or held.
     const tagged = makeStore('admit-split', { hashTag: hashTagFromKey() });
-    await tagged.settle({ id: 'g', charges: [{ counter: '{globex}:c', amount: 7 }] });
     const split = await tagged.admit!({
       buckets: [{ key: '{acme}:rpm', limit: 1, windowMs: 60_000, cost: 1 }],
       counters: ['{globex}:c'],
       reserve: { id: 'r-split', amount: 5, ttlMs: LONG, constraints: [cap('{globex}:cap', 20, ['{globex}:c'])] },
     });
-    expect(split).toEqual({ rate: { ok: true }, counters: { '{globex}:c': 7 }, reserve: { ok: true } });
-    expect(await tagged.getHeld(['{globex}:cap'])).toEqual({ '{globex}:cap': 5 });
-    expect(await tagged.hitRate([{ key: '{acme}:rpm', limit: 1, windowMs: 60_000, cost: 1 }])).toMatchObject({ ok: false });
+    expect(split).toBeNull();
+    expect(await tagged.getHeld(['{globex}:cap'])).toEqual({ '{globex}:cap': 0 });
+    expect(await tagged.hitRate([{ key: '{acme}:rpm', limit: 1, windowMs: 60_000, cost: 1 }])).toEqual({ ok: true });
+  });
+
+  it('with a hash tag per key, a reservation that was not made leaves no pointer behind', async () => {
+    const store = makeStore('admit-pointers', { hashTag: hashTagFromKey() });
+    const prefix = `tg-test:${RUN}:admit-pointers:`;
+    const limit = cap('{acme}:cap', 10, ['{acme}:c']);
+    const bucket = { key: '{acme}:rpm', limit: 1, windowMs: 60_000, cost: 1 };
+    expect(await store.admit!({ buckets: [bucket], counters: [], reserve: { id: 'ok-1', amount: 5, ttlMs: LONG, constraints: [limit] } })).toMatchObject({ reserve: { ok: true } });
+    // Refused by the bucket, then by the cap: neither may leave its p:<id> key.
+    expect(await store.admit!({ buckets: [bucket], counters: [], reserve: { id: 'rate-2', amount: 5, ttlMs: LONG, constraints: [limit] } })).toMatchObject({ rate: { ok: false } });
+    expect(await store.admit!({ buckets: [], counters: [], reserve: { id: 'cap-3', amount: 6, ttlMs: LONG, constraints: [limit] } })).toMatchObject({ reserve: { ok: false } });
+    expect(await store.reserve({ id: 'cap-4', amount: 6, ttlMs: LONG, constraints: [limit] })).toMatchObject({ ok: false });
+    const pointers = await admin.keys(`${prefix}p:*`);
+    expect(pointers).toEqual([`${prefix}p:ok-1`]);
   });
 
   describe('Redis unreachable', () => {

@@ -233,7 +233,10 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     return removed;
   };
 
-  /** Where a reservation's hold lives, for per-key tags (nothing to do with one fixed tag). */
+  /**
+   * Where a reservation's hold lives, for per-key tags (nothing to do with one fixed tag):
+   * written alongside the script, so a reservation stays one round trip.
+   */
   const holdBookkeeping = (op: string, request: ReserveRequest, tag: string): Promise<unknown>[] =>
     layout.fixed
       ? []
@@ -241,6 +244,11 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
           call(op, () => client.set(layout.pointer(request.id), tag, 'PX', wholeMs(request.ttlMs) + POINTER_GRACE_MS)),
           call(op, () => client.sadd(layout.tags(), tag)),
         ];
+
+  /** A reservation that was not made leaves no pointer behind (refusals would pile them up). */
+  const forgetHold = async (op: string, id: string): Promise<void> => {
+    if (!layout.fixed) await call(op, () => client.del(layout.pointer(id))).catch(() => {});
+  };
 
   let timer: ReturnType<typeof setInterval> | undefined;
   if (sweepIntervalMs > 0) {
@@ -261,6 +269,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
         unknown[],
         ...unknown[],
       ];
+      if (Number(result[0]) === 0) await forgetHold('reserve', request.id);
       return reserveOutcome(request, result);
     },
 
@@ -338,7 +347,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       return out;
     },
 
-    async admit(request: AdmitRequest): Promise<AdmitResult> {
+    async admit(request: AdmitRequest): Promise<AdmitResult | null> {
       checkBuckets(request.buckets);
       const reserve = request.reserve;
       if (reserve !== null) checkReserve(reserve);
@@ -347,11 +356,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       try {
         tag = layout.commonTag(keys, 'admit');
       } catch {
-        // Keys under several hash tags cannot share one script: the separate calls, in order.
-        const rate = await store.hitRate(request.buckets);
-        if (!rate.ok) return { rate };
-        const [counters, reserved] = await Promise.all([store.getCounters(request.counters), reserve === null ? null : store.reserve(reserve)]);
-        return { rate, counters, reserve: reserved };
+        return null; // keys under several hash tags cannot share one script: the separate calls
       }
       tag ??= reserve === null ? layout.tagOf('') : layout.tagOf(reserve.id);
       const base = layout.base(tag);
@@ -365,13 +370,16 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       const bookkeeping = reserve === null ? [] : holdBookkeeping('admit', reserve, tag);
       const [reply] = (await Promise.all([run('admit', scripts.admit, redisKeys, args), ...bookkeeping])) as [unknown[], ...unknown[]];
       const status = Number(reply[0]);
-      if (status === -1) throw new Error(`tollgate store: reservation ${reserve?.id ?? ''} is already held`);
-      if (status === 1) return { rate: { ok: false, key: request.buckets[Number(reply[1]) - 1]!.key, retryAfterMs: Number(reply[2] ?? 1) } };
       const counters: Record<string, number> = {};
       request.counters.forEach((key, i) => {
         counters[key] = Number(reply[1 + i]);
       });
-      return { rate: { ok: true }, counters, reserve: reserve === null ? null : reserveOutcome(reserve, reply.slice(1 + request.counters.length)) };
+      const reserved = reserve === null || status !== 0 ? null : reply.slice(1 + request.counters.length);
+      // Refused by a bucket or a cap: no hold, so no pointer. (Already held: the pointer is that hold's.)
+      if (reserve !== null && (status === 1 || (reserved !== null && Number(reserved[0]) === 0))) await forgetHold('admit', reserve.id);
+      if (status === -1) throw new Error(`tollgate store: reservation ${reserve?.id ?? ''} is already held`);
+      if (status === 1) return { rate: { ok: false, key: request.buckets[Number(reply[1]) - 1]!.key, retryAfterMs: Number(reply[2] ?? 1) } };
+      return { rate: { ok: true }, counters, reserve: reserve === null || reserved === null ? null : reserveOutcome(reserve, reserved) };
     },
 
     async hitRate(buckets: readonly RateBucket[]): Promise<RateResult> {

@@ -149,10 +149,19 @@ describe('gemini_generate_content stream decoding (shapes)', () => {
     expect(decodeText(c([{ text: 'hi' }]) + JSON.stringify({ error: { code: 503, message: 'Overloaded', status: 'UNAVAILABLE' } })).at(-1)).toMatchObject({ type: 'error', error: { code: 'unavailable', status: 503 } });
   });
 
-  it('stray lines that are not a JSON object are ignored, as SSE says', () => {
-    const events = decodeText(`garbage line\r\n[1, 2]\r\n${c([{ text: 'hi' }])}`);
+  it('stray lines that are not a JSON error body are ignored, as SSE says', () => {
+    const events = decodeText(`garbage line\r\n[1, 2]\r\n{"candidates": []}\r\n{oops\r\n${c([{ text: 'hi' }])}`);
     expect(events.filter((e) => e.type === 'text_delta')).toHaveLength(1);
     expect(events.some((e) => e.type === 'error' && e.error.message.includes('garbage'))).toBe(false);
+    // A stray object that never closes is dropped at the next event: a later error body still counts.
+    const later = decodeText(`${c([{ text: 'hi' }])}{oops\r\n${c([{ text: 'more' }])}{"error": {"code": 500, "message": "boom", "status": "INTERNAL"}}\n`);
+    expect(later.at(-1)).toMatchObject({ type: 'error', error: { status: 500, message: 'boom' } });
+  });
+
+  it('a long stray object is dropped once it passes 64 KiB, and nothing after it is lost', () => {
+    const stray = `{"a": [{}\n${',{}\n'.repeat(30_000)}`;
+    const events = decodeText(`${c([{ text: 'hi' }])}${stray}${c([{ text: 'more' }])}`);
+    expect(events.filter((e) => e.type === 'text_delta').map((e) => (e.type === 'text_delta' ? e.text : ''))).toEqual(['hi', 'more']);
   });
 
   it('LF framing (other proxies) decodes the same as CRLF', () => {

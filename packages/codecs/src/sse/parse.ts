@@ -30,14 +30,35 @@ export interface SseReader {
 
 export const DEFAULT_MAX_EVENT_BYTES = 8 * 1024 * 1024;
 
-/** The largest bare JSON object gathered outside SSE framing; a longer one is dropped. */
+/** The largest bare JSON body gathered outside SSE framing; a longer one is dropped. */
 const MAX_OUT_OF_BAND_CHARS = 64 * 1024;
+
+/** Brace depth of JSON text read so far, string-aware, one line at a time (linear overall). */
+interface Depth {
+  depth: number;
+  inString: boolean;
+  escaped: boolean;
+}
+
+function scan(state: Depth, line: string): void {
+  for (let i = 0; i < line.length; i++) {
+    const ch = line.charCodeAt(i);
+    if (state.inString) {
+      if (state.escaped) state.escaped = false;
+      else if (ch === 0x5c) state.escaped = true;
+      else if (ch === 0x22) state.inString = false;
+    } else if (ch === 0x22) state.inString = true;
+    else if (ch === 0x7b || ch === 0x5b) state.depth++;
+    else if (ch === 0x7d || ch === 0x5d) state.depth--;
+  }
+}
 
 /**
  * Incremental SSE reader over eventsource-parser: holds at most one incomplete event, ignores
  * comments and pings, and reports an event larger than the cap instead of buffering it. Lines
- * that are not SSE at all and form a JSON object (one line or pretty-printed over several) are
- * delivered as one message marked `outOfBand`; other stray lines are ignored, as SSE says.
+ * that are not SSE at all and form a JSON error body (`{"error": …}`, on one line or
+ * pretty-printed over several, as Google's APIs end a failed stream) are delivered as one
+ * message marked `outOfBand`; other stray lines are ignored, as SSE says.
  */
 export function createSseReader(
   onMessage: (message: SseMessage) => void,
@@ -46,33 +67,40 @@ export function createSseReader(
 ): SseReader {
   const max = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
   let failed = false;
-  /** Stray lines gathered while they may still become one JSON object. */
+  /** Stray lines gathered while they may still close one JSON object, and how deep it is open. */
   let stray: string | null = null;
+  const depth: Depth = { depth: 0, inString: false, escaped: false };
   const strayLine = (line: string) => {
     if (stray === null) {
       if (!line.trimStart().startsWith('{')) return;
       stray = line;
+      depth.depth = 0;
+      depth.inString = false;
+      depth.escaped = false;
     } else {
       stray += `\n${line}`;
     }
-    if (stray.length > MAX_OUT_OF_BAND_CHARS) {
+    scan(depth, line);
+    if (stray.length > MAX_OUT_OF_BAND_CHARS || depth.depth < 0) {
       stray = null;
       return;
     }
-    if (!stray.trimEnd().endsWith('}')) return;
-    let value: unknown;
-    try {
-      value = JSON.parse(stray);
-    } catch {
-      return; // not whole yet
-    }
+    if (depth.depth > 0 || depth.inString) return; // still open
+    // Closed: parsed once, whatever it is; only an error body goes on.
     const text = stray;
     stray = null;
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) onMessage({ data: text, outOfBand: true });
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'error' in value) onMessage({ data: text, outOfBand: true });
   };
   const parser = createParser({
     maxBufferSize: max,
     onEvent(message: EventSourceMessage) {
+      stray = null; // a real event: whatever stray text was open is not one body with what follows
       const out: SseMessage = { data: message.data };
       if (message.event !== undefined) out.event = message.event;
       onMessage(out);

@@ -87,9 +87,9 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
 
   if (layout !== null && store.admit !== undefined) {
     const before = decideSpend({ ...base, counters: { layout, values: keys.map(() => 0) } });
+    const constraints = capConstraints(before.hardCaps);
+    let result: AdmitResult | null = null;
     if (before.allowed && before.substitute === undefined) {
-      const constraints = capConstraints(before.hardCaps);
-      let result: AdmitResult;
       try {
         result = await store.admit({
           buckets,
@@ -97,9 +97,13 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
           reserve: constraints.length === 0 ? null : { id: ctx.id, amount: input.worstCaseMicros, ttlMs: input.reservationTtlMs, constraints },
         });
       } catch (cause) {
+        // The answer may have been lost after the hold was made (a timeout): give it back.
+        if (constraints.length > 0) await store.release(ctx.id).catch(() => {});
         if (rate.constraints.some((c) => c.onStoreError === 'closed')) throw rateUnavailable(cause);
         throw storeDown(cause);
       }
+    }
+    if (result !== null) {
       if (!('counters' in result)) throw rateRefused(rate.constraints, result.rate);
       const reserved = result.reserve;
       const values = result.counters;

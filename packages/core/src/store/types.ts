@@ -95,9 +95,10 @@ export interface StateStore {
   /**
    * Optional: `hitRate`, `getCounters` and `reserve` as one atomic step (one round trip for a
    * remote store). A reservation refused by a cap leaves the buckets taken, as the separate
-   * calls would. Without it the gateway makes the separate calls.
+   * calls would. Null when the store cannot do this request in one step (its keys live apart):
+   * nothing was taken, and the gateway makes the separate calls, as it does without `admit`.
    */
-  admit?(request: AdmitRequest): Promise<AdmitResult>;
+  admit?(request: AdmitRequest): Promise<AdmitResult | null>;
   /** Set a one-shot marker; true when this call set it, false when it was already set. */
   setOnce(key: string, ttlMs: number): Promise<boolean>;
   /** Whether a marker is set. */

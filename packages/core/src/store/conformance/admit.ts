@@ -29,8 +29,8 @@ export function admitTests(test: Register): void {
     expect(await store.hitRate([bucket])).toEqual({ ok: true });
     const result = await admit({ buckets: [bucket], counters: [k('c:user')], reserve: { id: k('r1'), amount: 10, ttlMs: LONG, constraints: [limit] } });
     expect(result).toMatchObject({ rate: { ok: false, key: bucket.key } });
-    expect('counters' in result).toBe(false);
-    if (!result.rate.ok) expect(result.rate.retryAfterMs).toBeGreaterThan(0);
+    expect(result !== null && 'counters' in result).toBe(false);
+    if (result !== null && !result.rate.ok) expect(result.rate.retryAfterMs).toBeGreaterThan(0);
     expect(await store.getHeld([limit.key])).toEqual({ [limit.key]: 0 });
     // The id was not taken either: it can be reserved now.
     expect(await store.reserve({ id: k('r1'), amount: 10, ttlMs: LONG, constraints: [limit] })).toEqual({ ok: true });
