@@ -69,7 +69,8 @@ export class AdmissionRefused extends Error {
  * counters are read, and the store takes the buckets, reads the counters and reserves in one
  * atomic step. The decision is then made over the counters it read; when it refuses, or picks a
  * substitute model, the hold is released. A decision that would refuse even with nothing spent
- * (or substitutes) takes the step-by-step path, which never reserves before deciding.
+ * (or substitutes), and a store that answers `null` (keys it cannot take in one step), take the
+ * step-by-step path, which never reserves before deciding.
  */
 export async function admit(input: AdmissionInput): Promise<Admission> {
   const { ctx, policy, store, principal, model, now } = input;
