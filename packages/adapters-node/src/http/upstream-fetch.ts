@@ -1,21 +1,17 @@
 /**
- * A `fetch` for the gateway's upstream calls on Node, built on `node:http`/`node:https` with
- * keep-alive agents instead of the global (undici) `fetch`. The gateway always calls it the same
- * way — a URL string, a method, a `Headers`, a body already in memory, a signal and
+ * A `fetch` for the gateway's upstream calls on Node, built on tollgate's own keep-alive HTTP/1.1
+ * client (`client.ts`) instead of the global (undici) `fetch`. The gateway always calls it the
+ * same way — a URL string, a method, a `Headers`, a body already in memory, a signal and
  * `redirect: 'error'` — and that shape skips undici's Request/Response machinery and its wasm
- * parser: about a third of the CPU the gateway spends per request on Node (see BENCHMARKS.md).
+ * parser, and the streams `http.request` builds per call.
  *
  * Anything else (a `Request` as input, a streamed body, redirects to follow) goes to
  * `globalThis.fetch`, so it is a drop-in `typeof fetch`. The answer is a standard `Response`
- * whose body streams with backpressure (the socket is paused while the stream is full) and is
- * decoded when the upstream compressed it.
+ * whose body streams with backpressure (the connection is paused while the body waits unread)
+ * and is decoded when the upstream compressed it.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type ClientRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { createBrotliDecompress, createGunzip, createInflate, type Gunzip, type Inflate, type BrotliDecompress } from 'node:zlib';
-import type { Readable } from 'node:stream';
 import type { HeaderReader, UpstreamFetch, UpstreamResponse } from '@tollgate/core';
-import { chunkReader } from './chunks.js';
+import { Client, rawHeader, type BodyQueue, type ClientAnswer } from './client.js';
 
 export interface NodeFetchOptions {
   /** Idle keep-alive sockets are closed after this long (ms). Default 4000 (as undici). */
@@ -28,6 +24,8 @@ export interface NodeFetchOptions {
   timeoutMs?: number;
   /** At most this many sockets per upstream origin. Default unlimited. */
   maxSocketsPerOrigin?: number;
+  /** Certificate authorities to trust for https upstreams instead of Node's defaults (a private CA, say). */
+  ca?: string | Buffer | Array<string | Buffer>;
   /** The fetch used for calls this transport does not take itself. Default `globalThis.fetch`. */
   fallback?: typeof fetch;
 }
@@ -37,9 +35,6 @@ export interface NodeFetch {
   /** Close the idle sockets (and refuse nothing: a later call opens new ones). */
   close(): void;
 }
-
-/** How many body bytes may wait for the consumer before the upstream socket is paused. */
-const BUFFERED_BYTES = 64 * 1024;
 
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
@@ -52,28 +47,17 @@ function bodyBytes(body: RequestInit['body']): Uint8Array | string | null | unde
   return undefined; // a stream, a Blob, FormData…: not this transport's case
 }
 
-/**
- * The request head as Node's flat `[name, value, …]` list (written as given, each still
- * validated, without per-header bookkeeping), with `host` and the body's `content-length`
- * added when the caller did not set them.
- */
-function rawHeaders(headers: RequestInit['headers'], url: URL, body: Uint8Array | string | null): string[] {
+/** The request head as a flat `[name, value, …]` list of lowercase names. */
+function flatHeaders(headers: RequestInit['headers']): string[] {
   const out: string[] = [];
-  let host = false;
-  let length = false;
-  const add = (name: string, value: string) => {
-    const lower = name.toLowerCase();
-    if (lower === 'host') host = true;
-    else if (lower === 'content-length') length = true;
-    out.push(lower, value);
-  };
-  if (headers instanceof Headers) headers.forEach((value, name) => add(name, value));
-  else if (Array.isArray(headers)) for (const [name, value] of headers) add(name!, value!);
-  else if (headers !== undefined) for (const [name, value] of Object.entries(headers)) add(name, value);
-  if (!host) out.push('host', url.host);
-  if (!length && body !== null) out.push('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
+  if (headers instanceof Headers) headers.forEach((value, name) => void out.push(name, value));
+  else if (Array.isArray(headers)) for (const [name, value] of headers) out.push(name!.toLowerCase(), value!);
+  else if (headers !== undefined) for (const [name, value] of Object.entries(headers)) out.push(name.toLowerCase(), value);
   return out;
 }
+
+/** What a decoded body no longer has: its encoding and its encoded length. */
+const DECODED_AWAY = new Set(['content-encoding', 'content-length']);
 
 function responseHeaders(raw: readonly string[], decoded: boolean): Headers {
   const headers = new Headers();
@@ -85,26 +69,15 @@ function responseHeaders(raw: readonly string[], decoded: boolean): Headers {
   return headers;
 }
 
-/** What a decoded body no longer has: its encoding and its encoded length. */
-const DECODED_AWAY = new Set(['content-encoding', 'content-length']);
-
-/** One header from Node's flat raw list (any case; repeated ones joined as `Headers` would). */
-function rawHeader(raw: readonly string[], name: string): string | null {
-  const lower = name.toLowerCase();
-  let found: string | null = null;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (raw[i]!.length !== lower.length || raw[i]!.toLowerCase() !== lower) continue;
-    found = found === null ? raw[i + 1]! : `${found}, ${raw[i + 1]!}`;
-  }
-  return found;
-}
-
 /**
  * The response head as the gateway reads it (lookups by name), straight from the raw list: no
- * `Headers` is built, and Node's parsed header object (built on first access) is never asked for.
+ * `Headers` is built.
  */
 function rawHeaderReader(raw: readonly string[], decoded: boolean): HeaderReader {
-  const get = (name: string): string | null => (decoded && DECODED_AWAY.has(name.toLowerCase()) ? null : rawHeader(raw, name));
+  const get = (name: string): string | null => {
+    const lower = name.toLowerCase();
+    return decoded && DECODED_AWAY.has(lower) ? null : rawHeader(raw, lower);
+  };
   return { get, has: (name) => get(name) !== null };
 }
 
@@ -113,78 +86,29 @@ function networkError(cause: unknown): TypeError {
   return new TypeError('fetch failed', { cause });
 }
 
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
-}
-
-function decoder(encoding: string | undefined): Gunzip | Inflate | BrotliDecompress | null {
-  switch (encoding?.trim().toLowerCase()) {
-    case 'gzip':
-    case 'x-gzip':
-      return createGunzip();
-    case 'deflate':
-      return createInflate();
-    case 'br':
-      return createBrotliDecompress();
-    default:
-      return null;
-  }
-}
-
-/** A Node stream as a byte `ReadableStream`: paused while the consumer is behind, destroyed on cancel. */
-function webBody(source: Readable, signal: AbortSignal | undefined, onDone: () => void): ReadableStream<Uint8Array> {
-  let finished = false;
+/**
+ * A body as a byte `ReadableStream`: pulled from the queue, which pauses the connection while it
+ * is full. It fails as fetch's bodies do: with the signal's reason when aborted, else a TypeError.
+ */
+function webBody(body: BodyQueue, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
-      start(controller) {
-        const finish = (error?: unknown) => {
-          if (finished) return;
-          finished = true;
-          onDone();
-          if (error === undefined) controller.close();
-          else controller.error(error);
-        };
-        source.on('data', (chunk: Buffer) => {
-          if (finished) return;
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-          if ((controller.desiredSize ?? 0) <= 0) source.pause();
-        });
-        source.once('end', () => finish());
-        source.once('error', (error) => finish(signal?.aborted === true ? abortReason(signal) : networkError(error)));
-        source.once('close', () => {
-          if (!finished) finish(signal?.aborted === true ? abortReason(signal) : networkError(new Error('the upstream closed the connection before the body ended')));
-        });
+      async pull(controller) {
+        let next: IteratorResult<Uint8Array>;
+        try {
+          next = await body.next();
+        } catch (error) {
+          throw signal?.aborted === true ? error : networkError(error);
+        }
+        if (next.done === true) controller.close();
+        else controller.enqueue(next.value);
       },
-      pull() {
-        if (!finished) source.resume();
-      },
-      cancel() {
-        finished = true;
-        onDone();
-        source.destroy();
+      async cancel() {
+        await body.return();
       },
     },
-    // Up to 64 KiB may wait in the stream before the socket is paused: a bounded buffer, and no
-    // pause/resume round for every chunk of a stream the consumer keeps up with.
-    { highWaterMark: BUFFERED_BYTES, size: (chunk) => chunk.byteLength },
+    { highWaterMark: 0 },
   );
-}
-
-/** An upstream's answer as `node:http` gives it: the body as a Node stream (decoded when compressed). */
-interface Answer {
-  status: number;
-  statusText: string;
-  /** The head as Node's flat raw list, and whether the body is decoded (its encoding headers no longer apply). */
-  rawHeaders: readonly string[];
-  decoded: boolean;
-  /** Null for a status without a body; an async iterable of Buffers otherwise. */
-  source: Readable | null;
-  /** Give the body up now (the connection is closed, not reused). */
-  release(): void;
-  /** Whether the whole body has arrived (known for an undecoded body only; false otherwise). */
-  arrived(): boolean;
-  /** Stop watching the signal (called once the body is over, whichever way). */
-  detach(): void;
 }
 
 const parsedUrls = new Map<string, URL>();
@@ -204,104 +128,53 @@ function parsedUrl(input: string): URL {
   return url;
 }
 
-/** The agents and the one request path both transports share. */
+/** The client and the one request path both transports share. */
 function transport(options: NodeFetchOptions) {
-  const agentOptions = {
-    keepAlive: true,
-    timeout: options.idleTimeoutMs ?? 4000,
-    scheduling: 'lifo' as const,
-    // Each request leaves in one write; Nagle would only ever hold a second one back.
-    noDelay: true,
-    ...(options.maxSocketsPerOrigin === undefined ? {} : { maxSockets: options.maxSocketsPerOrigin }),
-  };
-  const httpAgent = new HttpAgent(agentOptions);
-  const httpsAgent = new HttpsAgent(agentOptions);
-  const timeoutMs = options.timeoutMs ?? 300_000;
+  const client = new Client({
+    idleTimeoutMs: options.idleTimeoutMs ?? 4000,
+    timeoutMs: options.timeoutMs ?? 300_000,
+    maxSocketsPerOrigin: options.maxSocketsPerOrigin ?? Number.POSITIVE_INFINITY,
+    ...(options.ca === undefined ? {} : { ca: options.ca }),
+  });
   const fallback = options.fallback ?? ((input: string | URL | Request, init?: RequestInit) => globalThis.fetch(input, init));
 
-  function send(url: URL, init: RequestInit, body: Uint8Array | string | null): Promise<Answer> {
+  /**
+   * Send a call; resolves with `shape` of the answer's head (its body still to read). Network
+   * failures reject with fetch's TypeError, an abort with the signal's reason.
+   */
+  function send<T>(url: URL, init: RequestInit, body: Uint8Array | string | null, shape: (answer: ClientAnswer) => T): Promise<T> {
     const signal = init.signal ?? undefined;
-    const headers = rawHeaders(init.headers, url, body);
     const secure = url.protocol === 'https:';
-    return new Promise<Answer>((resolve, reject) => {
-      let settled = false;
-      let req: ClientRequest;
-      const onAbort = () => {
-        req.destroy();
-        if (!settled) {
-          settled = true;
-          reject(abortReason(signal!));
+    return client.request(
+      {
+        secure,
+        hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+        port: url.port === '' ? (secure ? 443 : 80) : Number(url.port),
+        method: init.method ?? 'GET',
+        path: url.pathname + url.search,
+        headers: flatHeaders(init.headers),
+        body,
+        signal,
+      },
+      (answer) => {
+        const status = answer.status;
+        const location = REDIRECT.has(status) ? rawHeader(answer.rawHeaders, 'location') : null;
+        if (location !== null && init.redirect === 'error') {
+          void answer.body?.return();
+          throw networkError(new Error(`unexpected redirect (${status}) to ${location}`));
         }
-      };
-      const detach = () => signal?.removeEventListener('abort', onAbort);
-      req = (secure ? httpsRequest : httpRequest)(
-        {
-          // Plain options rather than the URL object: Node need not take the URL apart again.
-          host: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
-          port: url.port === '' ? (secure ? 443 : 80) : Number(url.port),
-          path: url.pathname + url.search,
-          method: init.method ?? 'GET',
-          headers,
-          agent: secure ? httpsAgent : httpAgent,
-        },
-        (res: IncomingMessage) => {
-          if (settled) {
-            res.destroy();
-            return;
-          }
-          settled = true;
-          const status = res.statusCode ?? 502;
-          const location = REDIRECT.has(status) ? rawHeader(res.rawHeaders, 'location') : null;
-          if (location !== null && init.redirect === 'error') {
-            detach();
-            res.destroy();
-            reject(networkError(new Error(`unexpected redirect (${status}) to ${location}`)));
-            return;
-          }
-          const nullBody = NULL_BODY.has(status) || init.method === 'HEAD';
-          const decode = nullBody ? null : decoder(rawHeader(res.rawHeaders, 'content-encoding') ?? undefined);
-          let source: Readable = res;
-          if (decode !== null) {
-            // Errors reach whoever reads the body; unread, they must not crash the process.
-            decode.on('error', () => {});
-            res.once('error', (error) => decode.destroy(error));
-            res.once('aborted', () => decode.destroy(new Error('the upstream closed the connection before the body ended')));
-            // A decoder stopped early (the body cancelled) releases the connection too.
-            decode.once('close', () => res.destroy());
-            source = res.pipe(decode);
-          }
-          res.once('close', detach);
-          if (nullBody) res.resume();
-          resolve({
-            status: status < 200 || status > 599 ? 502 : status,
-            statusText: res.statusMessage ?? '',
-            rawHeaders: res.rawHeaders,
-            decoded: decode !== null,
-            source: nullBody ? null : source,
-            release: () => {
-              source.destroy();
-              res.destroy();
-            },
-            arrived: () => decode === null && res.complete,
-            detach,
-          });
-        },
-      );
-      // Silence from the upstream (no head yet, or no body bytes for a while) ends the call.
-      req.setTimeout(timeoutMs, () => req.destroy(new Error(`the upstream sent nothing for ${timeoutMs} ms`)));
-      req.on('error', (error: Error) => {
-        if (settled) return;
-        settled = true;
-        detach();
-        if (signal?.aborted === true) return reject(abortReason(signal));
-        reject(networkError(error));
-      });
-      if (signal !== undefined) {
-        if (signal.aborted) return onAbort();
-        signal.addEventListener('abort', onAbort, { once: true });
-      }
-      req.end(body ?? undefined);
-    });
+        if (answer.body !== null && NULL_BODY.has(status)) {
+          void answer.body.return();
+          answer = { ...answer, body: null };
+        }
+        return shape(status < 200 || status > 599 ? { ...answer, status: 502 } : answer);
+      },
+      (error) => {
+        if (signal?.aborted === true) return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+        // An invalid header is the caller's error (fetch throws the TypeError itself); anything else is the network's.
+        return error instanceof TypeError ? error : networkError(error);
+      },
+    );
   }
 
   /** The call this transport takes itself, or null when it belongs to the fallback. */
@@ -319,19 +192,11 @@ function transport(options: NodeFetchOptions) {
     return { url, body };
   }
 
-  return {
-    send,
-    own,
-    fallback,
-    close() {
-      httpAgent.destroy();
-      httpsAgent.destroy();
-    },
-  };
+  return { send, own, fallback, close: () => client.close() };
 }
 
 /**
- * A keep-alive `fetch` over `node:http`/`node:https`: a drop-in `fetch` (standard `Response`s)
+ * A keep-alive `fetch` over tollgate's HTTP/1.1 client: a drop-in `fetch` (standard `Response`s)
  * for calls shaped like the gateway's, everything else handed to the fallback.
  */
 export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
@@ -340,39 +205,33 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
     const call = t.own(input, init);
     if (call === null) return t.fallback(input, init);
     if (call instanceof TypeError) throw call;
-    const answer = await t.send(call.url, init, call.body);
-    const signal = init.signal ?? undefined;
-    return new Response(answer.source === null ? null : webBody(answer.source, signal, answer.detach), {
-      status: answer.status,
-      statusText: answer.statusText,
-      headers: responseHeaders(answer.rawHeaders, answer.decoded),
-    });
+    return t.send(
+      call.url,
+      init,
+      call.body,
+      (answer) =>
+        new Response(answer.body === null ? null : webBody(answer.body, init.signal ?? undefined), {
+          status: answer.status,
+          statusText: answer.statusText,
+          headers: responseHeaders(answer.rawHeaders, answer.decoded),
+        }),
+    );
   }) as NodeFetch;
   nodeFetch.close = t.close;
   return nodeFetch;
 }
 
-/**
- * A Node stream as the gateway reads a body (see `chunkReader`). `return()` gives the body up
- * at once — also before the first `next()`, and while a `next()` is pending — so a discarded or
- * cancelled answer never holds its connection.
- */
-function nodeBody(source: Readable, release: () => void, arrived: () => boolean): AsyncIterable<Uint8Array> {
-  const closedEarly = () => new Error('the upstream closed the connection before the body ended');
-  return { [Symbol.asyncIterator]: () => chunkReader(source, { arrived, closedEarly, onReturn: release }) };
-}
-
 export interface NodeUpstream extends UpstreamFetch {
-  /** Close the idle sockets (a later call opens new ones). */
+  /** Close the idle connections (a later call opens new ones). */
   close(): void;
 }
 
 /**
  * The gateway's upstream transport on Node: `createGateway({ …, fetch: createNodeUpstream() })`,
  * as `tollgate serve` does. Like `createNodeFetch`, but the answer is a plain
- * `UpstreamResponse` whose body is the Node stream itself (an async iterable): no `Response` and
- * no web stream per call. Reading it pulls from the socket (backpressure); stopping early
- * (`return()`) destroys the connection; an abort destroys it too.
+ * `UpstreamResponse` whose body is the client's own chunk queue (an async iterable): no
+ * `Response` and no web stream per call. Reading it pulls from the connection (backpressure);
+ * stopping early (`return()`) closes the connection; an abort closes it too.
  */
 export function createNodeUpstream(options: NodeFetchOptions = {}): NodeUpstream {
   const t = transport(options);
@@ -381,13 +240,11 @@ export function createNodeUpstream(options: NodeFetchOptions = {}): NodeUpstream
     const call = t.own(url, init);
     if (call === null) return t.fallback(url, init);
     if (call instanceof TypeError) return Promise.reject(call);
-    return t.send(call.url, init, call.body).then(
-      (answer): UpstreamResponse => ({
-        status: answer.status,
-        headers: rawHeaderReader(answer.rawHeaders, answer.decoded),
-        body: answer.source === null ? null : nodeBody(answer.source, answer.release, answer.arrived),
-      }),
-    );
+    return t.send(call.url, init, call.body, (answer): UpstreamResponse => ({
+      status: answer.status,
+      headers: rawHeaderReader(answer.rawHeaders, answer.decoded),
+      body: answer.body,
+    }));
   }) as NodeUpstream;
   upstream.close = t.close;
   return upstream;
