@@ -8,6 +8,7 @@ import { createNodeFetch, createNodeUpstream } from './upstream-fetch.js';
 
 const TLS_DIR = new URL('../__tests__/tls/', import.meta.url);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const within = <T>(p: Promise<T>, ms: number) => Promise.race([p, sleep(ms).then(() => 'TIMED OUT' as const)]);
 
 /** What the raw server saw of one request. */
 interface Seen {
@@ -376,6 +377,121 @@ describe('Client: connections', () => {
     await expect(client().request(call(server.port, { headers: ['bad name', 'x'] }))).rejects.toBeInstanceOf(TypeError);
     await sleep(20);
     expect(server.seen).toHaveLength(0);
+  });
+});
+
+describe('Client: nothing a caller or an upstream sends can confuse a connection', () => {
+  it('keeps the rest of a head that follows an interim answer when the next read reuses the buffer', async () => {
+    const server = await rawServer(async (socket) => {
+      socket.write('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n');
+      await sleep(20);
+      socket.write(`x-pad: ${'p'.repeat(80)}\r\ncontent-length: 2\r\n\r\nok`);
+    });
+    const answer = await client().request(call(server.port));
+    expect(answer.rawHeaders.slice(0, 2)).toEqual(['content-type', 'text/plain']);
+    expect(await text(answer)).toBe('ok');
+  });
+
+  it('refuses an answer framed both by transfer-encoding and content-length, and never reuses an HTTP/1.0 chunked connection', async () => {
+    const answers = [
+      'HTTP/1.1 200 OK\r\ncontent-length: 3\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n',
+      'HTTP/1.0 200 OK\r\nconnection: keep-alive\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n',
+      'HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok',
+    ];
+    const server = await rawServer((socket, _seen, i) => void socket.write(answers[i]!));
+    const c = client();
+    await expect(c.request(call(server.port))).rejects.toThrow('both transfer-encoding and content-length');
+    expect(await text(await c.request(call(server.port)))).toBe('abc');
+    expect(await text(await c.request(call(server.port)))).toBe('ok');
+    expect(server.connections()).toBe(3);
+  });
+
+  it.each([
+    ['a reason phrase with a control character', 'HTTP/1.1 200 O\x01K\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n'],
+    ['a header value with NUL', 'HTTP/1.1 200 OK\r\nx-bad: a\0b\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n'],
+    ['a header value with a bare CR', 'HTTP/1.1 200 OK\r\nx-bad: a\rb\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n'],
+  ])('fails a call answered with %s, and holds no connection for it', async (_name, bytes) => {
+    const server = await rawServer((socket, _seen, i) => void socket.write(i === 0 ? bytes : 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'));
+    const nodeFetch = createNodeFetch({ maxSocketsPerOrigin: 1 });
+    const url = `http://127.0.0.1:${server.port}/`;
+    const failure = await nodeFetch(url, { method: 'POST', body: '{}', redirect: 'error' }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(TypeError);
+    expect((failure as TypeError).cause).toBeInstanceOf(UpstreamProtocolError);
+    // The one slot is free again: the next call is answered at once.
+    expect(await within(nodeFetch(url, { method: 'POST', body: '{}', redirect: 'error' }).then((r) => r.text()), 1000)).toBe('ok');
+    nodeFetch.close();
+  });
+
+  it('a drop-in fetch refuses a method or target that would split the request, and credentials in the URL, as fetch does', async () => {
+    const server = await rawServer((socket) => void socket.write('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n'));
+    const nodeFetch = createNodeFetch();
+    const url = `http://127.0.0.1:${server.port}/`;
+    await expect(nodeFetch(url, { method: 'GET /admin HTTP/1.1\r\nhost: x\r\n\r\nPOST', body: '{}', redirect: 'error' })).rejects.toBeInstanceOf(TypeError);
+    await expect(client().request(call(server.port, { path: '/a b' }))).rejects.toBeInstanceOf(TypeError);
+    await expect(nodeFetch(`http://user:pw@127.0.0.1:${server.port}/`, { method: 'POST', body: '{}', redirect: 'error' })).rejects.toBeInstanceOf(TypeError);
+    await expect(nodeFetch(url, { method: 'GET', body: '{}', redirect: 'error' })).rejects.toThrow('GET/HEAD');
+    await sleep(20);
+    expect(server.seen).toHaveLength(0);
+    nodeFetch.close();
+  });
+
+  it('writes the well-known methods in upper case, as fetch does, and reads a HEAD answer without a body', async () => {
+    const server = await rawServer((socket) => void socket.write('HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\n'));
+    const nodeFetch = createNodeFetch();
+    const res = await nodeFetch(`http://127.0.0.1:${server.port}/`, { method: 'head', redirect: 'error' });
+    expect(await within(res.text(), 1000)).toBe('');
+    expect(server.seen[0]!.head.split(' ')[0]).toBe('HEAD');
+    nodeFetch.close();
+  });
+
+  it('writes the length of the body it sends, whatever framing headers the caller gave', async () => {
+    const server = await rawServer((socket) => void socket.write('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n'));
+    const nodeFetch = createNodeFetch();
+    const body = '{}GET /smuggled HTTP/1.1\r\nhost: x\r\n\r\n';
+    await nodeFetch(`http://127.0.0.1:${server.port}/`, { method: 'POST', headers: { 'content-length': '2', 'transfer-encoding': 'chunked', connection: 'upgrade' }, body, redirect: 'error' }).then((r) => r.text());
+    await sleep(20);
+    expect(server.seen.map((s) => s.head.split('\r\n')[0])).toEqual(['POST / HTTP/1.1']);
+    expect(server.seen[0]!.body).toBe(body);
+    expect(server.seen[0]!.head).not.toMatch(/transfer-encoding|connection/);
+    nodeFetch.close();
+  });
+
+  it('a reader slower than timeoutMs is not taken for a silent upstream', async () => {
+    const big = 'x'.repeat(300 * 1024);
+    const server = await rawServer((socket) => void socket.write(`HTTP/1.1 200 OK\r\ncontent-length: ${big.length}\r\n\r\n${big}`));
+    const answer = await client({ timeoutMs: 100 }).request(call(server.port));
+    await sleep(300);
+    expect((await text(answer)).length).toBe(big.length);
+  });
+
+  it('answers every pending next() of a body in order', async () => {
+    const server = await rawServer(async (socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n');
+      await sleep(20);
+      socket.write('1\r\na\r\n');
+      await sleep(20);
+      socket.write('1\r\nb\r\n0\r\n\r\n');
+    });
+    const answer = await client().request(call(server.port));
+    const pending = [answer.body!.next(), answer.body!.next(), answer.body!.next()];
+    const results = await within(Promise.all(pending), 1000);
+    expect(results).not.toBe('TIMED OUT');
+    expect((results as Array<IteratorResult<Uint8Array>>).map((r) => (r.done === true ? 'end' : Buffer.from(r.value).toString()))).toEqual(['a', 'b', 'end']);
+  });
+
+  it('close() closes the connections in use once their answer is read; later calls open new ones', async () => {
+    const server = await rawServer(async (socket) => {
+      await sleep(30);
+      socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');
+    });
+    const c = client();
+    const pending = c.request(call(server.port));
+    await sleep(5);
+    c.close();
+    expect(await text(await pending)).toBe('ok');
+    await expect.poll(() => server.closed()).toBe(1);
+    expect(await text(await c.request(call(server.port)))).toBe('ok');
+    expect(server.connections()).toBe(2);
   });
 });
 

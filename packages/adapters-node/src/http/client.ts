@@ -60,11 +60,53 @@ const MAX_HEAD_BYTES = 64 * 1024;
 /** Each plain connection reads into a buffer of its own this large. */
 const READ_BUFFER_BYTES = 16 * 1024;
 const MAX_CHUNK_LINE = 4096;
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const BAD_VALUE = /[\r\n\0]/;
 const ASCII = /^[\x00-\x7f]*$/;
-const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/;
 const CRLF2 = Buffer.from('\r\n\r\n', 'latin1');
+
+/** tchar (RFC 9110 §5.6.2) by character code. */
+const TCHAR = new Uint8Array(128);
+for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") TCHAR[c.charCodeAt(0)] = 1;
+
+function isToken(text: string, from: number, to: number): boolean {
+  if (to <= from) return false;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 128 || TCHAR[c] === 0) return false;
+  }
+  return true;
+}
+
+/**
+ * Check `HTTP/1.x NNN[ reason]` in `text` up to `end`; returns x. The reason phrase may hold
+ * HTAB, SP and visible characters only.
+ */
+function statusLine(text: string, end: number): number {
+  let ok = end >= 12 && text.startsWith('HTTP/1.') && text.charCodeAt(8) === 32;
+  const minor = text.charCodeAt(7) - 48;
+  ok &&= minor === 0 || minor === 1;
+  for (let i = 9; ok && i < 12; i++) ok = text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57;
+  ok &&= text.charCodeAt(9) !== 48 && (end === 12 || text.charCodeAt(12) === 32);
+  for (let i = 13; ok && i < end; i++) {
+    const c = text.charCodeAt(i);
+    ok = c === 9 || (c >= 32 && c !== 127);
+  }
+  if (!ok) throw new UpstreamProtocolError(`the upstream sent a malformed status line: ${JSON.stringify(text.slice(0, Math.min(end, 64)))}`);
+  return minor;
+}
+
+/**
+ * A field value between `from` and `to` without the optional whitespace around it (SP and HTAB
+ * only). NUL and a bare CR or LF are refused: no recipient may pass them on.
+ */
+function fieldValue(text: string, from: number, to: number): string {
+  while (from < to && (text.charCodeAt(from) === 32 || text.charCodeAt(from) === 9)) from++;
+  while (to > from && (text.charCodeAt(to - 1) === 32 || text.charCodeAt(to - 1) === 9)) to--;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0 || c === 10 || c === 13) throw new UpstreamProtocolError('the upstream sent a header value with NUL, CR or LF');
+  }
+  return text.slice(from, to);
+}
 
 /** The error a body fails with when the connection ends before the body does. */
 export function closedEarly(): Error {
@@ -89,7 +131,8 @@ export class BodyQueue implements AsyncIterableIterator<Uint8Array> {
   private ended = false;
   private failure: unknown = null;
   private given = false;
-  private wake: (() => void) | null = null;
+  /** Pending `next()` calls waiting for a chunk or the end (each re-runs `next()` when woken). */
+  private waiters: Array<() => void> = [];
   /** Set by the producer: called when the consumer has made room again after `push` said stop. */
   onRoom: (() => void) | null = null;
   /** Set by the producer: called once when the consumer gives the body up before its end. */
@@ -129,7 +172,7 @@ export class BodyQueue implements AsyncIterableIterator<Uint8Array> {
     if (this.first < this.chunks.length) return Promise.resolve({ done: false, value: this.take() });
     if (this.given || (this.ended && this.failure === null)) return Promise.resolve({ done: true, value: undefined });
     if (this.failure !== null) return Promise.reject(this.failure);
-    return new Promise<void>((resolve) => (this.wake = resolve)).then(() => this.next());
+    return new Promise<void>((resolve) => this.waiters.push(resolve)).then(() => this.next());
   }
 
   return(): Promise<IteratorResult<Uint8Array>> {
@@ -159,9 +202,10 @@ export class BodyQueue implements AsyncIterableIterator<Uint8Array> {
   }
 
   private rouse(): void {
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
+    if (this.waiters.length === 0) return;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
   }
 }
 
@@ -197,12 +241,18 @@ export function rawHeader(raw: readonly string[], name: string): string | null {
  * through `read`; the head resolves the call, the rest goes to the body.
  */
 class Exchange {
-  /** Undecoded body bytes, in order, or null before the head. */
+  /** How the answer's body is delimited; null before its head. */
   private framing: Framing | null = null;
+  /** An incomplete head or chunk line, kept until the rest arrives. */
   private pending: Buffer | null = null;
   private chunkState: ChunkState = 'size';
   private chunkLeft = 0;
-  private body: BodyQueue | null = null;
+  /** The answer's body (what the caller reads); the request's is `body`. */
+  private answerBody: BodyQueue | null = null;
+  /** Whether the bytes `read` gets live in a buffer the next read overwrites (then what is kept is copied). */
+  private shared = false;
+  /** The request's body, written after `head`. */
+  readonly body: string | Uint8Array | null;
   private decoder: Gunzip | Inflate | BrotliDecompress | null = null;
   private answered = false;
   private finished = false;
@@ -211,6 +261,8 @@ class Exchange {
 
   constructor(
     readonly request: ClientRequest,
+    /** The request head, checked and ready to write. */
+    readonly head: string,
     private readonly resolve: (answer: ClientAnswer) => void,
     private readonly reject: (error: unknown) => void,
     /** Called once the exchange is over: whether the connection may carry another. */
@@ -218,6 +270,7 @@ class Exchange {
     /** Pause or resume reading the connection. */
     private readonly flow: (on: boolean) => void,
   ) {
+    this.body = request.body;
     const signal = request.signal;
     if (signal !== undefined) {
       const onAbort = () => this.fail(abortReason(signal));
@@ -225,9 +278,6 @@ class Exchange {
       this.detachSignal = () => signal.removeEventListener('abort', onAbort);
     }
   }
-
-  /** Whether the bytes `read` gets live in a buffer the next read overwrites (then what is kept is copied). */
-  private shared = false;
 
   /** Bytes from the connection, in order; `shared` when they are only lent until the next read. */
   read(data: Buffer, shared: boolean): void {
@@ -267,7 +317,7 @@ class Exchange {
       this.answered = true;
       this.reject(error);
     } else if (this.decoder !== null) this.decoder.destroy(error instanceof Error ? error : new Error(String(error)));
-    else this.body?.fail(error);
+    else this.answerBody?.fail(error);
     this.done(false);
   }
 
@@ -280,7 +330,8 @@ class Exchange {
       const end = buffer.indexOf(CRLF2, from);
       if (end === -1 ? buffer.length > MAX_HEAD_BYTES : end > MAX_HEAD_BYTES) throw new UpstreamProtocolError('the upstream response head is larger than 64 KiB');
       if (end === -1) {
-        this.pending = buffer === data && this.shared ? Buffer.from(buffer) : buffer;
+        // Bytes of the lent read buffer (all of it, or what follows an interim head) are copied.
+        this.pending = this.shared && buffer.buffer === data.buffer ? Buffer.from(buffer) : buffer;
         return null;
       }
       this.pending = null;
@@ -294,47 +345,70 @@ class Exchange {
 
   /** Parse a head; null for an interim (1xx) answer, which is skipped. */
   private parseHead(text: string): number | null {
-    const lines = text.split('\r\n');
-    const statusLine = STATUS_LINE.exec(lines[0]!);
-    if (statusLine === null) throw new UpstreamProtocolError(`the upstream sent a malformed status line: ${JSON.stringify(lines[0]!.slice(0, 64))}`);
-    const status = Number(statusLine[2]);
+    let lineEnd = text.indexOf('\r\n');
+    if (lineEnd === -1) lineEnd = text.length;
+    const minor = statusLine(text, lineEnd);
+    const status = (text.charCodeAt(9) - 48) * 100 + (text.charCodeAt(10) - 48) * 10 + (text.charCodeAt(11) - 48);
+    const reason = lineEnd > 13 ? text.slice(13, lineEnd) : '';
+    // One pass over the fields, noting the four that decide how the answer is framed.
     const raw: string[] = [];
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      if (line.length > 0 && (line.charCodeAt(0) === 32 || line.charCodeAt(0) === 9)) {
+    let connection = '';
+    let transferEncoding: string | null = null;
+    let contentLength: string | null = null;
+    let contentEncoding: string | null = null;
+    for (let at = lineEnd + 2; at < text.length; ) {
+      let end = text.indexOf('\r\n', at);
+      if (end === -1) end = text.length;
+      const first = text.charCodeAt(at);
+      if (first === 32 || first === 9) {
         // Obsolete line folding: a recipient replaces it with a space (RFC 9112 §5.2).
         if (raw.length === 0) throw new UpstreamProtocolError('the upstream sent a malformed header');
-        raw[raw.length - 1] = `${raw[raw.length - 1]!} ${line.trim()}`;
+        raw[raw.length - 1] = `${raw[raw.length - 1]!} ${fieldValue(text, at, end)}`;
+        at = end + 2;
         continue;
       }
-      const colon = line.indexOf(':');
-      const name = colon > 0 ? line.slice(0, colon) : '';
-      if (!TOKEN.test(name)) throw new UpstreamProtocolError(`the upstream sent a malformed header: ${JSON.stringify(line.slice(0, 64))}`);
-      raw.push(name.toLowerCase(), line.slice(colon + 1).trim());
+      const colon = text.indexOf(':', at);
+      if (colon === -1 || colon > end || !isToken(text, at, colon)) throw new UpstreamProtocolError(`the upstream sent a malformed header: ${JSON.stringify(text.slice(at, Math.min(end, at + 64)))}`);
+      const name = text.slice(at, colon).toLowerCase();
+      const value = fieldValue(text, colon + 1, end);
+      raw.push(name, value);
+      switch (name) {
+        case 'connection':
+          connection += `,${value.toLowerCase()}`;
+          break;
+        case 'transfer-encoding':
+          transferEncoding = transferEncoding === null ? value : `${transferEncoding}, ${value}`;
+          break;
+        case 'content-length':
+          contentLength = contentLength === null ? value : `${contentLength}, ${value}`;
+          break;
+        case 'content-encoding':
+          contentEncoding = contentEncoding === null ? value : `${contentEncoding}, ${value}`;
+          break;
+      }
+      at = end + 2;
     }
-    if (status >= 100 && status < 200) {
+    if (status < 200) {
       if (status === 101) throw new UpstreamProtocolError('the upstream switched protocols');
       return null;
     }
-    const request = this.request;
-    const connection = rawHeader(raw, 'connection')?.toLowerCase() ?? '';
-    if (statusLine[1] === '0' ? !/\bkeep-alive\b/.test(connection) : /\bclose\b/.test(connection)) this.keepAlive = false;
-    const encoding = rawHeader(raw, 'transfer-encoding');
+    if (minor === 0 ? !/\bkeep-alive\b/.test(connection) : /\bclose\b/.test(connection)) this.keepAlive = false;
     let framing: Framing;
-    if (request.method === 'HEAD' || status === 204 || status === 304) framing = { kind: 'none' };
-    else if (encoding !== null) {
+    if (this.request.method === 'HEAD' || status === 204 || status === 304) framing = { kind: 'none' };
+    else if (transferEncoding !== null) {
+      // Both framings at once is how responses get smuggled: refused, as node:http does.
+      if (contentLength !== null) throw new UpstreamProtocolError('the upstream sent both transfer-encoding and content-length');
       // Chunked only as the last coding; any other ends with the connection (RFC 9112 §6.3).
-      framing = /(?:^|,)\s*chunked\s*$/i.test(encoding) ? { kind: 'chunked' } : { kind: 'close' };
-    } else {
-      const length = rawHeader(raw, 'content-length');
-      if (length === null) framing = { kind: 'close' };
-      else {
-        // Repeated equal values are one length; differing ones are an error.
-        const values = new Set(length.split(',').map((v) => v.trim()));
-        const only = values.size === 1 ? [...values][0]! : '';
-        if (!/^\d{1,15}$/.test(only)) throw new UpstreamProtocolError(`the upstream sent an invalid content-length: ${JSON.stringify(length.slice(0, 64))}`);
-        framing = Number(only) === 0 ? { kind: 'none' } : { kind: 'length', left: Number(only) };
-      }
+      // An HTTP/1.0 answer with a transfer coding is faulty framing: its connection is not reused.
+      framing = /(?:^|,)[ \t]*chunked[ \t]*$/i.test(transferEncoding) ? { kind: 'chunked' } : { kind: 'close' };
+      if (minor === 0) this.keepAlive = false;
+    } else if (contentLength === null) framing = { kind: 'close' };
+    else {
+      // Repeated equal values are one length; differing ones are an error.
+      const values = new Set(contentLength.split(',').map((v) => v.trim()));
+      const only = values.size === 1 ? [...values][0]! : '';
+      if (!/^\d{1,15}$/.test(only)) throw new UpstreamProtocolError(`the upstream sent an invalid content-length: ${JSON.stringify(contentLength.slice(0, 64))}`);
+      framing = Number(only) === 0 ? { kind: 'none' } : { kind: 'length', left: Number(only) };
     }
     if (framing.kind === 'close') this.keepAlive = false;
     this.framing = framing;
@@ -343,8 +417,8 @@ class Exchange {
     let decoded = false;
     if (framing.kind !== 'none') {
       body = new BodyQueue();
-      this.body = body;
-      const decoder = decoderFor(rawHeader(raw, 'content-encoding'));
+      this.answerBody = body;
+      const decoder = decoderFor(contentEncoding);
       decoded = decoder !== null;
       if (decoder !== null) this.decode(decoder, body);
       else {
@@ -352,7 +426,7 @@ class Exchange {
         body.onGiveUp = () => this.fail(closedEarly());
       }
     }
-    this.resolve({ status, statusText: statusLine[3] ?? '', rawHeaders: raw, decoded, body });
+    this.resolve({ status, statusText: reason, rawHeaders: raw, decoded, body });
     return status;
   }
 
@@ -430,7 +504,7 @@ class Exchange {
     const chunk = this.shared ? Buffer.from(lent) : lent;
     if (this.decoder !== null) {
       if (!this.decoder.write(chunk)) this.flow(false);
-    } else if (this.body !== null && !this.body.push(chunk)) this.flow(false);
+    } else if (this.answerBody !== null && !this.answerBody.push(chunk)) this.flow(false);
   }
 
   /** The whole answer was read. Bytes beyond it (`extra`) were never asked for: the connection goes. */
@@ -439,7 +513,7 @@ class Exchange {
     this.finished = true;
     this.detachSignal?.();
     if (this.decoder !== null) this.decoder.end();
-    else this.body?.end();
+    else this.answerBody?.end();
     this.done(this.keepAlive && !extra);
   }
 
@@ -467,26 +541,41 @@ function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 }
 
-/** The head of a request: request line, the caller's headers, `host` and `content-length` if missing. */
-function requestHead(request: ClientRequest, bodyLength: number | null): string {
+/**
+ * Headers the client writes itself or that would change how the connection is framed: a caller's
+ * are dropped (a wrong `content-length` would make the rest of the body read as another request).
+ */
+const OWN_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'proxy-connection', 'upgrade', 'te', 'trailer', 'expect']);
+/** A header value may hold Latin-1 characters except NUL, CR and LF. */
+const BAD_VALUE = /[\0\r\n\u0100-\uffff]/;
+/** A request target in origin form: no whitespace or control characters. */
+const TARGET = /^\/[^\0- \x7f]*$/;
+
+/**
+ * The head of a request: request line, the caller's headers (checked: a name is a token, a value
+ * cannot break the head), `host` when absent and the body's own `content-length`. Throws a
+ * TypeError, as `fetch` does, before anything is sent.
+ */
+export function requestHead(request: ClientRequest, bodyLength: number | null): string {
+  if (!isToken(request.method, 0, request.method.length)) throw new TypeError(`Invalid method: ${JSON.stringify(request.method)}`);
+  if (!TARGET.test(request.path)) throw new TypeError(`Invalid request target: ${JSON.stringify(request.path)}`);
   let head = `${request.method} ${request.path} HTTP/1.1\r\n`;
   let host = false;
-  let length = false;
   const headers = request.headers;
   for (let i = 0; i + 1 < headers.length; i += 2) {
     const name = headers[i]!;
     const value = headers[i + 1]!;
-    if (!TOKEN.test(name)) throw new TypeError(`Invalid header name: ${JSON.stringify(name)}`);
+    if (!isToken(name, 0, name.length)) throw new TypeError(`Invalid header name: ${JSON.stringify(name)}`);
     if (BAD_VALUE.test(value)) throw new TypeError(`Invalid value for header ${name}`);
+    if (OWN_HEADERS.has(name)) continue;
     if (name === 'host') host = true;
-    else if (name === 'content-length') length = true;
     head += `${name}: ${value}\r\n`;
   }
   if (!host) {
     const hostname = request.hostname.includes(':') ? `[${request.hostname}]` : request.hostname;
     head += request.port === (request.secure ? 443 : 80) ? `host: ${hostname}\r\n` : `host: ${hostname}:${request.port}\r\n`;
   }
-  if (!length && bodyLength !== null) head += `content-length: ${bodyLength}\r\n`;
+  if (bodyLength !== null) head += `content-length: ${bodyLength}\r\n`;
   return `${head}\r\n`;
 }
 
@@ -494,15 +583,21 @@ function requestHead(request: ClientRequest, bodyLength: number | null): string 
 class Connection {
   exchange: Exchange | null = null;
   paused = false;
+  /** When it last became idle (for the idle sweep). */
+  idleSince = 0;
 
   constructor(
     readonly socket: Socket,
     private readonly pool: Origin,
-    lent: Buffer | null,
+    /** The pool's generation when this connection was opened: an older one is not reused. */
+    readonly generation: number,
+    lent: boolean,
   ) {
     socket.setNoDelay(true);
+    // Set once: silence while a call is under way fails it; an idle connection is swept earlier.
+    socket.setTimeout(pool.options.timeoutMs);
     // A TLS socket streams what it decrypted; a plain one hands its reads to `bytes` (see `connect`).
-    if (lent === null) socket.on('data', (data: Buffer) => this.bytes(data, false));
+    if (!lent) socket.on('data', (data: Buffer) => this.bytes(data, false));
     socket.on('end', () => this.exchange?.end());
     socket.on('error', (error) => this.exchange?.end(error));
     socket.on('close', () => {
@@ -531,11 +626,7 @@ class Connection {
     this.exchange = exchange;
     const socket = this.socket;
     socket.ref();
-    socket.setTimeout(this.pool.options.timeoutMs);
-    const request = exchange.request;
-    const body = request.body;
-    const bodyLength = body === null ? null : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-    const head = requestHead(request, bodyLength);
+    const { head, body } = exchange;
     // One write: head and body together (a text body with an ASCII head as one string).
     if (body === null) socket.write(head, 'latin1');
     else if (typeof body === 'string' && ASCII.test(head)) socket.write(head + body);
@@ -547,11 +638,20 @@ class Connection {
     }
   }
 
+  /**
+   * Read on, or stop reading while the body waits unread. While stopped, the silence timeout is
+   * off: a slow reader is not a silent upstream.
+   */
   flow(on: boolean): void {
     if (on === !this.paused) return;
     this.paused = !on;
-    if (on) this.socket.resume();
-    else this.socket.pause();
+    if (on) {
+      this.socket.setTimeout(this.pool.options.timeoutMs);
+      this.socket.resume();
+    } else {
+      this.socket.setTimeout(0);
+      this.socket.pause();
+    }
   }
 
   /** The exchange is over: back to the pool, or closed. */
@@ -559,27 +659,30 @@ class Connection {
     this.exchange = null;
     if (this.paused) this.flow(true);
     // Part of the request still unsent (the upstream answered before taking it all): not reused.
-    if (!reusable || !this.usable || this.socket.writableLength > 0) {
+    if (!reusable || !this.usable || this.socket.writableLength > 0 || this.generation !== this.pool.generation) {
       this.socket.destroy();
       return;
     }
-    this.socket.setTimeout(this.pool.options.idleTimeoutMs);
     this.pool.idle(this);
   }
 }
 
-/** The connections to one origin: idle ones (most recent first), how many are open, who waits. */
+/** The connections to one origin: idle ones (most recent last), how many are open, who waits. */
 class Origin {
-  private readonly free: Connection[] = [];
+  readonly free: Connection[] = [];
   private open = 0;
   private readonly waiting: Array<(connection: Connection) => void> = [];
   private session: Buffer | undefined;
+  /** Bumped by `close()`: connections opened before it close once their answer is read. */
+  generation = 0;
 
   constructor(
     readonly options: ClientOptions,
     private readonly secure: boolean,
     private readonly hostname: string,
     private readonly port: number,
+    /** Told when a connection becomes idle (the sweep starts), and when the origin has nothing left. */
+    private readonly events: { idle(): void; empty(origin: Origin): void },
   ) {}
 
   /** A connection for the next exchange: an idle one, a new one, or the next released. */
@@ -608,7 +711,15 @@ class Origin {
     const next = this.waiting.shift();
     if (next !== undefined) return next(connection);
     connection.socket.unref();
+    connection.idleSince = Date.now();
     this.free.push(connection);
+    this.events.idle();
+  }
+
+  /** Close the connections idle since before `before`. */
+  sweep(before: number): void {
+    // Oldest first: the free list is in the order connections became idle.
+    while (this.free.length > 0 && this.free[0]!.idleSince <= before) this.free.shift()!.socket.destroy();
   }
 
   closed(connection: Connection): void {
@@ -618,9 +729,11 @@ class Origin {
     // Someone waits for a slot this close frees: give them a new connection.
     const next = this.waiting.shift();
     if (next !== undefined) next(this.connect());
+    else if (this.open === 0) this.events.empty(this);
   }
 
   close(): void {
+    this.generation++;
     for (const connection of this.free.splice(0)) connection.socket.destroy();
   }
 
@@ -636,23 +749,36 @@ class Origin {
         ...(this.session === undefined ? {} : { session: this.session }),
       });
       tls.on('session', (session: Buffer) => (this.session = session));
-      return new Connection(tls, this, null);
+      return new Connection(tls, this, this.generation, false);
     }
     // Reads land in one buffer per connection and go straight to the parser, without a
     // `Buffer` and a stream 'data' event per read; the parser copies what it keeps.
     let connection: Connection | undefined;
     const buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
     const socket = netConnect({ host: this.hostname, port: this.port, onread: { buffer, callback: (n) => connection!.bytes(buffer.subarray(0, n), true) } });
-    connection = new Connection(socket, this, buffer);
+    connection = new Connection(socket, this, this.generation, true);
     return connection;
   }
 }
 
 const noop = () => {};
 
-/** The client: origins by `protocol//host:port`, each with its own pool. */
+/** The client: origins by host and port, each with its own pool. */
 export class Client {
   private readonly origins = new Map<string, Origin>();
+  private sweeper: ReturnType<typeof setInterval> | null = null;
+  private readonly events = {
+    idle: () => {
+      // One timer for every idle connection (none while nothing is idle), instead of a timer
+      // per connection reset on every call.
+      if (this.sweeper !== null) return;
+      this.sweeper = setInterval(() => this.sweep(), Math.max(10, Math.floor(this.options.idleTimeoutMs / 4)));
+      this.sweeper.unref();
+    },
+    empty: (origin: Origin) => {
+      for (const [key, o] of this.origins) if (o === origin) this.origins.delete(key);
+    },
+  };
 
   constructor(private readonly options: ClientOptions) {}
 
@@ -671,6 +797,8 @@ export class Client {
         try {
           shaped = shape(answer);
         } catch (error) {
+          // Nobody will read this body: give it up, so its connection is not held.
+          void answer.body?.return();
           return rejectWith(error);
         }
         resolveWith(shaped);
@@ -678,44 +806,57 @@ export class Client {
       const reject = (error: unknown) => rejectWith(failure === undefined ? error : failure(error));
       const signal = request.signal;
       if (signal?.aborted === true) return reject(abortReason(signal));
-      const key = `${request.secure ? 's' : ''}${request.hostname}:${request.port}`;
-      let origin = this.origins.get(key);
-      if (origin === undefined) {
-        origin = new Origin(this.options, request.secure, request.hostname, request.port);
-        this.origins.set(key, origin);
-      }
-      let connection: Connection | null = null;
-      let exchange: Exchange;
+      const body = request.body;
+      let head: string;
       try {
-        exchange = new Exchange(
-          request,
-          resolve,
-          reject,
-          (reusable) => {
-            if (connection !== null) connection.release(reusable);
-            else stopWaiting();
-          },
-          // Only while this exchange is the connection's: a decoder may still drain after it.
-          (on) => {
-            if (connection?.exchange === exchange) connection.flow(on);
-          },
-        );
+        // Checked before any connection is taken: a bad header costs none.
+        head = requestHead(request, body === null ? null : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
       } catch (error) {
         return reject(error);
       }
+      const key = `${request.secure ? 's' : ''}${request.hostname}:${request.port}`;
+      let origin = this.origins.get(key);
+      if (origin === undefined) {
+        origin = new Origin(this.options, request.secure, request.hostname, request.port, this.events);
+        this.origins.set(key, origin);
+      }
+      let connection: Connection | null = null;
+      const exchange: Exchange = new Exchange(
+        request,
+        head,
+        resolve,
+        reject,
+        (reusable) => {
+          if (connection !== null) connection.release(reusable);
+          else stopWaiting();
+        },
+        // Only while this exchange is the connection's: a decoder may still drain after it.
+        (on) => {
+          if (connection?.exchange === exchange) connection.flow(on);
+        },
+      );
       const stopWaiting = origin.acquire((c) => {
         connection = c;
-        try {
-          c.start(exchange);
-        } catch (error) {
-          exchange.fail(error);
-        }
+        c.start(exchange);
       });
     });
   }
 
-  /** Close the idle connections (those in use close once their answer is read). */
+  /** Close the idle connections now, and those in use once their answer is read; later calls open new ones. */
   close(): void {
     for (const origin of this.origins.values()) origin.close();
+  }
+
+  private sweep(): void {
+    const before = Date.now() - this.options.idleTimeoutMs;
+    let idle = false;
+    for (const origin of this.origins.values()) {
+      origin.sweep(before);
+      idle ||= origin.free.length > 0;
+    }
+    if (!idle && this.sweeper !== null) {
+      clearInterval(this.sweeper);
+      this.sweeper = null;
+    }
   }
 }

@@ -111,6 +111,21 @@ function webBody(body: BodyQueue, signal: AbortSignal | undefined): ReadableStre
   );
 }
 
+/** A call this transport takes: where, what, how. */
+interface Call {
+  url: URL;
+  body: Uint8Array | string | null;
+  method: string;
+}
+
+/** The methods fetch writes in upper case whatever case they were given in. */
+const NORMALIZED = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
+
+function normalizedMethod(method: string): string {
+  const upper = method.toUpperCase();
+  return NORMALIZED.has(upper) ? upper : method;
+}
+
 const parsedUrls = new Map<string, URL>();
 
 /**
@@ -142,7 +157,7 @@ function transport(options: NodeFetchOptions) {
    * Send a call; resolves with `shape` of the answer's head (its body still to read). Network
    * failures reject with fetch's TypeError, an abort with the signal's reason.
    */
-  function send<T>(url: URL, init: RequestInit, body: Uint8Array | string | null, shape: (answer: ClientAnswer) => T): Promise<T> {
+  function send<T>({ url, body, method }: Call, init: RequestInit, shape: (answer: ClientAnswer) => T): Promise<T> {
     const signal = init.signal ?? undefined;
     const secure = url.protocol === 'https:';
     return client.request(
@@ -150,7 +165,7 @@ function transport(options: NodeFetchOptions) {
         secure,
         hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
         port: url.port === '' ? (secure ? 443 : 80) : Number(url.port),
-        method: init.method ?? 'GET',
+        method,
         path: url.pathname + url.search,
         headers: flatHeaders(init.headers),
         body,
@@ -178,7 +193,7 @@ function transport(options: NodeFetchOptions) {
   }
 
   /** The call this transport takes itself, or null when it belongs to the fallback. */
-  function own(input: string | URL | Request, init: RequestInit): { url: URL; body: Uint8Array | string | null } | null | TypeError {
+  function own(input: string | URL | Request, init: RequestInit): Call | null | TypeError {
     if (input instanceof Request || (init.redirect !== 'error' && init.redirect !== 'manual')) return null;
     const body = bodyBytes(init.body);
     if (body === undefined) return null;
@@ -189,7 +204,11 @@ function transport(options: NodeFetchOptions) {
       return new TypeError(`Failed to parse URL from ${String(input)}`, { cause });
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-    return { url, body };
+    // What fetch refuses, refused alike.
+    if (url.username !== '' || url.password !== '') return new TypeError(`Request cannot be constructed from a URL that includes credentials: ${url.origin}`);
+    const method = normalizedMethod(init.method ?? 'GET');
+    if (body !== null && (method === 'GET' || method === 'HEAD')) return new TypeError('Request with GET/HEAD method cannot have body.');
+    return { url, body, method };
   }
 
   return { send, own, fallback, close: () => client.close() };
@@ -206,9 +225,8 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
     if (call === null) return t.fallback(input, init);
     if (call instanceof TypeError) throw call;
     return t.send(
-      call.url,
+      call,
       init,
-      call.body,
       (answer) =>
         new Response(answer.body === null ? null : webBody(answer.body, init.signal ?? undefined), {
           status: answer.status,
@@ -240,7 +258,7 @@ export function createNodeUpstream(options: NodeFetchOptions = {}): NodeUpstream
     const call = t.own(url, init);
     if (call === null) return t.fallback(url, init);
     if (call instanceof TypeError) return Promise.reject(call);
-    return t.send(call.url, init, call.body, (answer): UpstreamResponse => ({
+    return t.send(call, init, (answer): UpstreamResponse => ({
       status: answer.status,
       headers: rawHeaderReader(answer.rawHeaders, answer.decoded),
       body: answer.body,
