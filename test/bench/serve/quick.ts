@@ -2,7 +2,7 @@
  * A quick look at one case of the serve benchmark while working on the hot path (not part of
  * `npm run bench`): mock upstream, bare proxy, tollgate serve (and optionally Portkey), closed
  * loop at QUICK_CONNS connections for QUICK_SECONDS each, non-stream and stream; prints req/s and
- * CPU µs per request of each peer's process, and (QUICK_ROUNDS rounds) the median p50 added over direct; QUICK_DELAY=20 uses the upstream that answers after 20 ms; QUICK_PIPE=1 adds the raw byte pipe. QUICK_PROFILE=<dir> writes a CPU profile of
+ * CPU µs per request of each peer's process, and (QUICK_ROUNDS rounds) the median p50 added over direct (for streams also the time to first byte); QUICK_DELAY=20 uses the upstream that answers after 20 ms; QUICK_PIPE=1 adds the raw byte pipe. QUICK_PROFILE=<dir> writes a CPU profile of
  * tollgate serve there, QUICK_PROFILE_PROXY=<dir> one of the bare proxy. To compare builds or
  * settings side by side in one run, QUICK_VARIANTS=base:,other:ENV=value;NODE_FLAGS=--flag starts
  * one tollgate serve per variant (its own environment; NODE_FLAGS are given to node), and
@@ -74,6 +74,7 @@ if (withPortkey) {
 }
 for (const p of peers) await closedLoop(p.shot(false), { connections: 16, warmupMs: 0, durationMs: 1500 });
 let direct = 0;
+let directTtfb = 0;
 for (const mode of modes) {
   const stream = mode === 'stream';
   for (let round = 0; round < rounds; round++) {
@@ -81,10 +82,15 @@ for (const mode of modes) {
       const cpu0 = p.service.cpuMs();
       const r = await closedLoop(p.shot(stream), { connections: conns, warmupMs: 200, durationMs: seconds * 500 });
       const cpu = p.service.cpuMs() - cpu0;
-      if (p.name === 'direct') direct = r.p50;
+      if (p.name === 'direct') {
+        direct = r.p50;
+        directTtfb = r.ttfbP50;
+      }
       if (p.name !== 'direct') added.set(`${mode} ${p.name}`, [...(added.get(`${mode} ${p.name}`) ?? []), r.p50 - direct]);
+      if (p.name !== 'direct' && stream) added.set(`${mode} ${p.name} first byte`, [...(added.get(`${mode} ${p.name} first byte`) ?? []), r.ttfbP50 - directTtfb]);
       const plus = p.name === 'direct' ? '' : ` (+${(r.p50 - direct).toFixed(3)})`;
-      console.log(`${mode} ${conns}c r${round} ${p.name.padEnd(10)} ${Math.round(r.rps)} req/s p50 ${r.p50.toFixed(3)}${plus} p99 ${r.p99.toFixed(2)} ms cpu ${Math.round((cpu * 1000) / r.completed)} µs/req errors ${r.errors} ${r.firstError ?? ''}`);
+      const ttfb = stream ? ` ttfb ${r.ttfbP50.toFixed(3)}${p.name === 'direct' ? '' : ` (+${(r.ttfbP50 - directTtfb).toFixed(3)})`}` : '';
+      console.log(`${mode} ${conns}c r${round} ${p.name.padEnd(10)} ${Math.round(r.rps)} req/s p50 ${r.p50.toFixed(3)}${plus}${ttfb} p99 ${r.p99.toFixed(2)} ms cpu ${Math.round((cpu * 1000) / r.completed)} µs/req errors ${r.errors} ${r.firstError ?? ''}`);
     }
   }
 }
