@@ -11,7 +11,7 @@ export type * from './codec.js';
 export { codecTable, codecOf, type CodecTable } from './codec-table.js';
 export { convertRequestWith, convertResponseWith } from './convert-with.js';
 export type { ConvertRequestOptions, ConvertRequestResult, ConvertResponseResult } from './convert-with.js';
-export { convertStreamWith, decodeStreamWith, encodeStreamWith } from './convert-stream-with.js';
+export { convertStreamWith, convertStreamChunks, decodeStreamWith, encodeStreamWith } from './convert-stream-with.js';
 export type { ByteSource, ConvertStreamOptions } from './convert-stream-with.js';
 export { createSseReader, sseEvent, DEFAULT_MAX_EVENT_BYTES } from './sse/parse.js';
 export type { SseMessage, SseReader, SseReaderOptions } from './sse/parse.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fixtureText } from '../../../test/support/fixtures.js';
 import type { Codec } from './codec.js';
-import { convertStreamWith } from './convert-stream-with.js';
+import { convertStreamChunks, convertStreamWith } from './convert-stream-with.js';
 import { anthropicMessagesCodec } from './anthropic-messages/index.js';
 import { openaiChatCodec } from './openai-chat/index.js';
 import { bytes, readAll, streamOf } from './__tests__/harness.js';
@@ -109,5 +109,98 @@ describe('convertStreamWith over an async iterable (a Node stream, say)', () => 
     await reader.read();
     await reader.cancel();
     expect(returned).toBe(true);
+  });
+});
+
+describe('convertStreamChunks: the same conversion as an async iterator (no web stream)', () => {
+  const fixture = () => bytes(fixtureText('anthropic-messages/stream-text.sse'));
+  async function collect(chunks: AsyncIterable<Uint8Array>): Promise<string> {
+    const decoder = new TextDecoder();
+    let text = '';
+    for await (const chunk of chunks) text += decoder.decode(chunk, { stream: true });
+    return text + decoder.decode();
+  }
+
+  for (const [name, target] of [
+    ['translated', openaiChatCodec],
+    ['identity', anthropicMessagesCodec],
+  ] as const) {
+    it(`${name}: gives the bytes convertStreamWith gives, and reports "done" once`, async () => {
+      const closes: string[] = [];
+      const fromStream = await readAll(convertStreamWith(streamOf([fixture()]), anthropicMessagesCodec, target, { model: 'm' }));
+      const fromChunks = await collect(convertStreamChunks(streamOf([fixture()]), anthropicMessagesCodec, target, { model: 'm', onClose: (how) => closes.push(how) }));
+      expect(fromChunks.replace(/"created":\d+/g, '')).toBe(fromStream.replace(/"created":\d+/g, ''));
+      expect(closes).toEqual(['done']);
+    });
+
+    it(`${name}: return() before the end cancels the source and reports "cancelled" once`, async () => {
+      const closes: string[] = [];
+      let sourceCancelled = false;
+      let n = 0;
+      const endless = new ReadableStream<Uint8Array>({
+        pull(c) {
+          c.enqueue(bytes(n++ === 0 ? START : 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"la"}}\n\n'));
+        },
+        cancel() {
+          sourceCancelled = true;
+        },
+      });
+      const chunks = convertStreamChunks(endless, anthropicMessagesCodec, target, { onClose: (how) => closes.push(how) });
+      expect((await chunks.next()).done).toBe(false);
+      await chunks.return!();
+      await chunks.return!();
+      expect(await chunks.next()).toEqual({ done: true, value: undefined });
+      expect(closes).toEqual(['cancelled']);
+      expect(sourceCancelled).toBe(true);
+    });
+  }
+
+  it('a translation that throws fails this and every later next(), reports its end, and cancels the source', async () => {
+    const closes: string[] = [];
+    let sourceCancelled = false;
+    const broken: Codec = {
+      ...openaiChatCodec,
+      createStreamEncoder: () => ({
+        encode() {
+          throw new Error('encoder bug');
+        },
+        end() {},
+      }),
+    };
+    const source = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(fixture());
+      },
+      cancel() {
+        sourceCancelled = true;
+      },
+    });
+    const chunks = convertStreamChunks(source, anthropicMessagesCodec, broken, { onClose: (how) => closes.push(how) });
+    await expect(chunks.next()).rejects.toThrow('encoder bug');
+    await expect(chunks.next()).rejects.toThrow('encoder bug');
+    expect(closes).toEqual(['done']);
+    expect(sourceCancelled).toBe(true);
+  });
+
+  it('pulls from the source only when asked, one pull at a time even when next() is called twice at once', async () => {
+    let pulls = 0;
+    const source = new ReadableStream<Uint8Array>(
+      {
+        pull(c) {
+          pulls++;
+          c.enqueue(bytes(pulls === 1 ? START : 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"la"}}\n\n'));
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const chunks = convertStreamChunks(source, anthropicMessagesCodec, openaiChatCodec);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(pulls).toBe(0);
+    const [a, b] = await Promise.all([chunks.next(), chunks.next()]);
+    expect(a.done).toBe(false);
+    expect(b.done).toBe(false);
+    expect(new TextDecoder().decode(b.value as Uint8Array)).toContain('"la"');
+    expect(pulls).toBe(2);
+    await chunks.return!();
   });
 });

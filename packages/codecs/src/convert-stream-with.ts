@@ -61,6 +61,73 @@ function pullFrom(source: ByteSource): Pull {
   };
 }
 
+/** What a converted stream's producer writes to: a web stream's controller is one. */
+interface ChunkSink {
+  enqueue(chunk: Uint8Array): void;
+  close(): void;
+}
+
+/**
+ * A pull-driven producer of chunks: `pull` adds output (or closes) when asked, `cancel` gives the
+ * source up. The same producer backs a web `ReadableStream` (`convertStreamWith`) or a plain
+ * async iterator (`convertStreamChunks`), which a server writing to a socket reads without the
+ * web stream's machinery.
+ */
+interface ChunkSource {
+  pull(sink: ChunkSink): Promise<void>;
+  cancel(reason?: unknown): Promise<void>;
+}
+
+function toReadableStream(source: ChunkSource): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({ pull: (controller) => source.pull(controller), cancel: (reason) => source.cancel(reason) }, { highWaterMark: 0 });
+}
+
+/**
+ * The chunks of a source as an async iterator, read as a web stream would be: one pull at a
+ * time, only when asked; a failure of `pull` fails this and every later `next()`; `return()`
+ * before the end cancels the source (and ends the iteration).
+ */
+function toChunks(source: ChunkSource): AsyncIterableIterator<Uint8Array> {
+  const queue: Uint8Array[] = [];
+  let closed = false;
+  let failure: { error: unknown } | null = null;
+  let busy: Promise<void> | null = null;
+  const sink: ChunkSink = {
+    enqueue: (chunk) => void queue.push(chunk),
+    close: () => void (closed = true),
+  };
+  const iterator: AsyncIterableIterator<Uint8Array> = {
+    [Symbol.asyncIterator]: () => iterator,
+    async next(): Promise<IteratorResult<Uint8Array>> {
+      while (busy !== null) await busy;
+      for (;;) {
+        if (queue.length > 0) return { done: false, value: queue.shift()! };
+        if (failure !== null) throw failure.error;
+        if (closed) return { done: true, value: undefined };
+        busy = source.pull(sink).then(
+          () => {
+            busy = null;
+          },
+          (error: unknown) => {
+            busy = null;
+            failure = { error };
+          },
+        );
+        await busy;
+      }
+    },
+    async return(): Promise<IteratorResult<Uint8Array>> {
+      if (!closed && failure === null) {
+        closed = true;
+        queue.length = 0;
+        await source.cancel();
+      }
+      return { done: true, value: undefined };
+    },
+  };
+  return iterator;
+}
+
 /**
  * Convert a stream of the `source` codec's format into the `target` codec's, chunk by chunk.
  * Pull-based: nothing is read from the source until the consumer asks, so a slow consumer slows
@@ -74,6 +141,24 @@ export function convertStreamWith(
   target: Codec,
   options: ConvertStreamOptions = {},
 ): ReadableStream<Uint8Array> {
+  return toReadableStream(converter(readable, source, target, options));
+}
+
+/**
+ * `convertStreamWith` as an async iterator of chunks instead of a web stream, for a server that
+ * writes them to a socket itself: the same conversion, pull-driven the same way; `return()`
+ * cancels the source as cancelling the stream would.
+ */
+export function convertStreamChunks(
+  readable: ByteSource,
+  source: Codec,
+  target: Codec,
+  options: ConvertStreamOptions = {},
+): AsyncIterableIterator<Uint8Array> {
+  return toChunks(converter(readable, source, target, options));
+}
+
+function converter(readable: ByteSource, source: Codec, target: Codec, options: ConvertStreamOptions): ChunkSource {
   const same = source.format === target.format;
   if (same && !needsRewrite(source, options)) return passthrough(readable, source, options);
   const decoder = source.createStreamDecoder();
@@ -120,7 +205,7 @@ function identityRewriter(codec: Codec, options: ConvertStreamOptions): StreamEn
  * terminal event — the format's own in-stream error is appended, so the client sees an error,
  * never a clean finish. Pull-based like `fused`.
  */
-function passthrough(readable: ByteSource, codec: Codec, options: ConvertStreamOptions): ReadableStream<Uint8Array> {
+function passthrough(readable: ByteSource, codec: Codec, options: ConvertStreamOptions): ChunkSource {
   const onEvent = options.onEvent;
   const decoder = codec.createStreamDecoder();
   const text = new TextDecoder();
@@ -150,60 +235,57 @@ function passthrough(readable: ByteSource, codec: Codec, options: ConvertStreamO
     codec.createStreamEncoder(encoderOptions(options)).encode({ type: 'error', error }, (t) => (out += t));
     return encoder.encode(out);
   };
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
+  return {
+    async pull(controller) {
+      try {
+        if (closed) return;
+        let result: Awaited<ReturnType<Pull['read']>>;
         try {
-          if (closed) return;
-          let result: Awaited<ReturnType<Pull['read']>>;
-          try {
-            result = await upstream.read();
-          } catch {
-            closed = true;
-            const error = errorInfo('upstream_error', 'The upstream connection failed mid-stream.', { status: 502 });
-            onEvent?.({ type: 'error', error });
-            if (!upstreamError) controller.enqueue(errorBytes(error));
-            controller.close();
-            close('done');
-            return;
-          }
-          if (result.done) {
-            closed = true;
-            reader.feed(text.decode());
-            reader.end();
-            let ended: ErrorInfo | null = null;
-            if (watching) {
-              decoder.end((event) => {
-                const before = upstreamError;
-                see(event);
-                if (event.type === 'error' && !before) ended = event.error;
-              });
-            }
-            if (ended !== null) controller.enqueue(errorBytes(ended));
-            controller.close();
-            close('done');
-            return;
-          }
-          controller.enqueue(result.value);
-          const chunk = text.decode(result.value, { stream: true });
-          tail = (tail + chunk).slice(-4);
-          reader.feed(chunk);
-        } catch (error) {
-          // A failure of the translation itself: the stream errors, and its end is still reported.
+          result = await upstream.read();
+        } catch {
           closed = true;
+          const error = errorInfo('upstream_error', 'The upstream connection failed mid-stream.', { status: 502 });
+          onEvent?.({ type: 'error', error });
+          if (!upstreamError) controller.enqueue(errorBytes(error));
+          controller.close();
           close('done');
-          void upstream.cancel().catch(() => {});
-          throw error;
+          return;
         }
-      },
-      cancel(reason) {
+        if (result.done) {
+          closed = true;
+          reader.feed(text.decode());
+          reader.end();
+          let ended: ErrorInfo | null = null;
+          if (watching) {
+            decoder.end((event) => {
+              const before = upstreamError;
+              see(event);
+              if (event.type === 'error' && !before) ended = event.error;
+            });
+          }
+          if (ended !== null) controller.enqueue(errorBytes(ended));
+          controller.close();
+          close('done');
+          return;
+        }
+        controller.enqueue(result.value);
+        const chunk = text.decode(result.value, { stream: true });
+        tail = (tail + chunk).slice(-4);
+        reader.feed(chunk);
+      } catch (error) {
+        // A failure of the translation itself: the stream errors, and its end is still reported.
         closed = true;
-        close('cancelled');
-        return upstream.cancel(reason);
-      },
+        close('done');
+        void upstream.cancel().catch(() => {});
+        throw error;
+      }
     },
-    { highWaterMark: 0 },
-  );
+    cancel(reason) {
+      closed = true;
+      close('cancelled');
+      return upstream.cancel(reason);
+    },
+  };
 }
 
 function sizeOption(options: ConvertStreamOptions): { maxEventBytes?: number } {
@@ -222,7 +304,7 @@ function fused(
   decoder: StreamDecoder,
   sink: StreamEncoder & { raw?: (m: SseMessage, write: (t: string) => void) => void },
   options: ConvertStreamOptions,
-): ReadableStream<Uint8Array> {
+): ChunkSource {
   const onEvent = options.onEvent;
   const text = new TextDecoder();
   let out = '';
@@ -263,75 +345,72 @@ function fused(
   const upstream = pullFrom(readable);
   const close = closer(options);
 
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        try {
-          // Read until there is something to hand on, so one pull yields output or the end.
-          while (out.length === 0 && beforeError === null) {
-            if (finished) {
-              controller.close();
-              close('done');
-              void upstream.cancel().catch(() => {});
-              return;
-            }
-            let result: Awaited<ReturnType<Pull['read']>>;
-            try {
-              result = await upstream.read();
-            } catch (cause) {
-              emit({ type: 'error', error: errorInfo('upstream_error', 'The upstream connection failed mid-stream.', { status: 502 }) });
-              void cause;
-              break;
-            }
-            if (result.done) {
-              reader.feed(text.decode());
-              reader.end();
-              if (sink.raw !== undefined) {
-                // A stream that ended without its terminal event gets the format's error event.
-                decoder.end((event) => {
-                  observe(event);
-                  if (event.type === 'error' && !finished) sink.encode(event, write);
-                });
-              } else {
-                decoder.end(emit);
-              }
-              if (!finished) sink.end(write);
-              finished = true;
-              if (out.length === 0 && beforeError === null) {
-                controller.close();
-                close('done');
-                return;
-              }
-              break;
-            }
-            reader.feed(text.decode(result.value, { stream: true }));
-          }
-          if (beforeError !== null) controller.enqueue(encoder.encode(beforeError));
-          beforeError = null;
-          if (out.length > 0) controller.enqueue(encoder.encode(out));
-          out = '';
+  return {
+    async pull(controller) {
+      try {
+        // Read until there is something to hand on, so one pull yields output or the end.
+        while (out.length === 0 && beforeError === null) {
           if (finished) {
             controller.close();
             close('done');
-            // After an error event nothing more is read: let the source go (a no-op once it ended).
             void upstream.cancel().catch(() => {});
+            return;
           }
-        } catch (error) {
-          // A failure of the translation itself: the stream errors, and its end is still reported.
-          finished = true;
-          close('done');
-          void upstream.cancel().catch(() => {});
-          throw error;
+          let result: Awaited<ReturnType<Pull['read']>>;
+          try {
+            result = await upstream.read();
+          } catch (cause) {
+            emit({ type: 'error', error: errorInfo('upstream_error', 'The upstream connection failed mid-stream.', { status: 502 }) });
+            void cause;
+            break;
+          }
+          if (result.done) {
+            reader.feed(text.decode());
+            reader.end();
+            if (sink.raw !== undefined) {
+              // A stream that ended without its terminal event gets the format's error event.
+              decoder.end((event) => {
+                observe(event);
+                if (event.type === 'error' && !finished) sink.encode(event, write);
+              });
+            } else {
+              decoder.end(emit);
+            }
+            if (!finished) sink.end(write);
+            finished = true;
+            if (out.length === 0 && beforeError === null) {
+              controller.close();
+              close('done');
+              return;
+            }
+            break;
+          }
+          reader.feed(text.decode(result.value, { stream: true }));
         }
-      },
-      cancel(reason) {
+        if (beforeError !== null) controller.enqueue(encoder.encode(beforeError));
+        beforeError = null;
+        if (out.length > 0) controller.enqueue(encoder.encode(out));
+        out = '';
+        if (finished) {
+          controller.close();
+          close('done');
+          // After an error event nothing more is read: let the source go (a no-op once it ended).
+          void upstream.cancel().catch(() => {});
+        }
+      } catch (error) {
+        // A failure of the translation itself: the stream errors, and its end is still reported.
         finished = true;
-        close('cancelled');
-        return upstream.cancel(reason);
-      },
+        close('done');
+        void upstream.cancel().catch(() => {});
+        throw error;
+      }
     },
-    { highWaterMark: 0 },
-  );
+    cancel(reason) {
+      finished = true;
+      close('cancelled');
+      return upstream.cancel(reason);
+    },
+  };
 }
 
 /** A TransformStream from a codec's SSE bytes to canonical events. */

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { completeBodyOf, type GatewayReply } from '@tollgate/core';
+import { completeBodyOf, takeChunks, type GatewayReply } from '@tollgate/core';
 
 /** How long an event stream's head may wait for the first event before it is sent alone. */
 const HEAD_FLUSH_MS = 20;
@@ -36,6 +36,18 @@ export function writeHead(response: Response, res: ServerResponse): void {
  * `end`, an event stream chunk by chunk (see `writeFetchResponse`).
  */
 export async function writeReply(reply: GatewayReply, res: ServerResponse, method = 'GET'): Promise<void> {
+  // An event stream the gateway produces chunk by chunk is written from its chunks directly.
+  const chunks = takeChunks(reply);
+  if (chunks !== undefined) {
+    if (res.destroyed || method === 'HEAD') {
+      await chunks.return?.().catch(() => {});
+      if (!res.destroyed) res.writeHead(reply.status, reply.headers).end();
+      return;
+    }
+    res.writeHead(reply.status, reply.headers);
+    await writeBody(fromIterator(chunks), res, (reply.headers['content-type'] ?? '').startsWith('text/event-stream'));
+    return;
+  }
   const body = reply.body;
   if (res.destroyed) {
     if (body instanceof ReadableStream) await body.cancel().catch(() => {});
@@ -55,7 +67,7 @@ export async function writeReply(reply: GatewayReply, res: ServerResponse, metho
     res.end(body);
     return;
   }
-  await writeBody(body, res, (reply.headers['content-type'] ?? '').startsWith('text/event-stream'));
+  await writeBody(fromStream(body), res, (reply.headers['content-type'] ?? '').startsWith('text/event-stream'));
 }
 
 /**
@@ -81,14 +93,28 @@ export async function writeFetchResponse(response: Response, res: ServerResponse
     res.end();
     return;
   }
-  await writeBody(response.body, res, (response.headers.get('content-type') ?? '').startsWith('text/event-stream'));
+  await writeBody(fromStream(response.body), res, (response.headers.get('content-type') ?? '').startsWith('text/event-stream'));
+}
+
+/** A body read chunk by chunk, whichever kind it is; `stop` gives the rest up. */
+interface Chunks {
+  next(): Promise<IteratorResult<Uint8Array>>;
+  stop(): Promise<unknown>;
+}
+
+function fromStream(body: ReadableStream<Uint8Array>): Chunks {
+  const reader = body.getReader();
+  return { next: () => reader.read() as Promise<IteratorResult<Uint8Array>>, stop: () => reader.cancel() };
+}
+
+function fromIterator(chunks: AsyncIterator<Uint8Array>): Chunks {
+  return { next: () => chunks.next(), stop: async () => chunks.return?.() };
 }
 
 /** A body stream after the head was set: honours `drain`, cancels on close, cuts the connection on failure. */
-async function writeBody(body: ReadableStream<Uint8Array>, res: ServerResponse, eventStream: boolean): Promise<void> {
-  const reader = body.getReader();
+async function writeBody(reader: Chunks, res: ServerResponse, eventStream: boolean): Promise<void> {
   const onClose = () => {
-    if (!res.writableFinished) void reader.cancel().catch(() => {});
+    if (!res.writableFinished) void reader.stop().catch(() => {});
   };
   res.once('close', onClose);
   // An event stream shows its head without waiting for the first event for long; when that
@@ -106,14 +132,14 @@ async function writeBody(body: ReadableStream<Uint8Array>, res: ServerResponse, 
   }
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await reader.next();
       if (headTimer !== undefined) {
         clearTimeout(headTimer);
         headTimer = undefined;
       }
       if (done) break;
       if (res.destroyed) {
-        await reader.cancel().catch(() => {});
+        await reader.stop().catch(() => {});
         return;
       }
       wrote = true;
@@ -123,7 +149,7 @@ async function writeBody(body: ReadableStream<Uint8Array>, res: ServerResponse, 
   } catch {
     // The body failed: cut the connection so the client sees a truncated answer — after what
     // was already written (the head, chunks still in the socket's buffer) has left.
-    await reader.cancel().catch(() => {});
+    await reader.stop().catch(() => {});
     const socket = res.socket;
     if (socket !== null && !res.destroyed) {
       if (!wrote) res.flushHeaders();

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway, type GatewayRequest, type UsageRecord } from '../index.js';
+import { createGateway, takeChunks, type Gateway, type GatewayRequest, type UsageRecord } from '../index.js';
 import { createVirtualKey } from '../identity/index.js';
 import { anthropicUpstream, registry } from './__tests__/anthropic-upstream.js';
 
@@ -102,6 +102,35 @@ describe('gateway.reply: the answer as a plain reply, for server adapters that w
     expect(text).toContain('"Hello from"');
     await gateway.close({ drainMs: 1000 });
     expect(records[0]).toMatchObject({ status: 'ok', stream: true, request_id: reply.headers['x-tollgate-request-id'] });
+  });
+
+  it('gives an event stream as chunks to an adapter that takes them, the same bytes, and only once', async () => {
+    const { gateway, key, records } = await gatewayWithKey();
+    const viaStream = await gateway.reply(plain(key, encoder.encode(chatBody({ stream: true }))));
+    const streamed = await new Response(viaStream.body as ReadableStream<Uint8Array>).text();
+    // Once the body was asked for, the chunks are not handed out as well.
+    expect(takeChunks(viaStream)).toBeUndefined();
+    const reply = await gateway.reply(plain(key, encoder.encode(chatBody({ stream: true }))));
+    const chunks = takeChunks(reply);
+    expect(chunks).toBeDefined();
+    expect(takeChunks(reply)).toBeUndefined();
+    const decoder = new TextDecoder();
+    let text = '';
+    for (let next = await chunks!.next(); next.done !== true; next = await chunks!.next()) text += decoder.decode(next.value, { stream: true });
+    const strip = (t: string) => t.replace(/"(id|created)":("[^"]*"|\d+)/g, '');
+    expect(strip(text)).toBe(strip(streamed));
+    await gateway.close({ drainMs: 1000 });
+    expect(records.map((r) => r.status)).toEqual(['ok', 'ok']);
+  });
+
+  it('an adapter that stops reading the chunks early cancels the upstream, and the record says cancelled', async () => {
+    const { gateway, key, records } = await gatewayWithKey();
+    const reply = await gateway.reply(plain(key, encoder.encode(chatBody({ stream: true }))));
+    const chunks = takeChunks(reply)!;
+    expect((await chunks.next()).done).toBe(false);
+    await chunks.return!();
+    await gateway.close({ drainMs: 1000 });
+    expect(records[0]).toMatchObject({ status: 'cancelled', reason: 'client_cancelled', stream: true });
   });
 
   it('renders a refusal in the caller’s format, with the request id', async () => {

@@ -10,4 +10,4 @@ export { promptTokenBound, utf8Length } from './sizing.js';
 export type { BreakerOptions } from './breaker.js';
 export type { FailoverOptions } from './dispatch.js';
 export { counterKey } from './admission.js';
-export { completeBodyOf, replyToResponse } from './render.js';
+export { completeBodyOf, replyToResponse, takeChunks } from './render.js';

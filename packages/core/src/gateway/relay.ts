@@ -1,4 +1,4 @@
-import { convertStreamWith, type Codec, type StreamEvent } from '@tollgate/codecs/base';
+import { convertStreamChunks, type Codec, type StreamEvent } from '@tollgate/codecs/base';
 import type { RequestContext } from './context.js';
 import type { BodySource } from './request.js';
 import { utf8Length } from './sizing.js';
@@ -54,12 +54,12 @@ export function tapEvents(ctx: RequestContext): (event: StreamEvent) => void {
 
 /**
  * Relay an upstream stream to the client through the codecs, chunk by chunk. Pull-based, so a
- * slow client slows the upstream read; a client cancel cancels the upstream within one chunk.
- * The converted stream is handed on as is: the taps ride on its event and close hooks.
+ * slow client slows the upstream read; a client cancel (`return()`) cancels the upstream within
+ * one chunk. The converted chunks are handed on as is: the taps ride on the event and close hooks.
  */
-export function relayStream(upstream: BodySource, ctx: RequestContext, options: RelayOptions): ReadableStream<Uint8Array> {
+export function relayStream(upstream: BodySource, ctx: RequestContext, options: RelayOptions): AsyncIterableIterator<Uint8Array> {
   const tap = tapEvents(ctx);
-  const convertOptions: Parameters<typeof convertStreamWith>[3] = {
+  const convertOptions: Parameters<typeof convertStreamChunks>[3] = {
     includeUsage: options.includeUsage,
     onEvent(event) {
       ctx.markFirstByte();
@@ -74,5 +74,5 @@ export function relayStream(upstream: BodySource, ctx: RequestContext, options: 
   };
   if (options.clientModel !== undefined) convertOptions.model = options.clientModel;
   if (options.maxEventBytes !== undefined) convertOptions.maxEventBytes = options.maxEventBytes;
-  return convertStreamWith(upstream, options.upstreamCodec, options.entryCodec, convertOptions);
+  return convertStreamChunks(upstream, options.upstreamCodec, options.entryCodec, convertOptions);
 }

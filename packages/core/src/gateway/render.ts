@@ -3,12 +3,65 @@ import { errorCodec } from './codecs.js';
 import type { GatewayReply, GatewayRequest } from './request.js';
 
 const COMPLETE_BODY = Symbol.for('tollgate.completeBody');
+const TAKE_CHUNKS = Symbol.for('tollgate.takeChunks');
 
 const textEncoder = new TextEncoder();
 
 /** A reply whose whole body the gateway holds (non-stream answers, errors): JSON text. */
 export function completeReply(status: number, body: string, headers: Record<string, string>): GatewayReply {
   return { status, headers, body };
+}
+
+/**
+ * A reply whose body is an event stream produced chunk by chunk. Its `body` is a web stream,
+ * made on first access; a server adapter that writes to a socket itself can instead take the
+ * chunks as an async iterator (`takeChunks`), sparing the web stream's machinery per call. One or
+ * the other: whichever is asked for first.
+ */
+export function streamReply(status: number, headers: Record<string, string>, chunks: AsyncIterableIterator<Uint8Array>): GatewayReply {
+  let stream: ReadableStream<Uint8Array> | undefined;
+  let taken = false;
+  const reply = {
+    status,
+    headers,
+    get body(): ReadableStream<Uint8Array> {
+      return (stream ??= iteratorStream(chunks));
+    },
+  };
+  Object.defineProperty(reply, TAKE_CHUNKS, {
+    value: (): AsyncIterator<Uint8Array> | undefined => {
+      if (stream !== undefined || taken) return undefined;
+      taken = true;
+      return chunks;
+    },
+  });
+  return reply;
+}
+
+/**
+ * The chunks of a stream reply as an async iterator, if it is one whose `body` was never asked
+ * for (then it never will be: write the chunks, and call `return()` to stop early — the upstream
+ * is cancelled and the usage record says so). Undefined for any other reply.
+ */
+export function takeChunks(reply: GatewayReply): AsyncIterator<Uint8Array> | undefined {
+  return (reply as { [TAKE_CHUNKS]?: () => AsyncIterator<Uint8Array> | undefined })[TAKE_CHUNKS]?.();
+}
+
+/** An async iterator as a byte stream: pulled when read, `return()` when cancelled. */
+function iteratorStream(chunks: AsyncIterator<Uint8Array>): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const next = await chunks.next();
+        if (next.done === true) controller.close();
+        else controller.enqueue(next.value);
+      },
+      async cancel() {
+        await chunks.return?.();
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Admission } from './admission.js';
 import type { RequestContext } from './context.js';
 import { settleUsage, writeRecord } from './finalize.js';
 import { relayStream, type StreamOutcome } from './relay.js';
-import { completeReply, errorReply } from './render.js';
+import { completeReply, errorReply, streamReply } from './render.js';
 import { scrubMessage } from './scrub.js';
 import { eachChunk, type BodySource, type GatewayReply, type UpstreamResponse } from './request.js';
 import type { UpstreamTarget } from './upstream.js';
@@ -142,9 +142,9 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
       includeUsage: ctx.includeUsage,
       onEnd,
     };
-    const body = relayStream(response.body, ctx, relayOptions);
+    const chunks = relayStream(response.body, ctx, relayOptions);
     ctx.httpStatus = 200;
-    return { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers }, body };
+    return streamReply(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers }, chunks);
   }
 
   const text = await readText(response.body, MAX_RESPONSE_BODY);
