@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { fixtureText } from '../../../test/support/fixtures.js';
 import type { Codec } from './codec.js';
@@ -202,5 +203,49 @@ describe('convertStreamChunks: the same conversion as an async iterator (no web 
     expect(new TextDecoder().decode(b.value as Uint8Array)).toContain('"la"');
     expect(pulls).toBe(2);
     await chunks.return!();
+  });
+});
+
+describe('convertStreamChunks: return() while a next() waits for a silent source', () => {
+  const DELTA = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"la"}}\n\n';
+  const settled = <T>(p: Promise<T>, ms: number) =>
+    Promise.race([p.then((value) => ({ value }), (error: unknown) => ({ error })), new Promise<'pending'>((r) => setTimeout(() => r('pending'), ms))]);
+
+  for (const [name, target] of [
+    ['translated', openaiChatCodec],
+    ['identity', anthropicMessagesCodec],
+  ] as const) {
+    it(`${name}: the waiting next() ends at once, as a cancelled web stream's read does`, async () => {
+      // A Node stream whose own iterator does not release a waiting read when returned.
+      const upstream = new PassThrough();
+      upstream.write(bytes(START));
+      const chunks = convertStreamChunks(upstream, anthropicMessagesCodec, target);
+      expect((await chunks.next()).done).toBe(false);
+      const pending = chunks.next();
+      await new Promise((r) => setTimeout(r, 10));
+      void chunks.return!();
+      expect(await settled(pending, 300)).toEqual({ value: { done: true, value: undefined } });
+      expect(await settled(chunks.next(), 300)).toEqual({ value: { done: true, value: undefined } });
+      upstream.end();
+    });
+  }
+
+  it('what the source gives after return() is dropped, not handed out', async () => {
+    let release!: (r: IteratorResult<Uint8Array>) => void;
+    let n = 0;
+    const source: AsyncIterable<Uint8Array> = {
+      [Symbol.asyncIterator]: () => ({
+        next: () => (n++ === 0 ? Promise.resolve({ done: false as const, value: bytes(START) }) : new Promise<IteratorResult<Uint8Array>>((r) => (release = r))),
+        return: async () => ({ done: true as const, value: undefined }),
+      }),
+    };
+    const chunks = convertStreamChunks(source, anthropicMessagesCodec, anthropicMessagesCodec);
+    expect((await chunks.next()).done).toBe(false);
+    const pending = chunks.next();
+    await new Promise((r) => setTimeout(r, 10));
+    await chunks.return!();
+    release({ done: false, value: bytes(DELTA) });
+    expect(await pending).toEqual({ done: true, value: undefined });
+    expect(await chunks.next()).toEqual({ done: true, value: undefined });
   });
 });

@@ -85,44 +85,56 @@ function toReadableStream(source: ChunkSource): ReadableStream<Uint8Array> {
 /**
  * The chunks of a source as an async iterator, read as a web stream would be: one pull at a
  * time, only when asked; a failure of `pull` fails this and every later `next()`; `return()`
- * before the end cancels the source (and ends the iteration).
+ * ends the iteration at once — a `next()` still waiting for the source ends too, and what the
+ * source gives after that is dropped — and cancels the source if it had not ended.
  */
 function toChunks(source: ChunkSource): AsyncIterableIterator<Uint8Array> {
   const queue: Uint8Array[] = [];
+  const over: IteratorResult<Uint8Array> = { done: true, value: undefined };
   let closed = false;
+  let returned = false;
   let failure: { error: unknown } | null = null;
   let busy: Promise<void> | null = null;
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
   const sink: ChunkSink = {
-    enqueue: (chunk) => void queue.push(chunk),
+    enqueue: (chunk) => {
+      if (!returned) queue.push(chunk);
+    },
     close: () => void (closed = true),
   };
   const iterator: AsyncIterableIterator<Uint8Array> = {
     [Symbol.asyncIterator]: () => iterator,
     async next(): Promise<IteratorResult<Uint8Array>> {
-      while (busy !== null) await busy;
       for (;;) {
+        if (returned) return over;
+        if (busy !== null) {
+          // A pull is under way (another next() asked first): wait for it, or for return().
+          await Promise.race([busy, stopped]);
+          continue;
+        }
         if (queue.length > 0) return { done: false, value: queue.shift()! };
         if (failure !== null) throw failure.error;
-        if (closed) return { done: true, value: undefined };
+        if (closed) return over;
         busy = source.pull(sink).then(
-          () => {
-            busy = null;
-          },
+          () => void (busy = null),
           (error: unknown) => {
             busy = null;
-            failure = { error };
+            if (!returned) failure = { error };
           },
         );
-        await busy;
       }
     },
     async return(): Promise<IteratorResult<Uint8Array>> {
+      if (returned) return over;
+      returned = true;
+      queue.length = 0;
+      stop();
       if (!closed && failure === null) {
         closed = true;
-        queue.length = 0;
         await source.cancel();
       }
-      return { done: true, value: undefined };
+      return over;
     },
   };
   return iterator;

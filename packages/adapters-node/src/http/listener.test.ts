@@ -1,8 +1,10 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { Gateway } from '@tollgate/core';
-import { toNodeListener } from './listener.js';
+import { createGateway, createVirtualKey, type Gateway, type UsageRecord } from '@tollgate/core';
+import { registry } from '../../../core/src/gateway/__tests__/anthropic-upstream.js';
+import { handleNodeRequest, toNodeListener } from './listener.js';
 import { writeReply } from './response.js';
 import { describeAdapter, type Served } from '../__tests__/adapter-suite.js';
 import { eventually } from '../__tests__/slow-upstream.js';
@@ -299,4 +301,53 @@ describe('toNodeListener: a wrapped gateway', () => {
       await served.close();
     }
   });
+});
+
+describe('a client that goes away while the upstream stream is silent', () => {
+  const START =
+    'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n' +
+    'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n' +
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}\n\n';
+
+  for (const entry of ['/v1/chat/completions', '/v1/messages']) {
+    it(`${entry}: the adapter is done with the request at once, and the record says cancelled`, async () => {
+      const { key, hash } = await createVirtualKey();
+      const records: UsageRecord[] = [];
+      // An upstream transport answering with a Node stream as its body, silent after its first events.
+      const upstreamBody = new PassThrough();
+      upstreamBody.write(START);
+      const gateway = createGateway({
+        registry: registry(),
+        identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
+        secrets: { ANTHROPIC_API_KEY: 'sk-ant-upstream' },
+        fetch: async () => ({ status: 200, headers: new Headers({ 'content-type': 'text/event-stream' }), body: upstreamBody }),
+        usage: (r) => void records.push(r),
+      });
+      let finished = false;
+      const server: Server = createServer((req, res) => void handleNodeRequest(gateway, req, res).then(() => (finished = true)));
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const { port } = server.address() as AddressInfo;
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const headers = { authorization: `Bearer ${key}`, 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' };
+          const req = httpRequest({ host: '127.0.0.1', port, path: entry, method: 'POST', headers }, (res) => {
+            res.once('data', () => {
+              req.destroy();
+              resolve();
+            });
+          });
+          req.on('error', () => {});
+          req.end(JSON.stringify({ model: 'claude-sonnet', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] }));
+          setTimeout(() => reject(new Error('no first chunk')), 2000);
+        });
+        await eventually(() => (finished ? true : undefined), 1000);
+        expect(records.map((r) => r.status)).toEqual(['cancelled']);
+      } finally {
+        server.closeAllConnections();
+        await new Promise<void>((r) => server.close(() => r()));
+        upstreamBody.end();
+        await gateway.close({ drainMs: 100 });
+      }
+    });
+  }
 });

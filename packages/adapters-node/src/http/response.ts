@@ -44,7 +44,13 @@ export async function writeReply(reply: GatewayReply, res: ServerResponse, metho
       if (!res.destroyed) res.writeHead(reply.status, reply.headers).end();
       return;
     }
-    res.writeHead(reply.status, reply.headers);
+    try {
+      res.writeHead(reply.status, reply.headers);
+    } catch (error) {
+      // Nothing will read the chunks: let the upstream go (the record says how it ended).
+      await chunks.return?.().catch(() => {});
+      throw error;
+    }
     await writeBody(fromIterator(chunks), res, (reply.headers['content-type'] ?? '').startsWith('text/event-stream'));
     return;
   }

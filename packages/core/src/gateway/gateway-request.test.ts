@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateway, takeChunks, type Gateway, type GatewayRequest, type UsageRecord } from '../index.js';
+import { createGateway, takeChunks, type Gateway, type GatewayReply, type GatewayRequest, type UsageRecord } from '../index.js';
 import { createVirtualKey } from '../identity/index.js';
 import { anthropicUpstream, registry } from './__tests__/anthropic-upstream.js';
 
@@ -131,6 +131,33 @@ describe('gateway.reply: the answer as a plain reply, for server adapters that w
     await chunks.return!();
     await gateway.close({ drainMs: 1000 });
     expect(records[0]).toMatchObject({ status: 'cancelled', reason: 'client_cancelled', stream: true });
+  });
+
+  it('a stream reply copied or serialized before an adapter looks falls back to its body, the same bytes', async () => {
+    const { gateway, key, records } = await gatewayWithKey();
+    const reply = await gateway.reply(plain(key, encoder.encode(chatBody({ stream: true }))));
+    const copy = { ...reply };
+    expect(takeChunks(reply)).toBeUndefined();
+    expect(takeChunks(copy)).toBeUndefined();
+    expect(copy.body).toBe(reply.body);
+    expect(await new Response(copy.body as ReadableStream<Uint8Array>).text()).toContain('[DONE]');
+    await gateway.close({ drainMs: 1000 });
+    expect(records.map((r) => r.status)).toEqual(['ok']);
+  });
+
+  it('once the chunks are taken the body is none (no second reader), and a wrapper may still replace the body', async () => {
+    const { gateway, key } = await gatewayWithKey();
+    const taken = await gateway.reply(plain(key, encoder.encode(chatBody({ stream: true }))));
+    const chunks = takeChunks(taken)!;
+    expect((await chunks.next()).done).toBe(false);
+    expect(taken.body).toBeNull();
+    await chunks.return!();
+    const replaced = (await gateway.reply(plain(key, encoder.encode(chatBody({ stream: true }))))) as { body: unknown };
+    const original = replaced.body as ReadableStream<Uint8Array>;
+    replaced.body = 'replaced';
+    expect(replaced.body).toBe('replaced');
+    expect(takeChunks(replaced as GatewayReply)).toBeUndefined();
+    await original.cancel();
   });
 
   it('renders a refusal in the caller’s format, with the request id', async () => {

@@ -21,16 +21,24 @@ export function completeReply(status: number, body: string, headers: Record<stri
 export function streamReply(status: number, headers: Record<string, string>, chunks: AsyncIterableIterator<Uint8Array>): GatewayReply {
   let stream: ReadableStream<Uint8Array> | undefined;
   let taken = false;
+  let replaced: { body: GatewayReply['body'] } | null = null;
   const reply = {
     status,
     headers,
-    get body(): ReadableStream<Uint8Array> {
+    /** The event stream; none once an adapter took the chunks (they are being written elsewhere). */
+    get body(): GatewayReply['body'] {
+      if (replaced !== null) return replaced.body;
+      if (taken) return null;
       return (stream ??= iteratorStream(chunks));
+    },
+    /** A wrapper may still put another body in its place, as on any plain reply. */
+    set body(body: GatewayReply['body']) {
+      replaced = { body };
     },
   };
   Object.defineProperty(reply, TAKE_CHUNKS, {
     value: (): AsyncIterator<Uint8Array> | undefined => {
-      if (stream !== undefined || taken) return undefined;
+      if (stream !== undefined || taken || replaced !== null) return undefined;
       taken = true;
       return chunks;
     },
