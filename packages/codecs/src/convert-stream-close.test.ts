@@ -11,6 +11,16 @@ const START =
   'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n' +
   'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n';
 const source = () => streamOf([bytes(fixtureText('anthropic-messages/stream-text.sse'))]);
+/** A target codec whose stream encoder throws on the first event. */
+const broken: Codec = {
+  ...openaiChatCodec,
+  createStreamEncoder: () => ({
+    encode() {
+      throw new Error('encoder bug');
+    },
+    end() {},
+  }),
+};
 
 describe('convertStreamWith onClose: the end of a converted stream is reported exactly once', () => {
   for (const [name, target] of [
@@ -54,15 +64,6 @@ describe('convertStreamWith onClose: the end of a converted stream is reported e
   it('a translation that throws still reports its end (the stream errors, the source is cancelled)', async () => {
     const closes: string[] = [];
     let sourceCancelled = false;
-    const broken: Codec = {
-      ...openaiChatCodec,
-      createStreamEncoder: () => ({
-        encode() {
-          throw new Error('encoder bug');
-        },
-        end() {},
-      }),
-    };
     const slow = new ReadableStream<Uint8Array>({
       start(c) {
         c.enqueue(bytes(fixtureText('anthropic-messages/stream-text.sse')));
@@ -159,15 +160,6 @@ describe('convertStreamChunks: the same conversion as an async iterator (no web 
   it('a translation that throws fails this and every later next(), reports its end, and cancels the source', async () => {
     const closes: string[] = [];
     let sourceCancelled = false;
-    const broken: Codec = {
-      ...openaiChatCodec,
-      createStreamEncoder: () => ({
-        encode() {
-          throw new Error('encoder bug');
-        },
-        end() {},
-      }),
-    };
     const source = new ReadableStream<Uint8Array>({
       start(c) {
         c.enqueue(fixture());
