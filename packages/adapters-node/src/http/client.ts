@@ -109,7 +109,7 @@ function fieldValue(text: string, from: number, to: number): string {
 }
 
 /** The error a body fails with when the connection ends before the body does. */
-export function closedEarly(): Error {
+function closedEarly(): Error {
   return new Error('the upstream closed the connection before the body ended');
 }
 
@@ -556,7 +556,7 @@ const TARGET = /^\/[^\0- \x7f]*$/;
  * cannot break the head), `host` when absent and the body's own `content-length`. Throws a
  * TypeError, as `fetch` does, before anything is sent.
  */
-export function requestHead(request: ClientRequest, bodyLength: number | null): string {
+function requestHead(request: ClientRequest, bodyLength: number | null): string {
   if (!isToken(request.method, 0, request.method.length)) throw new TypeError(`Invalid method: ${JSON.stringify(request.method)}`);
   if (!TARGET.test(request.path)) throw new TypeError(`Invalid request target: ${JSON.stringify(request.path)}`);
   let head = `${request.method} ${request.path} HTTP/1.1\r\n`;
