@@ -1,5 +1,5 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createGateway, createVirtualKey, type Gateway, type UsageRecord } from '@tollgate/core';
@@ -350,4 +350,60 @@ describe('a client that goes away while the upstream stream is silent', () => {
       }
     });
   }
+});
+
+describe('the bookkeeping of a whole answer', () => {
+  const ANSWER = JSON.stringify({
+    id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'Hi' }],
+    stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 2 },
+  });
+
+  it('runs once the answer is written, after I/O that was already waiting (a next request is read first)', async () => {
+    const { key, hash } = await createVirtualKey();
+    const events: string[] = [];
+    // A connection standing for "the next request": bytes sent on it wait in the kernel until the loop polls.
+    const waiting = createNetServer((socket) => socket.on('data', () => events.push('waiting bytes read')));
+    await new Promise<void>((r) => waiting.listen(0, '127.0.0.1', r));
+    const sender: Socket = connect((waiting.address() as AddressInfo).port, '127.0.0.1');
+    await new Promise<void>((r) => sender.once('connect', () => r()));
+    await new Promise((r) => setTimeout(r, 20));
+    const gateway = createGateway({
+      registry: registry(),
+      identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
+      secrets: { ANTHROPIC_API_KEY: 'sk-ant-upstream' },
+      fetch: async () => {
+        // Loopback delivers at once: these bytes are readable before the answer below is written.
+        sender.write('next');
+        return { status: 200, headers: new Headers({ 'content-type': 'application/json' }), body: new Response(ANSWER).body };
+      },
+      usage: () => void events.push('usage record'),
+    });
+    let written = false;
+    const server: Server = createServer((req, res) => {
+      res.once('finish', () => {
+        written = true;
+        events.push('answer written');
+      });
+      void handleNodeRequest(gateway, req, res);
+    });
+    const served = await listen(server);
+    try {
+      const res = await fetch(`${served.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'claude-sonnet', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe('Hi');
+      await eventually(() => (events.includes('usage record') ? true : undefined), 2000);
+      expect(written).toBe(true);
+      expect(events.indexOf('answer written')).toBeLessThan(events.indexOf('usage record'));
+      expect(events.filter((e) => e !== 'answer written')).toEqual(['waiting bytes read', 'usage record']);
+    } finally {
+      sender.destroy();
+      await new Promise<void>((r) => waiting.close(() => r()));
+      await served.close();
+      await gateway.close({ drainMs: 100 });
+    }
+  });
 });
