@@ -299,6 +299,30 @@ describe('Client: connections', () => {
     expect(server.connections()).toBe(2);
   });
 
+  it('keeps an idle connection as long as the upstream says (keep-alive: timeout=N), a second less', async () => {
+    const answer = (timeout: string) => `HTTP/1.1 200 OK\r\nkeep-alive: ${timeout}\r\ncontent-length: 2\r\n\r\nok`;
+    // Two seconds: reused at once, not after the one second it is trusted for.
+    const short = await rawServer((socket) => void socket.write(answer('timeout=2, max=100')));
+    const c = client({ idleTimeoutMs: 60_000 });
+    expect(await text(await c.request(call(short.port)))).toBe('ok');
+    expect(await text(await c.request(call(short.port)))).toBe('ok');
+    expect(short.connections()).toBe(1);
+    await sleep(1100);
+    expect(await text(await c.request(call(short.port)))).toBe('ok');
+    expect(short.connections()).toBe(2);
+    // One second or less: never reused.
+    const none = await rawServer((socket) => void socket.write(answer('timeout=1')));
+    for (let i = 0; i < 2; i++) expect(await text(await c.request(call(none.port)))).toBe('ok');
+    expect(none.connections()).toBe(2);
+    // Longer than idleTimeoutMs: kept for what the upstream says.
+    const long = await rawServer((socket) => void socket.write(answer('timeout=30')));
+    const d = client({ idleTimeoutMs: 50 });
+    expect(await text(await d.request(call(long.port)))).toBe('ok');
+    await sleep(200);
+    expect(await text(await d.request(call(long.port)))).toBe('ok');
+    expect(long.connections()).toBe(1);
+  });
+
   it('a kept-alive connection the upstream closed while idle is not used again', async () => {
     const server = await rawServer((socket, _seen, i) => {
       socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');

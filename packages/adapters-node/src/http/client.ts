@@ -19,7 +19,11 @@ import { connect as tlsConnect } from 'node:tls';
 import { createBrotliDecompress, createGunzip, createInflate, type BrotliDecompress, type Gunzip, type Inflate } from 'node:zlib';
 
 export interface ClientOptions {
-  /** Idle keep-alive connections are closed after this long (ms). */
+  /**
+   * Idle keep-alive connections are closed after this long (ms), unless the upstream said how
+   * long it keeps them (`keep-alive: timeout=N`): then one second less than that, at most ten
+   * minutes (as undici).
+   */
   idleTimeoutMs: number;
   /** An upstream silent this long (no head yet, or no body bytes since the last) fails the call. */
   timeoutMs: number;
@@ -257,6 +261,8 @@ class Exchange {
   private answered = false;
   private finished = false;
   private keepAlive = true;
+  /** How long the upstream said it keeps the connection open when idle (`keep-alive: timeout=N`), ms. */
+  private keptFor: number | null = null;
   private detachSignal: (() => void) | null = null;
 
   constructor(
@@ -266,7 +272,8 @@ class Exchange {
     private readonly resolve: (answer: ClientAnswer) => void,
     private readonly reject: (error: unknown) => void,
     /** Called once the exchange is over: whether the connection may carry another. */
-    private readonly done: (reusable: boolean) => void,
+    /** The exchange is over; `keptFor`: how long the upstream keeps the connection when idle (ms), if it said. */
+    private readonly done: (reusable: boolean, keptFor: number | null) => void,
     /** Pause or resume reading the connection. */
     private readonly flow: (on: boolean) => void,
   ) {
@@ -318,7 +325,7 @@ class Exchange {
       this.reject(error);
     } else if (this.decoder !== null) this.decoder.destroy(error instanceof Error ? error : new Error(String(error)));
     else this.answerBody?.fail(error);
-    this.done(false);
+    this.done(false, null);
   }
 
   /** The head, once whole; returns the bytes after it, or null while it is incomplete. */
@@ -385,6 +392,11 @@ class Exchange {
         case 'content-encoding':
           contentEncoding = contentEncoding === null ? value : `${contentEncoding}, ${value}`;
           break;
+        case 'keep-alive': {
+          const seconds = KEEP_ALIVE_TIMEOUT.exec(value);
+          if (seconds !== null) this.keptFor = Number(seconds[1]) * 1000;
+          break;
+        }
       }
       at = end + 2;
     }
@@ -514,7 +526,7 @@ class Exchange {
     this.detachSignal?.();
     if (this.decoder !== null) this.decoder.end();
     else this.answerBody?.end();
-    this.done(this.keepAlive && !extra);
+    this.done(this.keepAlive && !extra, this.keptFor);
   }
 
   /** A compressed body: the raw bytes go through the decoder, what it gives goes to the body. */
@@ -583,8 +595,8 @@ function requestHead(request: ClientRequest, bodyLength: number | null): string 
 class Connection {
   exchange: Exchange | null = null;
   paused = false;
-  /** When it last became idle (for the idle sweep). */
-  idleSince = 0;
+  /** Until when it may be reused (ms since the epoch); set when it becomes idle. */
+  idleUntil = 0;
 
   constructor(
     readonly socket: Socket,
@@ -654,16 +666,21 @@ class Connection {
     }
   }
 
-  /** The exchange is over: back to the pool, or closed. */
-  release(reusable: boolean): void {
+  /**
+   * The exchange is over: back to the pool, or closed. An upstream that said how long it keeps
+   * an idle connection (`keptFor`) is trusted for one second less, so a call never goes out on
+   * a connection it is closing.
+   */
+  release(reusable: boolean, keptFor: number | null): void {
     this.exchange = null;
     if (this.paused) this.flow(true);
+    const keepMs = keptFor === null ? this.pool.options.idleTimeoutMs : Math.min(keptFor - KEEP_ALIVE_MARGIN_MS, KEEP_ALIVE_MAX_MS);
     // Part of the request still unsent (the upstream answered before taking it all): not reused.
-    if (!reusable || !this.usable || this.socket.writableLength > 0 || this.generation !== this.pool.generation) {
+    if (!reusable || keepMs <= 0 || !this.usable || this.socket.writableLength > 0 || this.generation !== this.pool.generation) {
       this.socket.destroy();
       return;
     }
-    this.pool.idle(this);
+    this.pool.idle(this, keepMs);
   }
 }
 
@@ -690,7 +707,8 @@ class Origin {
     for (;;) {
       const idle = this.free.pop();
       if (idle === undefined) break;
-      if (idle.usable) {
+      // Past its time (the sweep has not come by yet): the upstream may be closing it.
+      if (idle.usable && idle.idleUntil > Date.now()) {
         take(idle);
         return noop;
       }
@@ -707,19 +725,23 @@ class Origin {
     };
   }
 
-  idle(connection: Connection): void {
+  idle(connection: Connection, keepMs: number): void {
     const next = this.waiting.shift();
     if (next !== undefined) return next(connection);
     connection.socket.unref();
-    connection.idleSince = Date.now();
+    connection.idleUntil = Date.now() + keepMs;
     this.free.push(connection);
     this.events.idle();
   }
 
-  /** Close the connections idle since before `before`. */
-  sweep(before: number): void {
-    // Oldest first: the free list is in the order connections became idle.
-    while (this.free.length > 0 && this.free[0]!.idleSince <= before) this.free.shift()!.socket.destroy();
+  /** Close the idle connections whose time is up at `now`. */
+  sweep(now: number): void {
+    for (let i = this.free.length - 1; i >= 0; i--) {
+      const c = this.free[i]!;
+      if (c.idleUntil > now) continue;
+      this.free.splice(i, 1);
+      c.socket.destroy();
+    }
   }
 
   closed(connection: Connection): void {
@@ -762,6 +784,13 @@ class Origin {
 }
 
 const noop = () => {};
+
+/** `keep-alive: timeout=N`: how many seconds the upstream keeps an idle connection. */
+const KEEP_ALIVE_TIMEOUT = /(?:^|[,;\s])timeout\s*=\s*"?(\d{1,9})/i;
+/** An upstream's keep-alive time is trusted for this much less (its close may be on the way). */
+const KEEP_ALIVE_MARGIN_MS = 1000;
+/** However long an upstream says it keeps a connection, it is not kept idle longer than this. */
+const KEEP_ALIVE_MAX_MS = 600_000;
 
 /** The client: origins by host and port, each with its own pool. */
 export class Client {
@@ -826,8 +855,8 @@ export class Client {
         head,
         resolve,
         reject,
-        (reusable) => {
-          if (connection !== null) connection.release(reusable);
+        (reusable, keptFor) => {
+          if (connection !== null) connection.release(reusable, keptFor);
           else stopWaiting();
         },
         // Only while this exchange is the connection's: a decoder may still drain after it.
@@ -848,10 +877,10 @@ export class Client {
   }
 
   private sweep(): void {
-    const before = Date.now() - this.options.idleTimeoutMs;
+    const now = Date.now();
     let idle = false;
     for (const origin of this.origins.values()) {
-      origin.sweep(before);
+      origin.sweep(now);
       idle ||= origin.free.length > 0;
     }
     if (!idle && this.sweeper !== null) {

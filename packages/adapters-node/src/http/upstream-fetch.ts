@@ -14,7 +14,11 @@ import type { HeaderReader, UpstreamFetch, UpstreamResponse } from '@tollgate/co
 import { Client, rawHeader, type BodyQueue, type ClientAnswer } from './client.js';
 
 export interface NodeFetchOptions {
-  /** Idle keep-alive sockets are closed after this long (ms). Default 4000 (as undici). */
+  /**
+   * Idle keep-alive sockets are closed after this long (ms). Default 4000 (as undici). An
+   * upstream that says how long it keeps them (`keep-alive: timeout=N`) is trusted instead, for
+   * a second less than it says (at most ten minutes), as undici does.
+   */
   idleTimeoutMs?: number;
   /**
    * An upstream silent this long (no response head yet, or no body bytes since the last ones)
