@@ -406,4 +406,41 @@ describe('the bookkeeping of a whole answer', () => {
       await gateway.close({ drainMs: 100 });
     }
   });
+  it('settles an answer before the same client’s next request is admitted: back-to-back requests under a cap are not refused', async () => {
+    const { key, hash } = await createVirtualKey();
+    const records: UsageRecord[] = [];
+    // Each call reserves its worst case (396 µ$) and costs 45 µ$: the cap fits two calls only
+    // when the first is settled (its hold gone, its cost counted) before the second is admitted.
+    const gateway = createGateway({
+      registry: registry(),
+      identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
+      policy: { spend: { rules: [{ id: 'tiny', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '0.0005' }, actions: [{ type: 'block' }] }] }] } },
+      secrets: { ANTHROPIC_API_KEY: 'sk-ant-upstream' },
+      fetch: async () => ({ status: 200, headers: new Headers({ 'content-type': 'application/json' }), body: new Response(ANSWER).body }),
+      usage: (r) => void records.push(r),
+    });
+    const served = await listen(createServer(toNodeListener(gateway)));
+    try {
+      // Two requests in one write on one connection: node:http reads the second as soon as the
+      // first answer is finished, as a client sending its next request at once would be read.
+      const body = JSON.stringify({ model: 'claude-sonnet', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+      const one = `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      const socket = connect(Number(new URL(served.url).port), '127.0.0.1');
+      let received = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => (received += d));
+      socket.write(one + one);
+      await eventually(() => ((received.match(/HTTP\/1\.1 \d{3}/g) ?? []).length === 2 ? true : undefined), 2000);
+      socket.destroy();
+      expect((received.match(/HTTP\/1\.1 (\d{3})/g) ?? []).map((line) => line.slice(9))).toEqual(['200', '200']);
+      await eventually(() => (records.length === 2 ? true : undefined), 2000);
+      expect(records.map((r) => [r.status, r.reserved_micros, r.cost_micros?.total])).toEqual([
+        ['ok', 396, 45],
+        ['ok', 396, 45],
+      ]);
+    } finally {
+      await served.close();
+      await gateway.close({ drainMs: 100 });
+    }
+  });
 });

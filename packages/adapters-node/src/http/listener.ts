@@ -91,24 +91,8 @@ export async function handleNodeRequest(
     }
   } finally {
     if (res.writableFinished || res.destroyed) res.off('close', onClose);
-    if (deferred !== undefined) {
-      const work = deferred;
-      afterNextPoll(() => {
-        for (const w of work) w().catch(options.onError ?? noop);
-      });
-    }
+    if (deferred !== undefined) for (const work of deferred) work().catch(options.onError ?? noop);
   }
-}
-
-/**
- * Runs `fn` once the event loop has looked for I/O again. The bookkeeping of an answer just
- * written yields to I/O: a request already waiting (the client that read the answer may have
- * sent its next one on this same core) is read and sent upstream first. Without anything
- * waiting, `fn` runs one loop turn later.
- */
-function afterNextPoll(fn: () => void): void {
-  // An immediate queued now runs after this turn's poll; one queued from it, after the next.
-  setImmediate(() => setImmediate(fn));
 }
 
 /**

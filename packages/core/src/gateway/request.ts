@@ -59,8 +59,9 @@ export interface ReplyOptions {
   /**
    * Take the work that need not delay a whole (non-stream) answer — settling its reservation
    * and writing its usage record — and run it once the answer is on its way: the Node adapters
-   * run it after writing the reply, once the event loop has read any I/O already waiting (a next
-   * request goes upstream first); a Worker could hand it to `ctx.waitUntil`. Without
+   * run it right after writing the reply; a Worker could hand it to `ctx.waitUntil`. The work
+   * settles at once (the same client's next request is admitted against this answer's cost)
+   * and writes the record once the I/O already waiting has been taken. Without
    * it, that work is done before `reply` resolves. `close()` waits for it either way.
    */
   defer?(work: () => Promise<void>): void;

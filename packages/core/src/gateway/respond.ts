@@ -6,6 +6,7 @@ import { settleUsage, writeRecord } from './finalize.js';
 import { relayStream, type StreamOutcome } from './relay.js';
 import { completeReply, errorReply, streamReply } from './render.js';
 import { scrubMessage } from './scrub.js';
+import { afterPendingIo } from '../util/later.js';
 import { eachChunk, type BodySource, type GatewayReply, type UpstreamResponse } from './request.js';
 import type { UpstreamTarget } from './upstream.js';
 import type { WalkDeps } from './walk.js';
@@ -167,23 +168,30 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
   }
   ctx.httpStatus = 200;
   const measured = ctx.usage !== null;
-  await afterAnswer(ctx, deps, async () => {
-    await settle(measured);
-    writeRecord(ctx, deps.sink);
-  });
+  await afterAnswer(ctx, deps, () => settle(measured));
   return completeReply(200, out, { 'content-type': 'application/json', ...headers });
 }
 
 /**
  * Settling and recording a whole answer: done before the answer is returned, unless the caller
  * of `reply` offered to run it once the answer is on its way (`defer`): then the answer does not
- * wait for it, and `close()` still does.
+ * wait for it, and `close()` still does. Deferred, the settle comes first and at once, so the
+ * same client's next request is admitted against this answer's cost rather than its worst-case
+ * hold; the record follows once the I/O already waiting (that next request, say) was taken.
  */
-async function afterAnswer(ctx: RequestContext, deps: WalkDeps, work: () => Promise<void>): Promise<void> {
+async function afterAnswer(ctx: RequestContext, deps: WalkDeps, settle: () => Promise<void>): Promise<void> {
   const defer = ctx.defer;
-  if (defer === null) return work();
+  if (defer === null) {
+    await settle();
+    writeRecord(ctx, deps.sink);
+    return;
+  }
   // Runs once, whoever comes first: the caller after writing, or `close()` if the caller never did.
-  const run = deps.trackDeferred(work);
+  const run = deps.trackDeferred(async () => {
+    await settle();
+    await afterPendingIo();
+    writeRecord(ctx, deps.sink);
+  });
   try {
     defer(run);
   } catch {
