@@ -115,7 +115,9 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
         }
         return running;
       };
-      notStarted.add(run);
+      // After `close()` began nobody else may run it: start it now, so close() waits for it.
+      if (closed) void run();
+      else notStarted.add(run);
       return run;
     },
   };
@@ -194,13 +196,15 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       for (const run of [...notStarted]) void run();
       const drainMs = closeOptions.drainMs ?? 30_000;
       let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        Promise.all([...openStreams]),
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, drainMs);
-          (timer as { unref?: () => void }).unref?.();
-        }),
-      ]);
+      let drained = false;
+      const deadline = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, drainMs);
+        (timer as { unref?: () => void }).unref?.();
+      });
+      // A request still under way may open a stream or hand over its bookkeeping while we wait:
+      // wait for those too, until nothing is open or the drain time is up.
+      void deadline.then(() => (drained = true));
+      while (openStreams.size > 0 && !drained) await Promise.race([Promise.all([...openStreams]), deadline]);
       if (timer !== undefined) clearTimeout(timer);
       await sink.flush().catch(() => {});
       await sink.close().catch(() => {});

@@ -208,6 +208,38 @@ describe('gateway.reply with defer: settling and recording a whole answer after 
     expect(records).toHaveLength(2);
   });
 
+  it('work handed over after close() began is done before close() resolves (a request under way when it was called)', async () => {
+    const { key, hash } = await createVirtualKey();
+    const upstream = anthropicUpstream();
+    const records: UsageRecord[] = [];
+    let gate: Promise<void> = Promise.resolve();
+    const gateway = createGateway({
+      registry: registry(),
+      identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
+      secrets: { ANTHROPIC_API_KEY: 'sk-ant-upstream' },
+      fetch: async (url, init) => {
+        await gate;
+        return upstream.fetch(url, init);
+      },
+      usage: (r) => void records.push(r),
+    });
+    open.push(gateway);
+    // An open stream keeps close() waiting.
+    const chunks = takeChunks(await gateway.reply(plain(key, encoder.encode(chatBody({ stream: true })))))!;
+    await chunks.next();
+    let release!: () => void;
+    gate = new Promise<void>((r) => (release = r));
+    const works: Array<() => Promise<void>> = [];
+    const pending = gateway.reply(plain(key, encoder.encode(chatBody())), { defer: (w) => void works.push(w) });
+    const closing = gateway.close({ drainMs: 5000 });
+    release();
+    expect((await pending).status).toBe(200);
+    expect(works).toHaveLength(1);
+    while (!(await chunks.next()).done);
+    await closing;
+    expect(records.map((r) => r.status)).toEqual(['ok', 'ok']);
+  });
+
   it('a defer that throws does not take the work: the answer stands and the record is written', async () => {
     const { gateway, key, records } = await gatewayWithKey();
     const reply = await gateway.reply(plain(key, encoder.encode(chatBody())), {
