@@ -323,6 +323,20 @@ describe('Client: connections', () => {
     expect(long.connections()).toBe(1);
   });
 
+  it('takes the keep-alive hint of the final answer only, and the shorter of two', async () => {
+    // A hint on an interim answer says nothing of the connection after the final one.
+    const interim = await rawServer((socket) => void socket.write('HTTP/1.1 103 Early Hints\r\nkeep-alive: timeout=30\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'));
+    const c = client({ idleTimeoutMs: 50 });
+    expect(await text(await c.request(call(interim.port)))).toBe('ok');
+    await sleep(150);
+    expect(await text(await c.request(call(interim.port)))).toBe('ok');
+    expect(interim.connections()).toBe(2);
+    // Two hints: the shorter (one second, so not reused at all).
+    const twice = await rawServer((socket) => void socket.write('HTTP/1.1 200 OK\r\nkeep-alive: timeout=30\r\nKeep-Alive: max=9, timeout=1\r\ncontent-length: 2\r\n\r\nok'));
+    for (let i = 0; i < 2; i++) expect(await text(await c.request(call(twice.port)))).toBe('ok');
+    expect(twice.connections()).toBe(2);
+  });
+
   it('a kept-alive connection the upstream closed while idle is not used again', async () => {
     const server = await rawServer((socket, _seen, i) => {
       socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');

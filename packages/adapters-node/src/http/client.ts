@@ -22,7 +22,8 @@ export interface ClientOptions {
   /**
    * Idle keep-alive connections are closed after this long (ms), unless the upstream said how
    * long it keeps them (`keep-alive: timeout=N`): then one second less than that, at most ten
-   * minutes (as undici).
+   * minutes (as undici), and never longer than `timeoutMs`, whose silence timer also runs while
+   * a connection is idle. 0 (and no hint): connections are not reused.
    */
   idleTimeoutMs: number;
   /** An upstream silent this long (no head yet, or no body bytes since the last) fails the call. */
@@ -393,8 +394,9 @@ class Exchange {
           contentEncoding = contentEncoding === null ? value : `${contentEncoding}, ${value}`;
           break;
         case 'keep-alive': {
-          const seconds = KEEP_ALIVE_TIMEOUT.exec(value);
-          if (seconds !== null) this.keptFor = Number(seconds[1]) * 1000;
+          // The final answer's own; an upstream that says two things is taken at the shorter.
+          const seconds = status >= 200 ? KEEP_ALIVE_TIMEOUT.exec(value) : null;
+          if (seconds !== null) this.keptFor = Math.min(this.keptFor ?? Number.POSITIVE_INFINITY, Number(seconds[1]) * 1000);
           break;
         }
       }
@@ -595,7 +597,7 @@ function requestHead(request: ClientRequest, bodyLength: number | null): string 
 class Connection {
   exchange: Exchange | null = null;
   paused = false;
-  /** Until when it may be reused (ms since the epoch); set when it becomes idle. */
+  /** Until when it may be reused (`performance.now()` ms); set when it becomes idle. */
   idleUntil = 0;
 
   constructor(
@@ -606,7 +608,7 @@ class Connection {
     lent: boolean,
   ) {
     socket.setNoDelay(true);
-    // Set once: silence while a call is under way fails it; an idle connection is swept earlier.
+    // Set once: silence while a call is under way fails it; an idle connection silent this long is closed.
     socket.setTimeout(pool.options.timeoutMs);
     // A TLS socket streams what it decrypted; a plain one hands its reads to `bytes` (see `connect`).
     if (!lent) socket.on('data', (data: Buffer) => this.bytes(data, false));
@@ -708,7 +710,7 @@ class Origin {
       const idle = this.free.pop();
       if (idle === undefined) break;
       // Past its time (the sweep has not come by yet): the upstream may be closing it.
-      if (idle.usable && idle.idleUntil > Date.now()) {
+      if (idle.usable && idle.idleUntil > performance.now()) {
         take(idle);
         return noop;
       }
@@ -729,7 +731,7 @@ class Origin {
     const next = this.waiting.shift();
     if (next !== undefined) return next(connection);
     connection.socket.unref();
-    connection.idleUntil = Date.now() + keepMs;
+    connection.idleUntil = performance.now() + keepMs;
     this.free.push(connection);
     this.events.idle();
   }
@@ -877,7 +879,7 @@ export class Client {
   }
 
   private sweep(): void {
-    const now = Date.now();
+    const now = performance.now();
     let idle = false;
     for (const origin of this.origins.values()) {
       origin.sweep(now);

@@ -17,7 +17,7 @@ export interface NodeFetchOptions {
   /**
    * Idle keep-alive sockets are closed after this long (ms). Default 4000 (as undici). An
    * upstream that says how long it keeps them (`keep-alive: timeout=N`) is trusted instead, for
-   * a second less than it says (at most ten minutes), as undici does.
+   * a second less than it says (at most ten minutes, and never beyond `timeoutMs`), as undici does.
    */
   idleTimeoutMs?: number;
   /**
