@@ -122,14 +122,23 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     },
   };
 
-  async function reply(request: Request | GatewayRequest, replyOptions?: ReplyOptions): Promise<GatewayReply> {
+  const noop = () => {};
+
+  function reply(request: Request | GatewayRequest, replyOptions?: ReplyOptions): Promise<GatewayReply> {
     stats.requests++;
     const current = deps;
     const ctx = new RequestContext(now, current.registry.revision, policyRevision);
     if (replyOptions?.defer !== undefined) ctx.defer = replyOptions.defer;
     if (closed) {
-      return errorReply(codecs, new GatewayError('unavailable', 'The gateway is shutting down.'), null, { 'x-tollgate-request-id': ctx.id });
+      return Promise.resolve(errorReply(codecs, new GatewayError('unavailable', 'The gateway is shutting down.'), null, { 'x-tollgate-request-id': ctx.id }));
     }
+    const answer = answerFor(request, ctx, current);
+    // close() waits for calls under way too: their upstream call, settle and record.
+    deps.trackStream(answer.then(noop, noop));
+    return answer;
+  }
+
+  async function answerFor(request: Request | GatewayRequest, ctx: RequestContext, current: WalkDeps): Promise<GatewayReply> {
     try {
       const answer = await walk(request, ctx, current);
       if (answer.headers['x-tollgate-request-id'] === undefined) answer.headers['x-tollgate-request-id'] = ctx.id;

@@ -240,6 +240,37 @@ describe('gateway.reply with defer: settling and recording a whole answer after 
     expect(records.map((r) => r.status)).toEqual(['ok', 'ok']);
   });
 
+  it('close() waits for a call under way (no stream open): it is answered and recorded before close() resolves', async () => {
+    const { key, hash } = await createVirtualKey();
+    const upstream = anthropicUpstream();
+    const records: UsageRecord[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const gateway = createGateway({
+      registry: registry(),
+      identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
+      secrets: { ANTHROPIC_API_KEY: 'sk-ant-upstream' },
+      fetch: async (url, init) => {
+        await gate;
+        return upstream.fetch(url, init);
+      },
+      usage: (r) => void records.push(r),
+    });
+    open.push(gateway);
+    const pending = gateway.reply(plain(key, encoder.encode(chatBody())));
+    await new Promise((r) => setTimeout(r, 10));
+    let closed = false;
+    const closing = gateway.close({ drainMs: 5000 }).then(() => (closed = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(closed).toBe(false);
+    // New calls are refused meanwhile.
+    expect((await gateway.reply(plain(key, encoder.encode(chatBody())))).status).toBe(503);
+    release();
+    expect((await pending).status).toBe(200);
+    await closing;
+    expect(records.map((r) => r.status)).toContain('ok');
+  });
+
   it('a defer that throws does not take the work: the answer stands and the record is written', async () => {
     const { gateway, key, records } = await gatewayWithKey();
     const reply = await gateway.reply(plain(key, encoder.encode(chatBody())), {

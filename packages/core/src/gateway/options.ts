@@ -98,7 +98,11 @@ export interface Gateway {
    */
   reload(next: { registry?: unknown; policy?: unknown; identity?: IdentityOptions }): { registryRevision: string; policyRevision: string | null };
   stats(): GatewayStats;
-  /** Wait for open streams to finish (bounded by `drainMs`), flush usage, close the store if the gateway made it. */
+  /**
+   * Refuse new calls; wait for calls under way and open streams to finish, their settling and
+   * usage records included (bounded by `drainMs`, default 30 s); flush usage; close the store
+   * if the gateway made it.
+   */
   close(options?: { drainMs?: number }): Promise<void>;
 }
 
