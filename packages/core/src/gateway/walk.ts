@@ -219,15 +219,21 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
 
   // 9. convert and dispatch, failing over before anything is committed
   const targets = list.map(toTarget);
-  // The client's signal aborts the upstream call itself (no second controller per request);
-  // this listener, added first, runs before the transport's and notes who cancelled.
+  // The client's signal aborts the upstream call itself (no second controller per request).
+  // For a stream, this listener, added first, runs before the transport's and notes who
+  // cancelled: the stream's record tells a client's cancel from an upstream failure by it. A
+  // whole answer's record does not need it (a cancel fails the call), so none is added then.
   const clientSignal = request.signal;
   const onClientAbort = () => {
     // An abort after an upstream in-stream error is the client reacting to it, not a cancel.
     if (ctx.streamError === null && !ctx.streamCompleted) ctx.clientCancelled = true;
   };
+  const watching = ctx.stream && !clientSignal.aborted;
   if (clientSignal.aborted) onClientAbort();
-  else clientSignal.addEventListener('abort', onClientAbort, { once: true });
+  else if (watching) clientSignal.addEventListener('abort', onClientAbort, { once: true });
+  const unwatch = () => {
+    if (watching) clientSignal.removeEventListener('abort', onClientAbort);
+  };
   const parsed = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const result = await dispatch(
     targets,
@@ -253,9 +259,9 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     ctx.upstreamModel = candidate.deployment.upstreamModel;
     ctx.upstreamFormat = candidate.upstreamFormat;
     const clientModel = ctx.substitutedFrom === null ? (requested ?? model.id) : servedModel.id;
-    return respond({ deps, ctx, candidate, target: result.target, response: result.response, admission, clientModel, cleanup: () => clientSignal.removeEventListener('abort', onClientAbort) });
+    return respond({ deps, ctx, candidate, target: result.target, response: result.response, admission, clientModel, cleanup: unwatch });
   }
-  clientSignal.removeEventListener('abort', onClientAbort);
+  unwatch();
   await deps.store.release(ctx.id).catch(() => {});
   const e = GatewayError.from(result);
   ctx.attempts = Math.max(ctx.attempts, 1);
