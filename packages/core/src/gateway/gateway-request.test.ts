@@ -133,6 +133,37 @@ describe('gateway.reply: the answer as a plain reply, for server adapters that w
     expect(records[0]).toMatchObject({ status: 'cancelled', reason: 'client_cancelled', stream: true });
   });
 
+  it('a client that leaves while a whole answer is being read is recorded as cancelled, not as a bad upstream answer', async () => {
+    const { key, hash } = await createVirtualKey();
+    const records: UsageRecord[] = [];
+    const gateway = createGateway({
+      registry: registry(),
+      identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
+      secrets: { ANTHROPIC_API_KEY: 'sk-ant-upstream' },
+      // Half an answer, then silence; the call's signal cuts the body, as a transport does.
+      fetch: async (_url, init) => ({
+        status: 200,
+        headers: new Headers({ 'content-type': 'application/json' }),
+        body: new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(encoder.encode('{"id":"msg_1","type":"message",'));
+            init.signal?.addEventListener('abort', () => controller.error(init.signal!.reason), { once: true });
+          },
+        }),
+      }),
+      usage: (r) => void records.push(r),
+    });
+    open.push(gateway);
+    const controller = new AbortController();
+    const pending = gateway.reply(plain(key, encoder.encode(chatBody()), controller.signal));
+    await new Promise((r) => setTimeout(r, 20));
+    controller.abort(new Error('client went away'));
+    const reply = await pending;
+    expect(reply.status).toBe(499);
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ status: 'cancelled', reason: 'client_cancelled', stream: false });
+  });
+
   it('a stream reply copied or serialized before an adapter looks falls back to its body, the same bytes', async () => {
     const { gateway, key, records } = await gatewayWithKey();
     const reply = await gateway.reply(plain(key, encoder.encode(chatBody({ stream: true }))));

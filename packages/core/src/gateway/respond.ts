@@ -20,6 +20,8 @@ export interface RespondInput {
   admission: Admission;
   /** The model name the client asked for, shown in translated responses. */
   clientModel: string;
+  /** The client's signal: a body read that fails after it aborted is the client's cancel. */
+  clientSignal: AbortSignal;
   cleanup(): void;
 }
 
@@ -162,6 +164,12 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     else out = JSON.stringify(entryCodec.encodeResponse(decoded.response, { model: input.clientModel }).body);
   } catch (cause) {
     await settle(false);
+    if (input.clientSignal.aborted) {
+      // The client left while the answer was read (which aborted that read): its cancel.
+      ctx.reject(499, 'client_cancelled', 'cancelled');
+      writeRecord(ctx, deps.sink);
+      return errorReply(deps.codecs, new GatewayError('cancelled', 'The client cancelled the request.', { cause }), entry, headers);
+    }
     ctx.reject(502, 'upstream_bad_response', 'upstream_error');
     writeRecord(ctx, deps.sink);
     return errorReply(deps.codecs, new GatewayError('upstream_error', 'The upstream returned a response that could not be read.', { cause }), entry, headers);

@@ -259,7 +259,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     ctx.upstreamModel = candidate.deployment.upstreamModel;
     ctx.upstreamFormat = candidate.upstreamFormat;
     const clientModel = ctx.substitutedFrom === null ? (requested ?? model.id) : servedModel.id;
-    return respond({ deps, ctx, candidate, target: result.target, response: result.response, admission, clientModel, cleanup: unwatch });
+    return respond({ deps, ctx, candidate, target: result.target, response: result.response, admission, clientModel, clientSignal, cleanup: unwatch });
   }
   unwatch();
   await deps.store.release(ctx.id).catch(() => {});
