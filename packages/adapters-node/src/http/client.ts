@@ -272,8 +272,10 @@ class Exchange {
     readonly head: string,
     private readonly resolve: (answer: ClientAnswer) => void,
     private readonly reject: (error: unknown) => void,
-    /** Called once the exchange is over: whether the connection may carry another. */
-    /** The exchange is over; `keptFor`: how long the upstream keeps the connection when idle (ms), if it said. */
+    /**
+     * Called once the exchange is over: whether the connection may carry another, and how long
+     * the upstream said it keeps it open when idle (ms), if it did.
+     */
     private readonly done: (reusable: boolean, keptFor: number | null) => void,
     /** Pause or resume reading the connection. */
     private readonly flow: (on: boolean) => void,
