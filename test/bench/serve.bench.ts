@@ -431,7 +431,11 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       const floor = ok(get('pipe', d, stream, 1));
       lines.push(
         `added latency (p50 over direct) d${d} ${mode}, 1 conn: tollgate +${ms(at)} ms vs Portkey +${ms(ap)} ms = ${ratio(at / ap)} (target ≤ 0.5×) ${verdict(at <= 0.5 * ap)}` +
-          (floor === undefined ? '' : `; a raw byte pipe adds +${ms(floor.p50 - base.p50)} ms of it`),
+          (floor === undefined
+            ? ''
+            : `; a raw byte pipe adds +${ms(floor.p50 - base.p50)} ms of it` +
+              // What each adds beyond one more process and two more hops: less sensitive to how dear a wake-up is on the machine that day.
+              `; beyond the pipe: tollgate +${ms(t.p50 - floor.p50)} ms vs Portkey +${ms(p.p50 - floor.p50)} ms = ${ratio((t.p50 - floor.p50) / (p.p50 - floor.p50))} (for context, not a target)`),
       );
     }
     const base = ok(get('direct', d, true, 1));
