@@ -12,16 +12,26 @@ async function gatewayWithKey(maxRequestBytes?: number) {
   const { key, hash } = await createVirtualKey();
   const upstream = anthropicUpstream();
   const records: UsageRecord[] = [];
+  let gate: Promise<void> | null = null;
   const gateway = createGateway({
     registry: registry(),
     identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
     secrets: { ANTHROPIC_API_KEY: 'sk-ant-upstream' },
-    fetch: upstream.fetch,
+    fetch: async (url, init) => {
+      if (gate !== null) await gate;
+      return upstream.fetch(url, init);
+    },
     usage: (r) => void records.push(r),
     ...(maxRequestBytes === undefined ? {} : { maxRequestBytes }),
   });
   open.push(gateway);
-  return { gateway, key, upstream, records };
+  /** Upstream calls from now on wait until the returned function is called. */
+  const hold = (): (() => void) => {
+    let release!: () => void;
+    gate = new Promise<void>((r) => (release = r));
+    return release;
+  };
+  return { gateway, key, upstream, records, hold };
 }
 
 const encoder = new TextEncoder();
@@ -240,26 +250,11 @@ describe('gateway.reply with defer: settling and recording a whole answer after 
   });
 
   it('work handed over after close() began is done before close() resolves (a request under way when it was called)', async () => {
-    const { key, hash } = await createVirtualKey();
-    const upstream = anthropicUpstream();
-    const records: UsageRecord[] = [];
-    let gate: Promise<void> = Promise.resolve();
-    const gateway = createGateway({
-      registry: registry(),
-      identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
-      secrets: { ANTHROPIC_API_KEY: 'sk-ant-upstream' },
-      fetch: async (url, init) => {
-        await gate;
-        return upstream.fetch(url, init);
-      },
-      usage: (r) => void records.push(r),
-    });
-    open.push(gateway);
+    const { gateway, key, records, hold } = await gatewayWithKey();
     // An open stream keeps close() waiting.
     const chunks = takeChunks(await gateway.reply(plain(key, encoder.encode(chatBody({ stream: true })))))!;
     await chunks.next();
-    let release!: () => void;
-    gate = new Promise<void>((r) => (release = r));
+    const release = hold();
     const works: Array<() => Promise<void>> = [];
     const pending = gateway.reply(plain(key, encoder.encode(chatBody())), { defer: (w) => void works.push(w) });
     const closing = gateway.close({ drainMs: 5000 });
@@ -272,22 +267,8 @@ describe('gateway.reply with defer: settling and recording a whole answer after 
   });
 
   it('close() waits for a call under way (no stream open): it is answered and recorded before close() resolves', async () => {
-    const { key, hash } = await createVirtualKey();
-    const upstream = anthropicUpstream();
-    const records: UsageRecord[] = [];
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const gateway = createGateway({
-      registry: registry(),
-      identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
-      secrets: { ANTHROPIC_API_KEY: 'sk-ant-upstream' },
-      fetch: async (url, init) => {
-        await gate;
-        return upstream.fetch(url, init);
-      },
-      usage: (r) => void records.push(r),
-    });
-    open.push(gateway);
+    const { gateway, key, records, hold } = await gatewayWithKey();
+    const release = hold();
     const pending = gateway.reply(plain(key, encoder.encode(chatBody())));
     await new Promise((r) => setTimeout(r, 10));
     let closed = false;
