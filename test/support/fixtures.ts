@@ -1,20 +1,32 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** The shared recorded provider payloads (see ../shared/fixtures/SOURCES.md). */
-export const FIXTURES_DIR = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+/** The recorded provider payloads the tests replay (sources and licences: test/fixtures/SOURCES.md). */
+export const FIXTURES_DIR = fileURLToPath(new URL('../fixtures/', import.meta.url));
+
+/** Throws when the fixture folder is missing, so a broken checkout fails instead of testing nothing. */
+function requireDir(path: string): string {
+  if (!existsSync(path)) throw new Error(`recorded fixtures missing: ${path} (they live in test/fixtures/, see SOURCES.md)`);
+  return path;
+}
 
 export function fixtureText(path: string): string {
-  return readFileSync(FIXTURES_DIR + path, 'utf8');
+  return readFileSync(requireDir(FIXTURES_DIR) + path, 'utf8');
 }
 
 export function fixtureJson<T = unknown>(path: string): T {
   return JSON.parse(fixtureText(path)) as T;
 }
 
+/**
+ * The fixture files in `dir`, sorted; throws when the folder is missing or holds no file with
+ * `suffix`, so a test table built from it can never silently have zero rows.
+ */
 export function fixtureFiles(dir: string, suffix?: string): string[] {
-  return readdirSync(FIXTURES_DIR + dir)
+  const files = readdirSync(requireDir(FIXTURES_DIR + dir))
     .filter((name) => suffix === undefined || name.endsWith(suffix))
     .sort()
     .map((name) => `${dir}/${name}`);
+  if (files.length === 0) throw new Error(`no ${suffix ?? ''} fixtures in ${FIXTURES_DIR}${dir}`);
+  return files;
 }

@@ -1,5 +1,5 @@
 /**
- * The matrix over recorded provider payloads (../shared/fixtures): every recorded stream and
+ * The matrix over recorded provider payloads (test/fixtures): every recorded stream and
  * response of a format, converted to every format and read back with the target codec, keeps its
  * semantic content — texts, visible reasoning, tool names, JSON-equal arguments and the ids the
  * client must echo, unified finish reason, usage (folded as the target reports it), and how a
