@@ -49,7 +49,10 @@ export interface EncodedResponse {
   warnings: ConversionWarning[];
 }
 
-/** Turns a format's SSE messages into canonical stream events, synchronously. */
+/**
+ * Turns a format's stream messages into canonical stream events, synchronously. For SSE formats a
+ * message is one server-sent event; for a binary framing (`Codec.streamFraming`) it is one frame.
+ */
 export interface StreamDecoder {
   push(message: SseMessage, emit: (event: StreamEvent) => void): void;
   /** The upstream closed. Emits an `error` event if the stream ended before its terminal event. */
@@ -63,11 +66,49 @@ export interface StreamEncoderOptions {
   includeUsage?: boolean;
 }
 
-/** Turns canonical stream events into a format's SSE text, synchronously. */
+/**
+ * Where a stream encoder writes: SSE text, or (for a binary framing) whole frames as bytes. A
+ * consumer keeps what is written in order.
+ */
+export type StreamWrite = (chunk: string | Uint8Array) => void;
+
+/** Turns canonical stream events into a format's stream bytes (SSE text or frames), synchronously. */
 export interface StreamEncoder {
-  encode(event: StreamEvent, write: (text: string) => void): void;
+  encode(event: StreamEvent, write: StreamWrite): void;
   /** Input ended; write whatever the format needs to close (nothing if already closed). */
-  end(write: (text: string) => void): void;
+  end(write: StreamWrite): void;
+}
+
+/** Reads a stream's bytes into messages, holding at most one incomplete frame. */
+export interface StreamFrameReader {
+  feed(chunk: Uint8Array): void;
+  /** Input ended: a frame cut short is reported to `onFailure`. */
+  end(): void;
+}
+
+export interface StreamFrameReaderOptions {
+  /** The largest single frame accepted, in bytes. Default 8 MiB. */
+  maxEventBytes?: number;
+}
+
+/**
+ * How a format frames its streams when they are not server-sent events (AWS event streams). The
+ * reader hands each complete frame to `onMessage` as a message; a corrupt, oversized or truncated
+ * frame is reported once to `onFailure`, after which the reader ignores the rest of the input.
+ */
+export interface StreamFraming {
+  /** The `content-type` of a stream in this framing. */
+  readonly contentType: string;
+  createReader(
+    onMessage: (message: SseMessage) => void,
+    onFailure: (error: ErrorInfo) => void,
+    options?: StreamFrameReaderOptions,
+  ): StreamFrameReader;
+}
+
+/** The response headers an error decoder may read. */
+export interface ErrorHeaders {
+  get(name: string): string | null;
 }
 
 export interface RenderedError {
@@ -82,6 +123,8 @@ export interface Codec {
   readonly family: Family;
   /** Every documented top-level request field; a coverage test checks each is classified. */
   readonly knownRequestFields: readonly string[];
+  /** How streams are framed; absent for server-sent events (`text/event-stream`). */
+  readonly streamFraming?: StreamFraming;
   decodeRequest(body: unknown, options?: DecodeRequestOptions): DecodedRequest;
   encodeRequest(request: Request, options?: EncodeRequestOptions): EncodedRequest;
   decodeResponse(body: unknown): DecodedResponse;
@@ -90,8 +133,11 @@ export interface Codec {
   createStreamEncoder(options?: StreamEncoderOptions): StreamEncoder;
   /** The HTTP error body for a canonical error. */
   renderError(error: ErrorInfo): RenderedError;
-  /** Decode an upstream error body (any shape) into a canonical error. */
-  decodeError(status: number, body: unknown): ErrorInfo;
+  /**
+   * Decode an upstream error body (any shape) into a canonical error. `headers`, when given, are
+   * the upstream response's (Bedrock names its exception in `x-amzn-errortype`).
+   */
+  decodeError(status: number, body: unknown, headers?: ErrorHeaders): ErrorInfo;
   /**
    * For the identity plan: keep (possibly changed) or drop (null) one upstream event, e.g. the
    * usage chunk the gateway asked an OpenAI upstream for when the client did not.

@@ -2,3 +2,4 @@
 // every wire format by default (an explicit export takes precedence over `export *`).
 export * from './minimal.js';
 export { createGateway } from './gateway/all-codecs.js';
+export { awsSigV4Signer } from './gateway/aws-sigv4.js';

@@ -3,7 +3,7 @@
  * 1 invalid configuration or a failure to start, 2 a usage error.
  */
 import { parseArgs } from 'node:util';
-import { GatewayConfigError } from '@tollgate/core';
+import { credentialSecrets, GatewayConfigError } from '@tollgate/core';
 import { createKeyEntry, renderKey } from './key.js';
 import { identitySummary } from './config.js';
 import { formatViolations, loadService } from './load.js';
@@ -103,7 +103,7 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
     return 1;
   }
   const { config, registry } = result.service;
-  const missing = [...new Set(Object.values(registry.credentials).map((c) => c.secret))].filter((name) => (process.env[name] ?? '') === '');
+  const missing = [...new Set(Object.values(registry.credentials).flatMap((c) => credentialSecrets(c)))].filter((name) => (process.env[name] ?? '') === '');
   if (missing.length > 0) io.err(`tollgate: warning — secrets not set in the environment: ${missing.join(', ')} (calls needing them will fail)\n`);
   if (config.identity === undefined) io.err('tollgate: warning — no identity configured: every request will be refused (401)\n');
   let service: RunningService;

@@ -12,6 +12,7 @@ import { RequestContext } from './context.js';
 import type { GatewayReply, GatewayRequest, ReplyOptions } from './request.js';
 import { writeRecord } from './finalize.js';
 import { assertCodecsCover, codecTableFrom } from './codecs.js';
+import { assertSignersCover, signerTableFrom } from './signers.js';
 import type { Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
 import { errorReply, replyToResponse } from './render.js';
 import { SecretCache, secretResolver } from './secrets.js';
@@ -65,6 +66,8 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   const registry = registryFrom(options.registry);
   const codecs = codecTableFrom(options.codecs);
   assertCodecsCover(registry, codecs);
+  const signers = signerTableFrom(options.signers);
+  assertSignersCover(registry, signers);
   const first = policyFrom(options.policy, registry);
   let policyInput: unknown = options.policy;
   let policyRevision = first.revision;
@@ -88,7 +91,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     identity,
     store,
     sink,
-    secrets: new SecretCache(secretResolver(options.secrets)),
+    secrets: new SecretCache(secretResolver(options.secrets), signers),
     fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
     breakers: new Breakers(options.breaker, now),
     maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
@@ -186,6 +189,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       // revision stays in force and the error lists what is wrong.
       const nextRegistry = next.registry === undefined ? deps.registry : registryFrom(next.registry);
       assertCodecsCover(nextRegistry, deps.codecs);
+      assertSignersCover(nextRegistry, deps.secrets.signers);
       const nextInput = next.policy === undefined ? policyInput : next.policy;
       // The policy is checked against the registry it will run with, also when only the registry changed.
       const loaded = policyFrom(nextInput, nextRegistry);

@@ -9,6 +9,7 @@ import type { FailoverOptions } from './dispatch.js';
 import type { RequestFilter } from './filters.js';
 import type { SecretsOption } from './secrets.js';
 import type { SizingOptions } from './sizing.js';
+import type { UpstreamSigner } from './signers.js';
 import type { UsageOption } from './usage-record.js';
 
 export interface GatewayOptions {
@@ -57,6 +58,13 @@ export interface GatewayOptions {
    * `@tollgate/core/minimal` requires the list, so a bundle holds only the codecs listed.
    */
   codecs?: readonly Codec[];
+  /**
+   * Signers for credentials presented by signing each call (`aws_sigv4`: import
+   * `awsSigV4Signer` from `@tollgate/core/aws-sigv4`). A registry with such a credential needs
+   * its signer, else the gateway refuses to start. `createGateway` from `@tollgate/core` includes
+   * every signer by default; the one from `@tollgate/core/minimal` only those listed.
+   */
+  signers?: readonly UpstreamSigner[];
 }
 
 /** `createGateway`'s options in `@tollgate/core/minimal`: the codec list is required. */

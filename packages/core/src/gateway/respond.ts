@@ -1,5 +1,5 @@
-import { GatewayError, codeForStatus, codecOf, type ErrorInfo } from '@tollgate/codecs/base';
-import type { Candidate } from '../registry/index.js';
+import { GatewayError, codeForStatus, codecOf, streamContentType, type ErrorInfo } from '@tollgate/codecs/base';
+import { credentialSecrets, type Candidate } from '../registry/index.js';
 import type { Admission } from './admission.js';
 import type { RequestContext } from './context.js';
 import { settleUsage, writeRecord } from './finalize.js';
@@ -98,7 +98,7 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     } catch {
       // not JSON: decodeError copes with anything
     }
-    const decoded = upstreamCodec.decodeError(response.status, parsed);
+    const decoded = upstreamCodec.decodeError(response.status, parsed, response.headers);
     const info = upstreamErrorForClient(response, decoded, target, deps);
     await deps.store.release(ctx.id).catch(() => {});
     ctx.reject(info.status, `upstream_${response.status}`, 'upstream_error');
@@ -147,7 +147,7 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     };
     const chunks = relayStream(response.body, ctx, relayOptions);
     ctx.httpStatus = 200;
-    return streamReply(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers }, chunks);
+    return streamReply(200, { 'content-type': streamContentType(entryCodec), 'cache-control': 'no-cache', ...headers }, chunks);
   }
 
   const text = await readText(response.body, MAX_RESPONSE_BODY);
@@ -215,7 +215,7 @@ async function afterAnswer(ctx: RequestContext, deps: WalkDeps, settle: () => Pr
 function upstreamErrorForClient(response: UpstreamResponse, decoded: ErrorInfo, target: UpstreamTarget, deps: WalkDeps): ErrorInfo {
   const status = response.status;
   if (status === 401 || status === 403) {
-    if (target.credential !== null) deps.secrets.drop(target.credential.secret);
+    if (target.credential !== null) for (const name of credentialSecrets(target.credential)) deps.secrets.drop(name);
     return { code: 'upstream_error', status: 502, message: 'The upstream provider rejected the gateway credentials.' };
   }
   const info: ErrorInfo = { code: decoded.code ?? codeForStatus(status), status: decoded.status || status, message: scrubMessage(decoded.message) };

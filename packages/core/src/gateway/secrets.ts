@@ -1,3 +1,5 @@
+import type { SignerTable } from './signers.js';
+
 export type SecretsOption = ((name: string) => string | Promise<string>) | Record<string, string | undefined>;
 
 /**
@@ -19,10 +21,16 @@ function environment(): Record<string, string | undefined> {
   return g.process?.env ?? {};
 }
 
-/** Secrets are cached per name; a credential the upstream rejected (401/403) is dropped and read again next time. */
+/**
+ * What presents upstream credentials: secrets, cached per name (a credential the upstream
+ * rejected (401/403) is dropped and read again next time), and the signers by credential kind.
+ */
 export class SecretCache {
   private readonly cache = new Map<string, Promise<string>>();
-  constructor(private readonly resolve: (name: string) => Promise<string>) {}
+  constructor(
+    private readonly resolve: (name: string) => Promise<string>,
+    readonly signers: SignerTable = {},
+  ) {}
 
   get(name: string): Promise<string> {
     let value = this.cache.get(name);

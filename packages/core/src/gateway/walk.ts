@@ -243,7 +243,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
         ...(maxTokensEdit !== undefined ? { maxTokens: maxTokensEdit } : {}),
         includeUsage: ir.stream && !ctx.includeUsage,
       }, deps.cacheShaping);
-      return buildUpstreamCall(target, encoded, ir.stream, request.headers, (n) => deps.secrets.get(n), clientSignal);
+      return buildUpstreamCall(target, encoded, ir.stream, request.headers, deps.secrets, clientSignal);
     },
     deps.fetch,
     deps.breakers,

@@ -217,6 +217,16 @@ function toCredential(name: string, decl: CredentialDecl): Credential {
       return { name, kind: 'bearer', secret: decl.secret };
     case 'query':
       return { name, kind: 'query', param: decl.param, secret: decl.secret };
+    case 'aws_sigv4':
+      return {
+        name,
+        kind: 'aws_sigv4',
+        region: decl.region,
+        service: decl.service,
+        accessKeyId: decl.access_key_id,
+        secretAccessKey: decl.secret_access_key,
+        sessionToken: decl.session_token ?? null,
+      };
   }
 }
 

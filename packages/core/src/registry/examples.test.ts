@@ -18,8 +18,8 @@ function load(file: string): Registry {
 }
 
 describe('example registries', () => {
-  it('are the four the docs promise', () => {
-    expect(files).toEqual(['anthropic.yaml', 'gemini.yaml', 'openai.yaml', 'vllm-pool.yaml']);
+  it('are the ones the docs promise', () => {
+    expect(files).toEqual(['anthropic.yaml', 'bedrock.yaml', 'gemini.yaml', 'openai.yaml', 'vllm-pool.yaml']);
   });
 
   it.each(files)('%s validates, and every served model can be reached in each format it advertises', (file) => {
@@ -50,6 +50,19 @@ describe('example registries', () => {
     const registry = load('openai.yaml');
     expect(resolveModel(registry, 'gpt-4o-mini')).not.toBeNull();
     expect(listModels(registry, 'openai', () => true).data.map((m) => m.id)).not.toContain('gpt-4o-mini');
+  });
+
+  it('bedrock.yaml: SigV4 for us-east-1, identity for AWS SDK clients, the Converse stream path', () => {
+    const registry = load('bedrock.yaml');
+    const [c] = candidates(registry, 'claude-sonnet', 'bedrock_converse');
+    expect(c).toMatchObject({
+      plan: 'identity',
+      credential: { kind: 'aws_sigv4', region: 'us-east-1', service: 'bedrock', accessKeyId: 'AWS_ACCESS_KEY_ID', secretAccessKey: 'AWS_SECRET_ACCESS_KEY', sessionToken: 'AWS_SESSION_TOKEN' },
+      url: 'https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-sonnet-4-5-20250929-v1:0/converse',
+      streamUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-sonnet-4-5-20250929-v1:0/converse-stream',
+    });
+    expect(candidates(registry, 'nova-micro', 'anthropic_messages').map((x) => x.plan)).toEqual(['translate']);
+    expect(resolveModel(registry, 'us.amazon.nova-micro-v1:0')?.id).toBe('nova-micro');
   });
 
   it('vllm-pool.yaml: the pool first, the vendor as overflow', () => {

@@ -19,6 +19,9 @@ describe('format data', () => {
     expect(conversionPlan('openai_chat', 'openai_responses', family)).toBe('translate');
     expect(conversionPlan('openai_chat', 'anthropic_messages', family)).toBe('translate');
     expect(conversionPlan('gemini_generate_content', 'gemini_generate_content', family)).toBe('identity');
+    // Bedrock carries Claude's signatures (same issuer) in its own grammar: never a raw plan.
+    expect(conversionPlan('anthropic_messages', 'bedrock_converse', family)).toBe('translate');
+    expect(conversionPlan('bedrock_converse', 'anthropic_vertex', family)).toBe('translate');
   });
 
   it('the defaults can be spread into a registry', () => {

@@ -9,7 +9,9 @@ export { formatRegistryIssues } from './issues.js';
 export { RegistrySchema } from './schema.js';
 export type { RegistryFile, RegistryFileInput } from './schema.js';
 export { registryJsonSchema } from './json-schema.js';
+export { credentialSecrets } from './credentials.js';
 export type {
+  AwsSigV4Credential,
   Candidate,
   Capabilities,
   ConversionPlan,

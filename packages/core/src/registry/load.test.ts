@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { baseRegistry } from './__tests__/fixtures.js';
+import { credentialSecrets } from './credentials.js';
 import { loadRegistry } from './load.js';
 import { RegistrySchema } from './schema.js';
 import type { RegistryIssue } from './types.js';
@@ -13,6 +14,7 @@ function errorsOf(raw: unknown): RegistryIssue[] {
 }
 
 const sonnet = (r: Raw) => r.models['claude-sonnet'];
+const AWS = { kind: 'aws_sigv4', region: 'us-east-1', service: 'bedrock', access_key_id: 'AWS_ACCESS_KEY_ID', secret_access_key: 'AWS_SECRET_ACCESS_KEY' };
 const dep = (r: Raw, i = 1) => sonnet(r).deployments[i];
 
 /** One row per rule: a way to break the base registry, and the violation it must produce. */
@@ -33,7 +35,12 @@ const VIOLATIONS: [name: string, mutate: (r: Raw) => void, path: string, message
   ['converter from an undeclared format', (r) => r.converters.push({ from: 'nope', to: 'openai_chat' }), 'converters[4].from', /"nope" is not declared/],
   ['identity converter', (r) => r.converters.push({ from: 'openai_chat', to: 'openai_chat' }), 'converters[4]', /implicit \(identity\)/],
   ['duplicate converter', (r) => r.converters.push({ from: 'openai_chat', to: 'anthropic_messages' }), 'converters[4]', /duplicate converter: same as converters\[0\]/],
-  ['unsupported credential kind', (r) => (r.credentials.aws = { kind: 'aws_sigv4', secret: 'AWS' }), 'credentials.aws.kind', /./],
+  ['unsupported credential kind', (r) => (r.credentials.aws = { kind: 'aws_iam_role', secret: 'AWS' }), 'credentials.aws.kind', /./],
+  ['aws_sigv4 with a secret of another kind', (r) => (r.credentials.aws1 = { ...AWS, secret: 'AWS' }), 'credentials.aws1.secret', /unknown key/],
+  ['aws_sigv4 without its secret access key', (r) => (r.credentials.aws2 = { ...AWS, secret_access_key: undefined }), 'credentials.aws2.secret_access_key', /missing required key/],
+  ['aws_sigv4 with a region that is not one', (r) => (r.credentials.aws3 = { ...AWS, region: 'US East' }), 'credentials.aws3.region', /AWS region/],
+  ['aws_sigv4 for another service', (r) => (r.credentials.aws4 = { ...AWS, service: 's3' }), 'credentials.aws4.service', /./],
+  ['aws_sigv4 key given as a value, not a secret name', (r) => (r.credentials.aws5 = { ...AWS, access_key_id: 'AKIA/EXAMPLE+KEY' }), 'credentials.aws5.access_key_id', /must name a secret/],
   ['credential missing its header', (r) => delete r.credentials.anthropic.header, 'credentials.anthropic.header', /missing required key "header"/],
   ['credential with a key of another kind', (r) => (r.credentials.openai.param = 'key'), 'credentials.openai.param', /unknown key/],
   ['provider credential unresolved', (r) => (r.providers.openai.credential = 'openai-prod'), 'providers.openai.credential', /credential "openai-prod" is not declared/],
@@ -77,7 +84,7 @@ const VIOLATIONS: [name: string, mutate: (r: Raw) => void, path: string, message
   ['converter removed under a model', (r) => r.converters.splice(3, 1), 'models.claude-sonnet.entry_formats[2]', /not serviceable: .*openai_responses/],
 ];
 
-const STRUCTURAL = new Set(['unknown top-level key', 'unknown key in a model', 'unknown key in pricing', 'missing model key', 'invalid model id', 'entry route with a query', 'unsupported credential kind', 'credential missing its header', 'credential with a key of another kind', 'provider base_url not http(s)', 'provider base_url with a query', 'negative price', 'negative numeric price', 'price in exponent notation', 'price with a comma', 'price that is not a number', 'unknown price unit', 'fractional weight', 'negative priority', 'unknown visibility', 'no entry formats']);
+const STRUCTURAL = new Set(['unknown top-level key', 'unknown key in a model', 'unknown key in pricing', 'missing model key', 'invalid model id', 'entry route with a query', 'unsupported credential kind', 'aws_sigv4 with a secret of another kind', 'aws_sigv4 without its secret access key', 'aws_sigv4 with a region that is not one', 'aws_sigv4 for another service', 'aws_sigv4 key given as a value, not a secret name', 'credential missing its header', 'credential with a key of another kind', 'provider base_url not http(s)', 'provider base_url with a query', 'negative price', 'negative numeric price', 'price in exponent notation', 'price with a comma', 'price that is not a number', 'unknown price unit', 'fractional weight', 'negative priority', 'unknown visibility', 'no entry formats']);
 const SECTION = new Set(['missing section', 'section of the wrong type']);
 
 describe('loadRegistry', () => {
@@ -187,6 +194,24 @@ describe('loadRegistry', () => {
     expect(registry.models['gpt-5']).toMatchObject({ visibility: 'listed', tags: ['all', 'gpt', 'frontier'], aliases: [] });
     expect(registry.providers.openai!.baseUrl).toBe('https://api.openai.com');
     expect(registry.providers.local!.credential).toBeNull();
+  });
+
+  it('an aws_sigv4 credential: region and service as given, the three keys as secret names', () => {
+    const raw = baseRegistry();
+    raw.credentials.aws = { ...AWS, session_token: 'AWS_SESSION_TOKEN' };
+    raw.providers.openai.credential = 'aws';
+    const result = loadRegistry(raw);
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    expect(result.registry.providers.openai!.credential).toEqual({
+      name: 'aws',
+      kind: 'aws_sigv4',
+      region: 'us-east-1',
+      service: 'bedrock',
+      accessKeyId: 'AWS_ACCESS_KEY_ID',
+      secretAccessKey: 'AWS_SECRET_ACCESS_KEY',
+      sessionToken: 'AWS_SESSION_TOKEN',
+    });
+    expect(credentialSecrets(result.registry.credentials.aws!)).toEqual(['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN']);
   });
 
   it('passes a loaded registry through', () => {

@@ -39,10 +39,23 @@ export const EntryRouteDecl = z.strictObject({
 
 export const ConverterDecl = z.strictObject({ from: Name, to: Name });
 
+/** An AWS region name (`us-east-1`, `eu-central-2`, `us-gov-west-1`). */
+const AwsRegion = z.string().check(z.regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, { error: 'must be an AWS region, e.g. us-east-1' }));
+
 export const CredentialDecl = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('header'), header: HeaderName, secret: SecretName }),
   z.strictObject({ kind: z.literal('bearer'), secret: SecretName }),
   z.strictObject({ kind: z.literal('query'), param: z.string().check(z.regex(/^[A-Za-z0-9_.~-]+$/)), secret: SecretName }),
+  z
+    .strictObject({
+      kind: z.literal('aws_sigv4'),
+      region: AwsRegion,
+      service: z.literal('bedrock').check(z.describe('The AWS service the signature is for.')),
+      access_key_id: SecretName.check(z.describe('The name of the secret holding the access key id.')),
+      secret_access_key: SecretName.check(z.describe('The name of the secret holding the secret access key.')),
+      session_token: z.optional(SecretName).check(z.describe('The name of the secret holding a session token (temporary credentials).')),
+    })
+    .check(z.describe('Every call is signed with AWS Signature Version 4 (Amazon Bedrock).')),
 ]);
 
 export const ProviderDecl = z.strictObject({

@@ -37,11 +37,27 @@ export interface Converter {
   readonly to: WireFormat;
 }
 
-/** How a credential is presented upstream. `secret` names the secret; its value is never in the registry. */
+/**
+ * How a credential is presented upstream. `secret` (and the AWS keys) name secrets; their values
+ * are never in the registry.
+ */
 export type Credential =
   | { readonly name: string; readonly kind: 'header'; readonly header: string; readonly secret: string }
   | { readonly name: string; readonly kind: 'bearer'; readonly secret: string }
-  | { readonly name: string; readonly kind: 'query'; readonly param: string; readonly secret: string };
+  | { readonly name: string; readonly kind: 'query'; readonly param: string; readonly secret: string }
+  | AwsSigV4Credential;
+
+/** Every call signed with AWS Signature Version 4. The three keys name secrets. */
+export interface AwsSigV4Credential {
+  readonly name: string;
+  readonly kind: 'aws_sigv4';
+  readonly region: string;
+  readonly service: 'bedrock';
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly sessionToken: string | null;
+}
+
 
 export interface Provider {
   readonly id: string;
