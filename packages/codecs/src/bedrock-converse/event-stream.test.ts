@@ -69,8 +69,16 @@ describe('AWS event-stream framing, differential against @smithy/core/event-stre
         expect(read.headers).toEqual(headers);
         expect(read.body).toEqual(body);
       }),
-      { numRuns: 300 },
+      { numRuns: 2000 },
     );
+  });
+
+  it('a header named __proto__ is a header like any other (found by the property test above)', () => {
+    const frame = encodeEventStreamMessage(Object.fromEntries([['__proto__', 'x'], [':event-type', 'messageStart']]), new Uint8Array());
+    const m = decodeEventStreamMessage(frame);
+    expect(Object.keys(m.headers)).toEqual(['__proto__', ':event-type']);
+    expect(m.headers['__proto__']).toBe('x');
+    expect(Object.getPrototypeOf({})).toBe(Object.prototype);
   });
 
   it('every header type the reference writes is read to the same value', () => {

@@ -61,7 +61,8 @@ class ChecksumMismatch extends Error {}
 
 function parseHeaders(bytes: Uint8Array): Record<string, EventStreamHeaderValue> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const out: Record<string, EventStreamHeaderValue> = {};
+  // No prototype: a header named `__proto__` (or `constructor`) from the wire is just a header.
+  const out: Record<string, EventStreamHeaderValue> = Object.create(null) as Record<string, EventStreamHeaderValue>;
   let at = 0;
   const need = (n: number) => {
     if (at + n > bytes.length) throw new Malformed('header runs past the headers section');

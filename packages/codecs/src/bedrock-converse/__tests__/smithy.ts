@@ -28,7 +28,8 @@ export function splitFrames(bytes: Uint8Array): Uint8Array[] {
 
 export function stringHeaders(headers: Record<string, string>): MessageHeaders {
   const out: MessageHeaders = {};
-  for (const [name, value] of Object.entries(headers)) out[name] = { type: 'string', value };
+  // Own properties even for `__proto__`, as the headers object has them.
+  for (const [name, value] of Object.entries(headers)) Object.defineProperty(out, name, { value: { type: 'string', value }, enumerable: true, writable: true, configurable: true });
   return out;
 }
 
