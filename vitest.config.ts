@@ -9,6 +9,7 @@ const alias = [
   { find: /^@tollgate\/core\/testing$/, replacement: src('./packages/core/src/testing.ts') },
   { find: /^@tollgate\/core\/minimal$/, replacement: src('./packages/core/src/minimal.ts') },
   { find: /^@tollgate\/core\/aws-sigv4$/, replacement: src('./packages/core/src/aws-sigv4.ts') },
+  { find: /^@tollgate\/core\/tokenizers$/, replacement: src('./packages/core/src/tokenizers.ts') },
   { find: /^@tollgate\/adapters-edge\/minimal$/, replacement: src('./packages/adapters-edge/src/minimal.ts') },
   { find: /^@tollgate\/codecs\/base$/, replacement: src('./packages/codecs/src/base.ts') },
   { find: /^@tollgate\/codecs\/(openai-chat|openai-responses|anthropic-messages|anthropic-vertex|gemini|bedrock-converse)$/, replacement: src('./packages/codecs/src/entries/$1.ts') },

@@ -1,4 +1,5 @@
 import type { ErrorInfo } from './errors/gateway-error.js';
+import type { EmbedRequest, EmbedResponse } from './ir/embedding.js';
 import type { Request } from './ir/request.js';
 import type { Response } from './ir/response.js';
 import type { StreamEvent } from './ir/stream-event.js';
@@ -117,6 +118,40 @@ export interface RenderedError {
   headers?: Record<string, string>;
 }
 
+/**
+ * A format's token-counting endpoint (Anthropic `/v1/messages/count_tokens`, OpenAI
+ * `/v1/responses/input_tokens`, Gemini `:countTokens`, Bedrock `CountTokens`): its request is
+ * the format's generation request (in an envelope for some), its answer one number.
+ */
+export interface CountTokensCodec {
+  decodeRequest(body: unknown, options?: DecodeRequestOptions): DecodedRequest;
+  /** The counting request for a canonical request (fields the endpoint refuses are left out). */
+  encodeRequest(request: Request, options?: EncodeRequestOptions): EncodedRequest;
+  /** The input tokens of a counting answer; throws a canonical error on an answer without them. */
+  decodeResponse(body: unknown): number;
+  encodeResponse(inputTokens: number): Record<string, unknown>;
+}
+
+export interface DecodedEmbedRequest {
+  request: EmbedRequest;
+  warnings: ConversionWarning[];
+  unclassified: string[];
+}
+
+export interface EncodeEmbedResponseOptions {
+  /** The model name to show the client. */
+  model?: string;
+}
+
+/** A format's embeddings endpoint (OpenAI `/v1/embeddings`, Gemini `:embedContent` / `:batchEmbedContents`). */
+export interface EmbeddingsCodec {
+  decodeRequest(body: unknown, options?: DecodeRequestOptions): DecodedEmbedRequest;
+  encodeRequest(request: EmbedRequest, options?: EncodeRequestOptions): EncodedRequest;
+  decodeResponse(body: unknown): EmbedResponse;
+  /** The answer for `request` (its shape, batch or single, and vector encoding follow the request). */
+  encodeResponse(response: EmbedResponse, request: EmbedRequest, options?: EncodeEmbedResponseOptions): EncodedResponse;
+}
+
 /** One wire format: decode and encode requests, responses, streams and errors. */
 export interface Codec {
   readonly format: WireFormat;
@@ -149,4 +184,8 @@ export interface Codec {
    * for formats that have none.
    */
   statefulFeatures?(request: Request): string[];
+  /** The format's token-counting endpoint, where it has one. */
+  readonly countTokens?: CountTokensCodec;
+  /** The format's embeddings endpoint, where it has one. */
+  readonly embeddings?: EmbeddingsCodec;
 }

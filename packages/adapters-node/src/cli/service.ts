@@ -7,6 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGateway, GatewayConfigError, type Gateway } from '@tollgate/core';
+import { openaiTokenizers } from '@tollgate/core/tokenizers';
 import { handleNodeRequest } from '../http/listener.js';
 import { createNodeUpstream } from '../http/upstream-fetch.js';
 import { buildParts } from './build.js';
@@ -57,6 +58,8 @@ export async function startService(service: LoadedService, options: StartService
   try {
     gateway = createGateway({
       fetch: upstreamFetch,
+      // Local token counts for models that declare an OpenAI encoding (tables loaded on first use).
+      tokenizers: openaiTokenizers,
       registry: service.registry,
       policy: service.policy,
       identity: config.identity ?? {},

@@ -31,6 +31,8 @@ export function usageRecord(overrides: Partial<UsageRecord> = {}): UsageRecord {
     tools_invoked: ['get_weather'],
     registry_revision: 'sha256:0000',
     policy_revision: null,
+    kind: 'generate',
+    counted_tokens: null,
     ...overrides,
   };
 }

@@ -1,4 +1,5 @@
 import type { Codec } from '../codec.js';
+import { bedrockCountTokens } from './count-tokens.js';
 import { decodeRequest } from './decode-request.js';
 import { decodeResponse } from './decode-response.js';
 import { createStreamDecoder } from './decode-stream.js';
@@ -28,6 +29,7 @@ export const bedrockConverseCodec: Codec = {
   createStreamEncoder,
   renderError,
   decodeError,
+  countTokens: bedrockCountTokens,
 };
 
 export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder, renderError, decodeError };

@@ -1,4 +1,5 @@
 import type { Codec } from '../codec.js';
+import { openaiEmbeddings } from './embeddings.js';
 import { decodeRequest } from './decode-request.js';
 import { decodeResponse } from './decode-response.js';
 import { createStreamDecoder } from './decode-stream.js';
@@ -23,6 +24,7 @@ export const openaiChatCodec: Codec = {
   renderError,
   decodeError,
   identityFilter,
+  embeddings: openaiEmbeddings,
 };
 
 export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder };

@@ -1,4 +1,5 @@
 import type { Codec } from '../codec.js';
+import { openaiResponsesCountTokens } from './count-tokens.js';
 import { decodeRequest } from './decode-request.js';
 import { decodeResponse } from './decode-response.js';
 import { createStreamDecoder } from './decode-stream.js';
@@ -26,6 +27,7 @@ export const openaiResponsesCodec: Codec = {
   renderError,
   decodeError,
   statefulFeatures,
+  countTokens: openaiResponsesCountTokens,
 };
 
 export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder };

@@ -40,6 +40,10 @@ export class RequestContext {
   clientCancelled = false;
   outputBytes = 0;
   promptBound = 0;
+  /** What the request does: generate (the default), count_tokens or embed. */
+  kind: 'generate' | 'count_tokens' | 'embed' = 'generate';
+  /** For count_tokens: the input tokens counted (the answer). */
+  countedTokens: number | null = null;
   /** Where work that need not delay the answer goes (`reply`'s `defer`), or null: do it first. */
   defer: ((work: () => Promise<void>) => void) | null = null;
   private recorded = false;
@@ -124,6 +128,8 @@ export class RequestContext {
       tools_invoked: [...this.toolsInvoked],
       registry_revision: this.registryRevision,
       policy_revision: this.policyRevision,
+      kind: this.kind,
+      counted_tokens: this.countedTokens,
     };
   }
 }

@@ -13,6 +13,7 @@ import type { GatewayReply, GatewayRequest, ReplyOptions } from './request.js';
 import { writeRecord } from './finalize.js';
 import { assertCodecsCover, codecTableFrom } from './codecs.js';
 import { assertSignersCover, signerTableFrom } from './signers.js';
+import { assertTokenizersCover, tokenCounterTableFrom } from './token-counters.js';
 import type { Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
 import { errorReply, replyToResponse } from './render.js';
 import { SecretCache, secretResolver } from './secrets.js';
@@ -68,6 +69,8 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   assertCodecsCover(registry, codecs);
   const signers = signerTableFrom(options.signers);
   assertSignersCover(registry, signers);
+  const tokenizers = tokenCounterTableFrom(options.tokenizers);
+  assertTokenizersCover(registry, tokenizers);
   const first = policyFrom(options.policy, registry);
   let policyInput: unknown = options.policy;
   let policyRevision = first.revision;
@@ -92,6 +95,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     store,
     sink,
     secrets: new SecretCache(secretResolver(options.secrets), signers),
+    tokenizers,
     fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
     breakers: new Breakers(options.breaker, now),
     maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
@@ -190,6 +194,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       const nextRegistry = next.registry === undefined ? deps.registry : registryFrom(next.registry);
       assertCodecsCover(nextRegistry, deps.codecs);
       assertSignersCover(nextRegistry, deps.secrets.signers);
+      assertTokenizersCover(nextRegistry, deps.tokenizers);
       const nextInput = next.policy === undefined ? policyInput : next.policy;
       // The policy is checked against the registry it will run with, also when only the registry changed.
       const loaded = policyFrom(nextInput, nextRegistry);

@@ -6,6 +6,7 @@ export type { RequestFilter, FilterContext } from './filters.js';
 export type { UsageRecord, UsageSink, UsageOption, RecordPrincipal, RecordUsage, RecordStatus } from './usage-record.js';
 export type { SecretsOption } from './secrets.js';
 export type { UpstreamSigner, AwsSigV4Signer, AwsKeys, SignableCall } from './signers.js';
+export type { TokenCounter } from './token-counters.js';
 export type { SizingOptions } from './sizing.js';
 export { promptTokenBound, utf8Length } from './sizing.js';
 export type { BreakerOptions } from './breaker.js';

@@ -10,6 +10,7 @@ import type { RequestFilter } from './filters.js';
 import type { SecretsOption } from './secrets.js';
 import type { SizingOptions } from './sizing.js';
 import type { UpstreamSigner } from './signers.js';
+import type { TokenCounter } from './token-counters.js';
 import type { UsageOption } from './usage-record.js';
 
 export interface GatewayOptions {
@@ -65,6 +66,13 @@ export interface GatewayOptions {
    * every signer by default; the one from `@tollgate/core/minimal` only those listed.
    */
   signers?: readonly UpstreamSigner[];
+  /**
+   * Token counters for the public tokenizers models declare (`tokenizer:` in the registry), used
+   * for count_tokens requests no deployment can count: `openaiTokenizers` from
+   * `@tollgate/core/tokenizers` (needs the optional gpt-tokenizer package). A registry that
+   * declares a tokenizer without its counter is refused at start.
+   */
+  tokenizers?: readonly TokenCounter[];
 }
 
 /** `createGateway`'s options in `@tollgate/core/minimal`: the codec list is required. */

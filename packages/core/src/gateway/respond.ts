@@ -52,7 +52,7 @@ function governanceHeaders(ctx: RequestContext, admission: Admission): Record<st
 const textDecoder = new TextDecoder();
 
 /** Read at most `max` bytes of a body as text; the rest is cancelled. Null when too large or unreadable. */
-async function readText(body: BodySource | null, max: number): Promise<string | null> {
+export async function readText(body: BodySource | null, max: number): Promise<string | null> {
   if (body === null) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -212,7 +212,7 @@ async function afterAnswer(ctx: RequestContext, deps: WalkDeps, settle: () => Pr
  * An upstream error as the caller should see it: the message scrubbed; the gateway's own
  * credential problems (401/403 upstream) shown as a gateway-side failure, not the caller's.
  */
-function upstreamErrorForClient(response: UpstreamResponse, decoded: ErrorInfo, target: UpstreamTarget, deps: WalkDeps): ErrorInfo {
+export function upstreamErrorForClient(response: UpstreamResponse, decoded: ErrorInfo, target: UpstreamTarget, deps: WalkDeps): ErrorInfo {
   const status = response.status;
   if (status === 401 || status === 403) {
     if (target.credential !== null) for (const name of credentialSecrets(target.credential)) deps.secrets.drop(name);

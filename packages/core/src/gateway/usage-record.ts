@@ -60,6 +60,13 @@ export interface UsageRecord {
   tools_invoked: string[];
   registry_revision: string;
   policy_revision: string | null;
+  /**
+   * What the request did: `generate`, `count_tokens` (free: cost 0) or `embed`. The gateway
+   * always writes it (optional in the type only for records made elsewhere before it existed).
+   */
+  kind?: 'generate' | 'count_tokens' | 'embed';
+  /** For `count_tokens`: the input tokens counted (what the caller was told), else null. Always written. */
+  counted_tokens?: number | null;
 }
 
 /** Where usage records go. `write` must never throw or block the response. */

@@ -9,7 +9,9 @@ import {
 } from '@tollgate/codecs/base';
 import { decideAccess, defaultMaxTokens, type Policy, type Principal, type SpendNotification } from '@tollgate/policy';
 import type { IdentityResolver } from '../identity/index.js';
-import { candidates as candidatesFor, pickWeighted, resolveEntry, resolveModel, type Candidate, type Model, type Registry } from '../registry/index.js';
+import { candidates as candidatesFor, pickWeighted, resolveEntry, resolveModel, type Candidate, type EntryMatch, type Model, type Registry } from '../registry/index.js';
+import { walkKind } from './kinds.js';
+import type { TokenCounterTable } from './token-counters.js';
 import { maxWorstCase } from '../pricing/index.js';
 import type { StateStore } from '../store/types.js';
 import { admit, AdmissionRefused, type Admission } from './admission.js';
@@ -53,6 +55,8 @@ export interface WalkDeps {
   trackDeferred(work: () => Promise<void>): () => Promise<void>;
   notify?: (notification: SpendNotification, principal: Principal) => void;
   cacheShaping?: CacheShapingOptions;
+  /** Local token counters by encoding, for count_tokens requests no deployment counts. */
+  tokenizers: TokenCounterTable;
 }
 
 /** Refuse: record the reason, answer in the caller's format. */
@@ -76,6 +80,8 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     ctx.entryFormat = guessFormat(request, path);
     return refuse(deps, ctx, new GatewayError('not_found', `No route for ${request.method} ${path}.`), 'route_not_found');
   }
+  // Token counting and embeddings walk their own module (same stages, same order).
+  if (entry.kind !== 'generate') return walkKind(request, ctx, deps, entry as EntryMatch & { kind: 'count_tokens' | 'embed' });
   const format = entry.format;
   ctx.entryFormat = format;
   const codec = deps.codecs[format];
@@ -118,6 +124,8 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     new GatewayError('model_not_found', `The model '${requested ?? ''}' does not exist or you do not have access to it.`, { param: 'model' });
   if (model === null || model.staged) return refuse(deps, ctx, notFound(), 'model_not_found');
   ctx.model = model.id;
+  // An embedding model is reached through embed routes only.
+  if (model.kind !== 'generate') return refuse(deps, ctx, notFound(), 'kind_not_offered');
   if (deps.policy !== null) {
     const access = decideAccess({ policy: deps.policy, registry: deps.registry, principal, model: model.id, now: deps.now() });
     for (const d of access.wouldDeny) if (!ctx.wouldBlock.includes(d.detail)) ctx.wouldBlock.push(d.detail);

@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { listModels } from './discovery.js';
 import { loadRegistry } from './load.js';
-import { candidates, resolveModel } from './resolve.js';
+import { candidates, countCandidates, resolveModel } from './resolve.js';
 import { RegistrySchema } from './schema.js';
 import type { Registry } from './types.js';
 
@@ -19,7 +19,7 @@ function load(file: string): Registry {
 
 describe('example registries', () => {
   it('are the ones the docs promise', () => {
-    expect(files).toEqual(['anthropic.yaml', 'bedrock.yaml', 'gemini.yaml', 'openai.yaml', 'vllm-pool.yaml']);
+    expect(files).toEqual(['anthropic.yaml', 'bedrock.yaml', 'counting-embeddings.yaml', 'gemini.yaml', 'openai.yaml', 'vllm-pool.yaml']);
   });
 
   it.each(files)('%s validates, and every served model can be reached in each format it advertises', (file) => {
@@ -63,6 +63,14 @@ describe('example registries', () => {
     });
     expect(candidates(registry, 'nova-micro', 'anthropic_messages').map((x) => x.plan)).toEqual(['translate']);
     expect(resolveModel(registry, 'us.amazon.nova-micro-v1:0')?.id).toBe('nova-micro');
+  });
+
+  it('counting-embeddings.yaml: Claude counts upstream, gpt-4o locally, embedding models from both SDKs', () => {
+    const registry = load('counting-embeddings.yaml');
+    expect(countCandidates(registry, 'claude-sonnet', 'anthropic_messages').map((c) => c.url)).toEqual(['https://api.anthropic.com/v1/messages/count_tokens']);
+    expect(countCandidates(registry, 'gpt-4o', 'anthropic_messages')).toEqual([]);
+    expect(registry.models['gpt-4o']!.tokenizer).toBe('o200k_base');
+    expect(candidates(registry, 'gemini-embedding', 'openai_chat')[0]).toMatchObject({ plan: 'translate', url: 'https://generativelanguage.googleapis.com/v1beta/models/gemini-embedding-001:batchEmbedContents' });
   });
 
   it('vllm-pool.yaml: the pool first, the vendor as overflow', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ISSUER_OF_FORMAT, WIRE_FORMATS, codecs } from '@tollgate/codecs';
-import { conversionPlan, DEFAULT_ENTRY_ROUTES, DEFAULT_WIRE_FORMATS, FORMAT_ISSUER, KNOWN_FORMATS } from './formats.js';
+import { conversionPlan, DEFAULT_ENTRY_ROUTES, DEFAULT_WIRE_FORMATS, FORMAT_ISSUER, KIND_FORMATS, KNOWN_FORMATS } from './formats.js';
 import { loadRegistry } from './load.js';
 
 describe('format data', () => {
@@ -22,6 +22,11 @@ describe('format data', () => {
     // Bedrock carries Claude's signatures (same issuer) in its own grammar: never a raw plan.
     expect(conversionPlan('anthropic_messages', 'bedrock_converse', family)).toBe('translate');
     expect(conversionPlan('bedrock_converse', 'anthropic_vertex', family)).toBe('translate');
+  });
+
+  it('KIND_FORMATS names exactly the formats whose codec counts tokens or embeds', () => {
+    expect([...KIND_FORMATS.count_tokens].sort()).toEqual(Object.values(codecs).filter((c) => c.countTokens !== undefined).map((c) => c.format).sort());
+    expect([...KIND_FORMATS.embed].sort()).toEqual(Object.values(codecs).filter((c) => c.embeddings !== undefined).map((c) => c.format).sort());
   });
 
   it('the defaults can be spread into a registry', () => {

@@ -1,6 +1,6 @@
 // Types only: the registry needs no codec code at run time (and scripts run from source).
 import type { Family, Issuer, WireFormat } from '@tollgate/codecs/base';
-import type { ConversionPlan } from './types.js';
+import type { ConversionPlan, OperationKind } from './types.js';
 
 /** Every wire format tollgate speaks, with its family: spread it into a registry's `wire_formats`. */
 export const DEFAULT_WIRE_FORMATS: Readonly<Record<WireFormat, { readonly family: Family }>> = Object.freeze({
@@ -78,4 +78,19 @@ export function templateProblems(path: string): { unknown: string[]; modelCount:
     return '';
   });
   return { unknown, modelCount, strayBrace: /[{}]/.test(stripped) };
+}
+
+/**
+ * The formats with a token-counting and an embeddings endpoint (the codecs' `countTokens` and
+ * `embeddings`; a test keeps the two equal). Entry routes and operations of those kinds must use
+ * one of them.
+ */
+export const KIND_FORMATS: Readonly<Record<Exclude<OperationKind, 'generate'>, readonly WireFormat[]>> = Object.freeze({
+  count_tokens: Object.freeze(['anthropic_messages', 'openai_responses', 'gemini_generate_content', 'bedrock_converse'] as WireFormat[]),
+  embed: Object.freeze(['openai_chat', 'gemini_generate_content'] as WireFormat[]),
+});
+
+/** True when `format` has an endpoint of `kind` (every format generates). */
+export function formatHasKind(format: string, kind: OperationKind): boolean {
+  return kind === 'generate' ? isKnownFormat(format) : (KIND_FORMATS[kind] as readonly string[]).includes(format);
 }

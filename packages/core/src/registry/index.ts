@@ -1,5 +1,6 @@
 export { loadRegistry } from './load.js';
-export { resolveEntry, resolveModel, candidates, isRegistry } from './resolve.js';
+export { resolveEntry, resolveModel, candidates, countCandidates, isRegistry } from './resolve.js';
+export { KIND_FORMATS } from './formats.js';
 export { pickWeighted } from './weighted.js';
 export { listModels } from './discovery.js';
 export type { DiscoveryFormat, OpenAIModelList, AnthropicModelList, GeminiModelList, ModelListByFormat } from './discovery.js';
@@ -23,6 +24,8 @@ export type {
   LoadRegistryResult,
   Model,
   Operation,
+  OperationKind,
+  TokenizerName,
   Provider,
   Registry,
   RegistryIssue,

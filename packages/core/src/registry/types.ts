@@ -14,8 +14,15 @@ export interface WireFormatInfo {
   readonly family: Family;
 }
 
+/** What a path does: generate an answer, count a request's input tokens, or embed inputs. */
+export type OperationKind = 'generate' | 'count_tokens' | 'embed';
+
+/** OpenAI's public encodings, which a model may declare for local token counts. */
+export type TokenizerName = 'o200k_base' | 'o200k_harmony' | 'cl100k_base' | 'p50k_base' | 'r50k_base';
+
 export interface EntryRoute {
   readonly path: string;
+  readonly kind: OperationKind;
   readonly format: WireFormat;
   readonly family: Family;
   /** Requests on this path stream regardless of the body (Gemini `:streamGenerateContent`). */
@@ -25,6 +32,7 @@ export interface EntryRoute {
 /** The entry route a request path matched. */
 export interface EntryMatch {
   readonly route: EntryRoute;
+  readonly kind: OperationKind;
   readonly format: WireFormat;
   readonly family: Family;
   readonly stream: boolean;
@@ -68,6 +76,7 @@ export interface Provider {
 }
 
 export interface Operation {
+  readonly kind: OperationKind;
   readonly provider: string;
   readonly format: WireFormat;
   readonly family: Family;
@@ -104,6 +113,10 @@ export type Visibility = 'listed' | 'hidden';
 export interface Model {
   readonly id: string;
   readonly brand: string;
+  /** A generation model or an embedding model: which entry routes and operations serve it. */
+  readonly kind: 'generate' | 'embed';
+  /** The public tokenizer for local token counts, or null. */
+  readonly tokenizer: TokenizerName | null;
   readonly entryFormats: readonly WireFormat[];
   readonly aliases: readonly string[];
   /** The declared tags, and `all`. */

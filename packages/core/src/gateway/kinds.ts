@@ -1,0 +1,329 @@
+/**
+ * The walk of a request that does not generate: token counting (`count_tokens`) and embeddings
+ * (`embed`). Same stages, same order as `walk` — entry route, authentication, bounded parse,
+ * model, access, route, rate and spend admission, dispatch with the brokered credential, one
+ * record — with what differs:
+ *
+ * - count_tokens: the deployment's own count operation, translated both ways; else a local count
+ *   with the model's declared tokenizer; else 404 `count_tokens_unsupported`. Free (cost 0, no
+ *   spend reserved) but rate-limited like any request (one request, no tokens).
+ * - embed: priced per input token, the worst case (every input at its UTF-8 byte length)
+ *   reserved against caps; usage from the upstream, else that bound, marked unmeasured.
+ */
+import {
+  GatewayError,
+  type CountTokensCodec,
+  type EmbedRequest,
+  type EmbeddingsCodec,
+  type Request as IRRequest,
+  type Usage,
+  type WireFormat,
+} from '@tollgate/codecs/base';
+import { decideAccess, type Principal } from '@tollgate/policy';
+import { maxWorstCase } from '../pricing/index.js';
+import { candidates as candidatesFor, countCandidates, pickWeighted, resolveModel, type Candidate, type EntryMatch, type Model } from '../registry/index.js';
+import { admit, AdmissionRefused, type Admission } from './admission.js';
+import { parseJsonBody, readBoundedBody } from './body.js';
+import type { RequestContext } from './context.js';
+import { dispatch } from './dispatch.js';
+import { settleUsage, writeRecord } from './finalize.js';
+import { completeReply, errorReply } from './render.js';
+import type { GatewayReply, GatewayRequest } from './request.js';
+import { readText, upstreamErrorForClient } from './respond.js';
+import { utf8Length } from './sizing.js';
+import { countLocally } from './token-counters.js';
+import { buildUpstreamCall, type UpstreamTarget } from './upstream.js';
+import type { WalkDeps } from './walk.js';
+
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+const MAX_ERROR_BYTES = 1024 * 1024;
+/** Per embedding input: separators and framing the vendor adds. */
+const PER_INPUT_TOKENS = 8;
+
+type KindEntry = EntryMatch & { kind: 'count_tokens' | 'embed' };
+
+function refuse(deps: WalkDeps, ctx: RequestContext, error: GatewayError, reason: string, headers: Record<string, string> = {}): GatewayReply {
+  ctx.reject(error.status, reason, error.code === 'internal' ? 'error' : error.code === 'cancelled' ? 'cancelled' : 'rejected');
+  writeRecord(ctx, deps.sink);
+  return errorReply(deps.codecs, error, ctx.entryFormat, headers);
+}
+
+function toTarget(c: Candidate): UpstreamTarget {
+  return {
+    deploymentId: c.deployment.id,
+    providerId: c.provider.id,
+    baseUrl: c.provider.baseUrl,
+    path: c.path,
+    streamPath: c.streamPath,
+    upstreamFormat: c.upstreamFormat,
+    upstreamModel: c.deployment.upstreamModel,
+    plan: c.plan,
+    credential: c.credential,
+    headers: c.provider.headers,
+  };
+}
+
+/** The request's decoded form, whichever kind. */
+type Decoded = { kind: 'count_tokens'; request: IRRequest } | { kind: 'embed'; request: EmbedRequest };
+
+export async function walkKind(request: GatewayRequest, ctx: RequestContext, deps: WalkDeps, entry: KindEntry): Promise<GatewayReply> {
+  const format = entry.format;
+  ctx.entryFormat = format;
+  ctx.kind = entry.kind;
+  const codec = deps.codecs[format];
+  const kindCodec = entry.kind === 'count_tokens' ? codec?.countTokens : codec?.embeddings;
+  if (codec === undefined || kindCodec === undefined) {
+    return refuse(deps, ctx, new GatewayError('unsupported_feature', `The wire format ${format} has no ${entry.kind} endpoint here.`), 'format_unsupported');
+  }
+
+  // 2. authenticate
+  const auth = await deps.identity.authenticate(request);
+  if (!auth.ok) return refuse(deps, ctx, auth.error, auth.error.code === 'unavailable' ? 'identity_unavailable' : 'authentication_failed');
+  const principal = auth.principal;
+  ctx.principal = principal;
+
+  // 3. parse, bounded
+  let decoded: Decoded;
+  try {
+    const raw = await readBoundedBody(request, deps.maxRequestBytes);
+    const body = parseJsonBody(raw);
+    const options = entry.model === null ? {} : { model: entry.model };
+    if (entry.kind === 'count_tokens') {
+      const d = (kindCodec as CountTokensCodec).decodeRequest(body, options);
+      decoded = { kind: 'count_tokens', request: d.request };
+      ctx.unclassified = d.unclassified.length;
+    } else {
+      const d = (kindCodec as EmbeddingsCodec).decodeRequest(body, options);
+      decoded = { kind: 'embed', request: d.request };
+      ctx.unclassified = d.unclassified.length;
+    }
+  } catch (error) {
+    const e = GatewayError.from(error);
+    return refuse(deps, ctx, e, e.code === 'request_too_large' ? 'request_too_large' : e.code === 'cancelled' ? 'client_cancelled' : 'invalid_request');
+  }
+  const requested = decoded.request.model ?? entry.model ?? undefined;
+  ctx.requestedModel = requested ?? null;
+
+  // 4. model, 5. access: denied and unknown answer alike
+  const model = requested === undefined ? null : resolveModel(deps.registry, requested);
+  const notFound = () =>
+    new GatewayError('model_not_found', `The model '${requested ?? ''}' does not exist or you do not have access to it.`, { param: 'model' });
+  if (model === null || model.staged) return refuse(deps, ctx, notFound(), 'model_not_found');
+  ctx.model = model.id;
+  if (deps.policy !== null) {
+    const access = decideAccess({ policy: deps.policy, registry: deps.registry, principal, model: model.id, now: deps.now() });
+    for (const d of access.wouldDeny) if (!ctx.wouldBlock.includes(d.detail)) ctx.wouldBlock.push(d.detail);
+    if (!access.allowed) return refuse(deps, ctx, notFound(), access.reason ?? 'access_denied');
+  }
+  const wantKind = entry.kind === 'embed' ? 'embed' : 'generate';
+  if (model.kind !== wantKind || !model.entryFormats.includes(format)) {
+    return refuse(deps, ctx, notFound(), model.kind !== wantKind ? 'kind_not_offered' : 'format_not_offered');
+  }
+
+  return decoded.kind === 'count_tokens' ? countTokens(request, ctx, deps, model, format, principal, decoded.request, codec.countTokens!) : embed(request, ctx, deps, model, format, principal, decoded.request, codec.embeddings!);
+}
+
+/** Rate (and, for embeddings, spend) admission; refusals become the caller's error. */
+async function admitKind(ctx: RequestContext, deps: WalkDeps, principal: Principal, model: Model, worstCaseMicros: number, tokenBound: number): Promise<Admission> {
+  return admit({
+    ctx,
+    policy: deps.policy,
+    registry: deps.registry,
+    store: deps.store,
+    principal,
+    model: model.id,
+    now: deps.now(),
+    worstCaseMicros,
+    tokenBound,
+    reservationTtlMs: deps.reservationTtlMs,
+    // Budget-tier substitution is for generation: a count or embedding of the model asked for.
+    substituted: false,
+    ...(deps.notify === undefined ? {} : { notify: deps.notify }),
+  });
+}
+
+const ZERO_COST = { input: 0, output: 0, cache_read: 0, cache_write: 0, cache_write_1h: 0, total: 0 };
+
+async function countTokens(
+  request: GatewayRequest,
+  ctx: RequestContext,
+  deps: WalkDeps,
+  model: Model,
+  format: WireFormat,
+  principal: Principal,
+  ir: IRRequest,
+  entryCodec: CountTokensCodec,
+): Promise<GatewayReply> {
+  const list = countCandidates(deps.registry, model, format).filter((c) => c.deployment.enabled && deps.codecs[c.upstreamFormat]?.countTokens !== undefined);
+  const counter = model.tokenizer === null ? undefined : deps.tokenizers[model.tokenizer];
+  if (list.length === 0 && counter === undefined) {
+    return refuse(deps, ctx, new GatewayError('not_found', `The model '${ctx.requestedModel ?? model.id}' cannot count tokens: no deployment counts them and no tokenizer is declared.`), 'count_tokens_unsupported');
+  }
+  let admission: Admission;
+  try {
+    admission = await admitKind(ctx, deps, principal, model, 0, 0);
+  } catch (error) {
+    if (error instanceof AdmissionRefused) return refuse(deps, ctx, error.error, error.reason, error.headers);
+    throw error;
+  }
+  ctx.reservedMicros = admission.reserved;
+  const finish = async (tokens: number): Promise<GatewayReply> => {
+    ctx.countedTokens = tokens;
+    ctx.usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0, measured: true };
+    await settleUsage({ ctx, store: deps.store, pricing: null, timezone: deps.timezone, completed: true, onSettleFailure: deps.onSettleFailure });
+    ctx.cost = { ...ZERO_COST };
+    ctx.httpStatus = 200;
+    writeRecord(ctx, deps.sink);
+    return completeReply(200, JSON.stringify(entryCodec.encodeResponse(tokens)), { 'content-type': 'application/json', 'x-tollgate-request-id': ctx.id });
+  };
+
+  if (list.length === 0) {
+    // Local: the model's public tokenizer.
+    ctx.deployment = null;
+    const tokens = await countLocally(ir, counter!).catch(() => null);
+    if (tokens === null) {
+      await deps.store.release(ctx.id).catch(() => {});
+      return refuse(deps, ctx, new GatewayError('not_found', 'The request holds images or files, which the local tokenizer cannot count.'), 'count_tokens_unsupported');
+    }
+    return finish(tokens);
+  }
+
+  const ordered = pickWeighted(list, () => `${principal.id}\u0000count`);
+  const answer = await call(request, ctx, deps, ordered, (target) => deps.codecs[target.upstreamFormat]!.countTokens!.encodeRequest(ir, { model: target.upstreamModel, stream: false }).body);
+  if (answer.reply !== undefined) return answer.reply;
+  let tokens: number;
+  try {
+    tokens = deps.codecs[answer.target.upstreamFormat]!.countTokens!.decodeResponse(JSON.parse(answer.text));
+  } catch (cause) {
+    return upstreamBad(ctx, deps, cause);
+  }
+  return finish(tokens);
+}
+
+/** The worst case of an embedding request: every text input at its UTF-8 length, token inputs at theirs. */
+export function embedTokenBound(request: EmbedRequest): number {
+  let total = 0;
+  for (const input of request.inputs) total += (typeof input === 'string' ? utf8Length(input) : input.length) + PER_INPUT_TOKENS;
+  return total;
+}
+
+async function embed(
+  request: GatewayRequest,
+  ctx: RequestContext,
+  deps: WalkDeps,
+  model: Model,
+  format: WireFormat,
+  principal: Principal,
+  embedRequest: EmbedRequest,
+  entryCodec: EmbeddingsCodec,
+): Promise<GatewayReply> {
+  const found = candidatesFor(deps.registry, model, format).filter((c) => c.deployment.enabled && deps.codecs[c.upstreamFormat]?.embeddings !== undefined);
+  if (found.length === 0) return refuse(deps, ctx, new GatewayError('model_not_found', `The model '${ctx.requestedModel ?? model.id}' does not exist or you do not have access to it.`, { param: 'model' }), 'no_route');
+  const list = pickWeighted(found, () => `${principal.id}\u0000embed`);
+  ctx.promptBound = embedTokenBound(embedRequest);
+  let admission: Admission;
+  try {
+    admission = await admitKind(ctx, deps, principal, model, maxWorstCase(list, { promptTokens: ctx.promptBound, outputTokens: 0 }), ctx.promptBound);
+  } catch (error) {
+    if (error instanceof AdmissionRefused) return refuse(deps, ctx, error.error, error.reason, error.headers);
+    throw error;
+  }
+  ctx.reservedMicros = admission.reserved;
+  const answer = await call(request, ctx, deps, list, (target) => deps.codecs[target.upstreamFormat]!.embeddings!.encodeRequest(embedRequest, { model: target.upstreamModel }).body);
+  if (answer.reply !== undefined) return answer.reply;
+  const candidate = list.find((c) => c.deployment.id === answer.target.deploymentId)!;
+  let out: string;
+  try {
+    const response = deps.codecs[answer.target.upstreamFormat]!.embeddings!.decodeResponse(JSON.parse(answer.text));
+    if (response.vectors.length !== embedRequest.inputs.length) throw new Error(`${response.vectors.length} vectors for ${embedRequest.inputs.length} inputs`);
+    ctx.usage = response.usage;
+    out = JSON.stringify(entryCodec.encodeResponse(response, embedRequest, { model: ctx.requestedModel ?? model.id }).body);
+  } catch (cause) {
+    return upstreamBad(ctx, deps, cause, candidate);
+  }
+  // Gemini reports no usage for embeddings: the bound, marked unmeasured.
+  if (ctx.usage === null) ctx.usage = estimatedEmbedUsage(ctx.promptBound);
+  await settleUsage({ ctx, store: deps.store, pricing: candidate.deployment.pricing, timezone: deps.timezone, completed: true, onSettleFailure: deps.onSettleFailure });
+  ctx.httpStatus = 200;
+  writeRecord(ctx, deps.sink);
+  return completeReply(200, out, { 'content-type': 'application/json', 'x-tollgate-request-id': ctx.id });
+}
+
+function estimatedEmbedUsage(bound: number): Usage {
+  return { input: bound, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0, measured: false };
+}
+
+async function upstreamBad(ctx: RequestContext, deps: WalkDeps, cause: unknown, candidate?: Candidate): Promise<GatewayReply> {
+  await settleUsage({ ctx, store: deps.store, pricing: candidate?.deployment.pricing ?? null, timezone: deps.timezone, completed: false, onSettleFailure: deps.onSettleFailure });
+  ctx.reject(502, 'upstream_bad_response', 'upstream_error');
+  writeRecord(ctx, deps.sink);
+  return errorReply(deps.codecs, new GatewayError('upstream_error', 'The upstream returned a response that could not be read.', { cause }), ctx.entryFormat);
+}
+
+/** Dispatch to the candidates (failover as for generation) and read the whole answer, or the reply to give instead. */
+async function call(
+  request: GatewayRequest,
+  ctx: RequestContext,
+  deps: WalkDeps,
+  list: readonly Candidate[],
+  bodyFor: (target: UpstreamTarget) => Record<string, unknown>,
+): Promise<{ reply: GatewayReply; target?: undefined; text?: undefined } | { reply?: undefined; target: UpstreamTarget; text: string }> {
+  const signal = request.signal;
+  const result = await dispatch(
+    list.map(toTarget),
+    async (target) => buildUpstreamCall(target, JSON.stringify(bodyFor(target)), false, request.headers, deps.secrets, signal),
+    deps.fetch,
+    deps.breakers,
+    deps.failover,
+    signal,
+  ).catch((error: unknown) => error as Error);
+  if (result instanceof Error) {
+    await deps.store.release(ctx.id).catch(() => {});
+    const e = GatewayError.from(result);
+    ctx.attempts = Math.max(ctx.attempts, 1);
+    if (e.code === 'cancelled') {
+      ctx.reject(499, 'client_cancelled', 'cancelled');
+      writeRecord(ctx, deps.sink);
+      return { reply: errorReply(deps.codecs, e, ctx.entryFormat) };
+    }
+    ctx.reject(e.status, `upstream:${e.code}`, 'upstream_error');
+    writeRecord(ctx, deps.sink);
+    return { reply: errorReply(deps.codecs, e, ctx.entryFormat) };
+  }
+  const candidate = list.find((c) => c.deployment.id === result.target.deploymentId)!;
+  ctx.attempts = result.attempts;
+  ctx.deployment = candidate.deployment.id;
+  ctx.provider = candidate.provider.id;
+  ctx.upstreamModel = candidate.deployment.upstreamModel;
+  ctx.upstreamFormat = candidate.upstreamFormat;
+  const response = result.response;
+  if (response.status < 200 || response.status > 299) {
+    const text = await readText(response.body, MAX_ERROR_BYTES);
+    let parsed: unknown = text;
+    try {
+      parsed = text === null ? null : JSON.parse(text);
+    } catch {
+      // not JSON: decodeError copes with anything
+    }
+    const decodedError = deps.codecs[candidate.upstreamFormat]!.decodeError(response.status, parsed, response.headers);
+    const info = upstreamErrorForClient(response, decodedError, result.target, deps);
+    await deps.store.release(ctx.id).catch(() => {});
+    ctx.reject(info.status, `upstream_${response.status}`, 'upstream_error');
+    writeRecord(ctx, deps.sink);
+    return { reply: errorReply(deps.codecs, info, ctx.entryFormat) };
+  }
+  const text = await readText(response.body, MAX_ANSWER_BYTES);
+  ctx.markFirstByte();
+  if (text === null) {
+    await settleUsage({ ctx, store: deps.store, pricing: candidate.deployment.pricing, timezone: deps.timezone, completed: false, onSettleFailure: deps.onSettleFailure });
+    if (signal.aborted) {
+      ctx.reject(499, 'client_cancelled', 'cancelled');
+      writeRecord(ctx, deps.sink);
+      return { reply: errorReply(deps.codecs, new GatewayError('cancelled', 'The client cancelled the request.'), ctx.entryFormat) };
+    }
+    ctx.reject(502, 'upstream_bad_response', 'upstream_error');
+    writeRecord(ctx, deps.sink);
+    return { reply: errorReply(deps.codecs, new GatewayError('upstream_error', 'The upstream returned a response that could not be read.'), ctx.entryFormat) };
+  }
+  return { target: result.target, text };
+}
