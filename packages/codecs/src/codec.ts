@@ -121,7 +121,8 @@ export interface RenderedError {
 /**
  * A format's token-counting endpoint (Anthropic `/v1/messages/count_tokens`, OpenAI
  * `/v1/responses/input_tokens`, Gemini `:countTokens`, Bedrock `CountTokens`): its request is
- * the format's generation request (in an envelope for some), its answer one number.
+ * the format's generation request (in an envelope for some), its answer one number. Kept apart
+ * from `Codec` (see `countTokensCodecs`), so a bundle that never counts holds none of them.
  */
 export interface CountTokensCodec {
   decodeRequest(body: unknown, options?: DecodeRequestOptions): DecodedRequest;
@@ -143,7 +144,10 @@ export interface EncodeEmbedResponseOptions {
   model?: string;
 }
 
-/** A format's embeddings endpoint (OpenAI `/v1/embeddings`, Gemini `:embedContent` / `:batchEmbedContents`). */
+/**
+ * A format's embeddings endpoint (OpenAI `/v1/embeddings`, Gemini `:embedContent` /
+ * `:batchEmbedContents`). Kept apart from `Codec` (see `embeddingsCodecs`).
+ */
 export interface EmbeddingsCodec {
   decodeRequest(body: unknown, options?: DecodeRequestOptions): DecodedEmbedRequest;
   encodeRequest(request: EmbedRequest, options?: EncodeRequestOptions): EncodedRequest;
@@ -184,8 +188,4 @@ export interface Codec {
    * for formats that have none.
    */
   statefulFeatures?(request: Request): string[];
-  /** The format's token-counting endpoint, where it has one. */
-  readonly countTokens?: CountTokensCodec;
-  /** The format's embeddings endpoint, where it has one. */
-  readonly embeddings?: EmbeddingsCodec;
 }

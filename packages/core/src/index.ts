@@ -3,3 +3,4 @@
 export * from './minimal.js';
 export { createGateway } from './gateway/all-codecs.js';
 export { awsSigV4Signer } from './gateway/aws-sigv4.js';
+export { operationKinds, type OperationKinds } from './gateway/kinds.js';

@@ -1,5 +1,4 @@
 import type { Codec } from '../codec.js';
-import { anthropicCountTokens } from './count-tokens.js';
 import { createStreamDecoder } from './decode-stream.js';
 import { decodeRequest } from './decode-request.js';
 import { decodeResponse } from './decode-response.js';
@@ -22,7 +21,6 @@ export const anthropicMessagesCodec: Codec = {
   createStreamEncoder,
   renderError,
   decodeError,
-  countTokens: anthropicCountTokens,
 };
 
 export { createStreamDecoder, createStreamEncoder, decodeRequest, encodeRequest, decodeResponse, encodeResponse, renderError, decodeError };

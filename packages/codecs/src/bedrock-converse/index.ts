@@ -1,5 +1,4 @@
 import type { Codec } from '../codec.js';
-import { bedrockCountTokens } from './count-tokens.js';
 import { decodeRequest } from './decode-request.js';
 import { decodeResponse } from './decode-response.js';
 import { createStreamDecoder } from './decode-stream.js';
@@ -29,7 +28,6 @@ export const bedrockConverseCodec: Codec = {
   createStreamEncoder,
   renderError,
   decodeError,
-  countTokens: bedrockCountTokens,
 };
 
 export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder, renderError, decodeError };

@@ -1,6 +1,4 @@
 import type { Codec } from '../codec.js';
-import { geminiCountTokens } from './count-tokens.js';
-import { geminiEmbeddings } from './embeddings.js';
 import { decodeRequest } from './decode-request.js';
 import { decodeResponse } from './decode-response.js';
 import { createStreamDecoder } from './decode-stream.js';
@@ -27,8 +25,6 @@ export const geminiCodec: Codec = {
   createStreamEncoder,
   renderError,
   decodeError,
-  countTokens: geminiCountTokens,
-  embeddings: geminiEmbeddings,
 };
 
 export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder, renderError, decodeError };

@@ -1,5 +1,4 @@
 import type { Codec } from '../codec.js';
-import { openaiEmbeddings } from './embeddings.js';
 import { decodeRequest } from './decode-request.js';
 import { decodeResponse } from './decode-response.js';
 import { createStreamDecoder } from './decode-stream.js';
@@ -24,7 +23,6 @@ export const openaiChatCodec: Codec = {
   renderError,
   decodeError,
   identityFilter,
-  embeddings: openaiEmbeddings,
 };
 
 export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder };

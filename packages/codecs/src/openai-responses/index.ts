@@ -1,5 +1,4 @@
 import type { Codec } from '../codec.js';
-import { openaiResponsesCountTokens } from './count-tokens.js';
 import { decodeRequest } from './decode-request.js';
 import { decodeResponse } from './decode-response.js';
 import { createStreamDecoder } from './decode-stream.js';
@@ -27,7 +26,6 @@ export const openaiResponsesCodec: Codec = {
   renderError,
   decodeError,
   statefulFeatures,
-  countTokens: openaiResponsesCountTokens,
 };
 
 export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder };

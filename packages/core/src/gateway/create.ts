@@ -13,6 +13,7 @@ import type { GatewayReply, GatewayRequest, ReplyOptions } from './request.js';
 import { writeRecord } from './finalize.js';
 import { assertCodecsCover, codecTableFrom } from './codecs.js';
 import { assertSignersCover, signerTableFrom } from './signers.js';
+import { assertKindsServed } from './kind-routes.js';
 import { assertTokenizersCover, tokenCounterTableFrom } from './token-counters.js';
 import type { Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
 import { errorReply, replyToResponse } from './render.js';
@@ -71,6 +72,8 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   assertSignersCover(registry, signers);
   const tokenizers = tokenCounterTableFrom(options.tokenizers);
   assertTokenizersCover(registry, tokenizers);
+  const kinds = options.kinds ?? null;
+  assertKindsServed(registry, kinds);
   const first = policyFrom(options.policy, registry);
   let policyInput: unknown = options.policy;
   let policyRevision = first.revision;
@@ -96,6 +99,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     sink,
     secrets: new SecretCache(secretResolver(options.secrets), signers),
     tokenizers,
+    kinds,
     fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
     breakers: new Breakers(options.breaker, now),
     maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
@@ -195,6 +199,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       assertCodecsCover(nextRegistry, deps.codecs);
       assertSignersCover(nextRegistry, deps.secrets.signers);
       assertTokenizersCover(nextRegistry, deps.tokenizers);
+      assertKindsServed(nextRegistry, deps.kinds);
       const nextInput = next.policy === undefined ? policyInput : next.policy;
       // The policy is checked against the registry it will run with, also when only the registry changed.
       const loaded = policyFrom(nextInput, nextRegistry);

@@ -19,6 +19,7 @@ import {
   type Usage,
   type WireFormat,
 } from '@tollgate/codecs/base';
+import { countTokensCodecs, embeddingsCodecs } from '@tollgate/codecs/kinds';
 import { decideAccess, type Principal } from '@tollgate/policy';
 import { maxWorstCase } from '../pricing/index.js';
 import { candidates as candidatesFor, countCandidates, pickWeighted, resolveModel, type Candidate, type EntryMatch, type Model } from '../registry/index.js';
@@ -40,7 +41,16 @@ const MAX_ERROR_BYTES = 1024 * 1024;
 /** Per embedding input: separators and framing the vendor adds. */
 const PER_INPUT_TOKENS = 8;
 
-type KindEntry = EntryMatch & { kind: 'count_tokens' | 'embed' };
+export type KindEntry = EntryMatch & { kind: 'count_tokens' | 'embed' };
+
+/**
+ * What serves the routes of kind count_tokens and embed (`options.kinds`): `operationKinds` from
+ * `@tollgate/core/kinds`. `createGateway` of `@tollgate/core` includes it; a gateway built on
+ * `@tollgate/core/minimal` without it refuses a registry with such routes.
+ */
+export interface OperationKinds {
+  readonly walk: (request: GatewayRequest, ctx: RequestContext, deps: WalkDeps, entry: KindEntry) => Promise<GatewayReply>;
+}
 
 function refuse(deps: WalkDeps, ctx: RequestContext, error: GatewayError, reason: string, headers: Record<string, string> = {}): GatewayReply {
   ctx.reject(error.status, reason, error.code === 'internal' ? 'error' : error.code === 'cancelled' ? 'cancelled' : 'rejected');
@@ -70,9 +80,8 @@ export async function walkKind(request: GatewayRequest, ctx: RequestContext, dep
   const format = entry.format;
   ctx.entryFormat = format;
   ctx.kind = entry.kind;
-  const codec = deps.codecs[format];
-  const kindCodec = entry.kind === 'count_tokens' ? codec?.countTokens : codec?.embeddings;
-  if (codec === undefined || kindCodec === undefined) {
+  const kindCodec = entry.kind === 'count_tokens' ? countTokensCodecs[format] : embeddingsCodecs[format];
+  if (deps.codecs[format] === undefined || kindCodec === undefined) {
     return refuse(deps, ctx, new GatewayError('unsupported_feature', `The wire format ${format} has no ${entry.kind} endpoint here.`), 'format_unsupported');
   }
 
@@ -120,7 +129,9 @@ export async function walkKind(request: GatewayRequest, ctx: RequestContext, dep
     return refuse(deps, ctx, notFound(), model.kind !== wantKind ? 'kind_not_offered' : 'format_not_offered');
   }
 
-  return decoded.kind === 'count_tokens' ? countTokens(request, ctx, deps, model, format, principal, decoded.request, codec.countTokens!) : embed(request, ctx, deps, model, format, principal, decoded.request, codec.embeddings!);
+  return decoded.kind === 'count_tokens'
+    ? countTokens(request, ctx, deps, model, format, principal, decoded.request, kindCodec as CountTokensCodec)
+    : embed(request, ctx, deps, model, format, principal, decoded.request, kindCodec as EmbeddingsCodec);
 }
 
 /** Rate (and, for embeddings, spend) admission; refusals become the caller's error. */
@@ -154,7 +165,7 @@ async function countTokens(
   ir: IRRequest,
   entryCodec: CountTokensCodec,
 ): Promise<GatewayReply> {
-  const list = countCandidates(deps.registry, model, format).filter((c) => c.deployment.enabled && deps.codecs[c.upstreamFormat]?.countTokens !== undefined);
+  const list = countCandidates(deps.registry, model, format).filter((c) => c.deployment.enabled && countTokensCodecs[c.upstreamFormat] !== undefined && deps.codecs[c.upstreamFormat] !== undefined);
   const counter = model.tokenizer === null ? undefined : deps.tokenizers[model.tokenizer];
   if (list.length === 0 && counter === undefined) {
     return refuse(deps, ctx, new GatewayError('not_found', `The model '${ctx.requestedModel ?? model.id}' cannot count tokens: no deployment counts them and no tokenizer is declared.`), 'count_tokens_unsupported');
@@ -189,11 +200,11 @@ async function countTokens(
   }
 
   const ordered = pickWeighted(list, () => `${principal.id}\u0000count`);
-  const answer = await call(request, ctx, deps, ordered, (target) => deps.codecs[target.upstreamFormat]!.countTokens!.encodeRequest(ir, { model: target.upstreamModel, stream: false }).body);
+  const answer = await call(request, ctx, deps, ordered, (target) => countTokensCodecs[target.upstreamFormat]!.encodeRequest(ir, { model: target.upstreamModel, stream: false }).body);
   if (answer.reply !== undefined) return answer.reply;
   let tokens: number;
   try {
-    tokens = deps.codecs[answer.target.upstreamFormat]!.countTokens!.decodeResponse(JSON.parse(answer.text));
+    tokens = countTokensCodecs[answer.target.upstreamFormat]!.decodeResponse(JSON.parse(answer.text));
   } catch (cause) {
     return upstreamBad(ctx, deps, cause);
   }
@@ -217,7 +228,7 @@ async function embed(
   embedRequest: EmbedRequest,
   entryCodec: EmbeddingsCodec,
 ): Promise<GatewayReply> {
-  const found = candidatesFor(deps.registry, model, format).filter((c) => c.deployment.enabled && deps.codecs[c.upstreamFormat]?.embeddings !== undefined);
+  const found = candidatesFor(deps.registry, model, format).filter((c) => c.deployment.enabled && embeddingsCodecs[c.upstreamFormat] !== undefined && deps.codecs[c.upstreamFormat] !== undefined);
   if (found.length === 0) return refuse(deps, ctx, new GatewayError('model_not_found', `The model '${ctx.requestedModel ?? model.id}' does not exist or you do not have access to it.`, { param: 'model' }), 'no_route');
   const list = pickWeighted(found, () => `${principal.id}\u0000embed`);
   ctx.promptBound = embedTokenBound(embedRequest);
@@ -229,12 +240,12 @@ async function embed(
     throw error;
   }
   ctx.reservedMicros = admission.reserved;
-  const answer = await call(request, ctx, deps, list, (target) => deps.codecs[target.upstreamFormat]!.embeddings!.encodeRequest(embedRequest, { model: target.upstreamModel }).body);
+  const answer = await call(request, ctx, deps, list, (target) => embeddingsCodecs[target.upstreamFormat]!.encodeRequest(embedRequest, { model: target.upstreamModel }).body);
   if (answer.reply !== undefined) return answer.reply;
   const candidate = list.find((c) => c.deployment.id === answer.target.deploymentId)!;
   let out: string;
   try {
-    const response = deps.codecs[answer.target.upstreamFormat]!.embeddings!.decodeResponse(JSON.parse(answer.text));
+    const response = embeddingsCodecs[answer.target.upstreamFormat]!.decodeResponse(JSON.parse(answer.text));
     if (response.vectors.length !== embedRequest.inputs.length) throw new Error(`${response.vectors.length} vectors for ${embedRequest.inputs.length} inputs`);
     ctx.usage = response.usage;
     out = JSON.stringify(entryCodec.encodeResponse(response, embedRequest, { model: ctx.requestedModel ?? model.id }).body);
@@ -327,3 +338,5 @@ async function call(
   }
   return { target: result.target, text };
 }
+
+export const operationKinds: OperationKinds = Object.freeze({ walk: walkKind });

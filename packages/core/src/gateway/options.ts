@@ -11,6 +11,7 @@ import type { SecretsOption } from './secrets.js';
 import type { SizingOptions } from './sizing.js';
 import type { UpstreamSigner } from './signers.js';
 import type { TokenCounter } from './token-counters.js';
+import type { OperationKinds } from './kinds.js';
 import type { UsageOption } from './usage-record.js';
 
 export interface GatewayOptions {
@@ -73,6 +74,12 @@ export interface GatewayOptions {
    * declares a tokenizer without its counter is refused at start.
    */
   tokenizers?: readonly TokenCounter[];
+  /**
+   * What serves `kind: count_tokens` and `kind: embed` entry routes: `operationKinds` from
+   * `@tollgate/core/kinds`. `createGateway` from `@tollgate/core` includes it; the one from
+   * `@tollgate/core/minimal` refuses a registry with such routes without it.
+   */
+  kinds?: OperationKinds;
 }
 
 /** `createGateway`'s options in `@tollgate/core/minimal`: the codec list is required. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { bedrockConverseCodec } from '@tollgate/codecs/bedrock-converse';
 import { openaiChatCodec } from '@tollgate/codecs/openai-chat';
 import { awsSigV4Signer } from '../aws-sigv4.js';
+import { operationKinds } from '../kinds.js';
 import { createGateway as createFull } from './all-codecs.js';
 import { GatewayConfigError } from './config-error.js';
 import { createGateway } from './create.js';
@@ -52,6 +53,15 @@ describe('upstream signers', () => {
     expect(() => gateway.reload({ registry: registry() })).toThrow(GatewayConfigError);
     expect(gateway.registry.providers.bedrock!.credential?.kind).toBe('bearer');
     await gateway.close();
+  });
+
+  it('count_tokens and embed routes need what serves them: a minimal gateway without operationKinds refuses to start', async () => {
+    const withCount = { ...registry('key'), entry_routes: [...registry('key').entry_routes, { path: '/v1/embeddings', format: 'openai_chat', kind: 'embed' }] };
+    expect(refusal(() => createGateway({ registry: withCount, identity, codecs }))).toEqual([
+      "kinds: nothing serves the embed route /v1/embeddings: add operationKinds from '@tollgate/core/kinds'",
+    ]);
+    await createGateway({ registry: withCount, identity, codecs, kinds: operationKinds }).close();
+    await createFull({ registry: withCount, identity }).close();
   });
 
   it('something that is not a signer is refused', () => {

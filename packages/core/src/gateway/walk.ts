@@ -10,7 +10,7 @@ import {
 import { decideAccess, defaultMaxTokens, type Policy, type Principal, type SpendNotification } from '@tollgate/policy';
 import type { IdentityResolver } from '../identity/index.js';
 import { candidates as candidatesFor, pickWeighted, resolveEntry, resolveModel, type Candidate, type EntryMatch, type Model, type Registry } from '../registry/index.js';
-import { walkKind } from './kinds.js';
+import type { KindEntry, OperationKinds } from './kinds.js';
 import type { TokenCounterTable } from './token-counters.js';
 import { maxWorstCase } from '../pricing/index.js';
 import type { StateStore } from '../store/types.js';
@@ -57,6 +57,8 @@ export interface WalkDeps {
   cacheShaping?: CacheShapingOptions;
   /** Local token counters by encoding, for count_tokens requests no deployment counts. */
   tokenizers: TokenCounterTable;
+  /** What serves count_tokens and embed routes (none: the gateway refused a registry with any). */
+  kinds: OperationKinds | null;
 }
 
 /** Refuse: record the reason, answer in the caller's format. */
@@ -81,7 +83,11 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     return refuse(deps, ctx, new GatewayError('not_found', `No route for ${request.method} ${path}.`), 'route_not_found');
   }
   // Token counting and embeddings walk their own module (same stages, same order).
-  if (entry.kind !== 'generate') return walkKind(request, ctx, deps, entry as EntryMatch & { kind: 'count_tokens' | 'embed' });
+  if (entry.kind !== 'generate') {
+    // Never reached: a gateway without `kinds` refuses a registry with such routes.
+    if (deps.kinds === null) return refuse(deps, ctx, new GatewayError('unsupported_feature', `${entry.kind} is not served here.`), 'format_unsupported');
+    return deps.kinds.walk(request, ctx, deps, entry as KindEntry);
+  }
   const format = entry.format;
   ctx.entryFormat = format;
   const codec = deps.codecs[format];
