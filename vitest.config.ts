@@ -9,6 +9,7 @@ const alias = [
   { find: /^@tollgate\/core\/testing$/, replacement: src('./packages/core/src/testing.ts') },
   { find: /^@tollgate\/core\/minimal$/, replacement: src('./packages/core/src/minimal.ts') },
   { find: /^@tollgate\/core\/aws-sigv4$/, replacement: src('./packages/core/src/aws-sigv4.ts') },
+  { find: /^@tollgate\/core\/google-service-account$/, replacement: src('./packages/core/src/google-service-account.ts') },
   { find: /^@tollgate\/core\/tokenizers$/, replacement: src('./packages/core/src/tokenizers.ts') },
   { find: /^@tollgate\/core\/kinds$/, replacement: src('./packages/core/src/kinds.ts') },
   { find: /^@tollgate\/adapters-edge\/minimal$/, replacement: src('./packages/adapters-edge/src/minimal.ts') },

@@ -3,4 +3,5 @@
 export * from './minimal.js';
 export { createGateway } from './gateway/all-codecs.js';
 export { awsSigV4Signer } from './gateway/aws-sigv4.js';
+export { googleServiceAccountSigner } from './gateway/google-service-account.js';
 export { operationKinds, type OperationKinds } from './gateway/kinds.js';

@@ -9,7 +9,7 @@ import { DEFAULT_MAX_REQUEST_BYTES } from './body.js';
 import { Breakers } from './breaker.js';
 import { GatewayConfigError } from './config-error.js';
 import { RequestContext } from './context.js';
-import type { GatewayReply, GatewayRequest, ReplyOptions } from './request.js';
+import type { GatewayReply, GatewayRequest, ReplyOptions, UpstreamFetch } from './request.js';
 import { writeRecord } from './finalize.js';
 import { assertCodecsCover, codecTableFrom } from './codecs.js';
 import { assertSignersCover, signerTableFrom } from './signers.js';
@@ -89,6 +89,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   const notStarted = new Set<() => Promise<void>>();
   let closed = false;
 
+  const upstreamFetch: UpstreamFetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
   // Replaced whole by `reload`: a request reads it once, so it never mixes two revisions.
   let deps: WalkDeps = {
     registry,
@@ -97,10 +98,10 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     identity,
     store,
     sink,
-    secrets: new SecretCache(secretResolver(options.secrets), signers),
+    secrets: new SecretCache(secretResolver(options.secrets), signers, upstreamFetch, now),
     tokenizers,
     kinds,
-    fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
+    fetch: upstreamFetch,
     breakers: new Breakers(options.breaker, now),
     maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
     failover: options.failover ?? {},

@@ -5,7 +5,7 @@ export { GatewayConfigError, type ConfigIssue } from './config-error.js';
 export type { RequestFilter, FilterContext } from './filters.js';
 export type { UsageRecord, UsageSink, UsageOption, RecordPrincipal, RecordUsage, RecordStatus } from './usage-record.js';
 export type { SecretsOption } from './secrets.js';
-export type { UpstreamSigner, AwsSigV4Signer, AwsKeys, SignableCall } from './signers.js';
+export type { UpstreamSigner, AwsSigV4Signer, AwsKeys, SignableCall, GoogleServiceAccountSigner, AccessToken } from './signers.js';
 export type { TokenCounter } from './token-counters.js';
 export type { SizingOptions } from './sizing.js';
 export { promptTokenBound, utf8Length } from './sizing.js';

@@ -39,6 +39,13 @@ describe('upstream signers', () => {
     ]);
   });
 
+  it('a google_service_account credential needs its signer too', () => {
+    const vertex = { ...registry('key'), credentials: { ...registry('key').credentials, sa: { kind: 'google_service_account', secret: 'SA_KEY' } }, providers: { bedrock: { base_url: 'https://x.example.com', credential: 'sa' } } };
+    expect(refusal(() => createGateway({ registry: vertex, identity, codecs, signers: [awsSigV4Signer] }))).toEqual([
+      "signers: no signer for credential kind google_service_account, needed by provider bedrock: add googleServiceAccountSigner from '@tollgate/core/google-service-account'",
+    ]);
+  });
+
   it('with the signer listed it starts; a registry without such credentials needs none', async () => {
     await createGateway({ registry: registry(), identity, codecs, signers: [awsSigV4Signer] }).close();
     await createGateway({ registry: registry('key'), identity, codecs }).close();

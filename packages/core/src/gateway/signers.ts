@@ -6,6 +6,7 @@
  */
 import type { AwsSigV4Credential, Registry } from '../registry/index.js';
 import { GatewayConfigError } from './config-error.js';
+import type { UpstreamFetch } from './request.js';
 
 /** The call to sign: its final URL, headers and exact body bytes. */
 export interface SignableCall {
@@ -26,13 +27,36 @@ export interface AwsSigV4Signer {
   sign(call: SignableCall, credential: AwsSigV4Credential, keys: AwsKeys): Promise<Headers>;
 }
 
-export type UpstreamSigner = AwsSigV4Signer;
+/** An access token and how long it is valid. */
+export interface AccessToken {
+  accessToken: string;
+  expiresInS: number;
+}
 
-export type SignerTable = Partial<{ aws_sigv4: AwsSigV4Signer }>;
+/**
+ * Mints access tokens for `google_service_account` credentials: a JWT grant signed with the
+ * service account key, exchanged at the key's `token_uri`. The gateway caches what it returns.
+ */
+export interface GoogleServiceAccountSigner {
+  readonly kind: 'google_service_account';
+  /** `key` is the service account JSON key (the secret's value); `now` in milliseconds. */
+  fetchToken(key: string, scopes: readonly string[], fetch: UpstreamFetch, now: number): Promise<AccessToken>;
+}
+
+export type UpstreamSigner = AwsSigV4Signer | GoogleServiceAccountSigner;
+
+export type SignerTable = Partial<{ aws_sigv4: AwsSigV4Signer; google_service_account: GoogleServiceAccountSigner }>;
 
 function isSigner(value: unknown): value is UpstreamSigner {
-  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'aws_sigv4' && typeof (value as { sign?: unknown }).sign === 'function';
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as { kind?: unknown; sign?: unknown; fetchToken?: unknown };
+  return (v.kind === 'aws_sigv4' && typeof v.sign === 'function') || (v.kind === 'google_service_account' && typeof v.fetchToken === 'function');
 }
+
+const IMPORTS: Record<UpstreamSigner['kind'], string> = {
+  aws_sigv4: "awsSigV4Signer from '@tollgate/core/aws-sigv4'",
+  google_service_account: "googleServiceAccountSigner from '@tollgate/core/google-service-account'",
+};
 
 /** The gateway's signers by credential kind, or a refusal naming what is wrong with the list. */
 export function signerTableFrom(list: unknown): SignerTable {
@@ -40,7 +64,12 @@ export function signerTableFrom(list: unknown): SignerTable {
   const table: SignerTable = {};
   const issues: Array<{ path: string; message: string }> = [];
   if (!Array.isArray(list)) issues.push({ path: 'signers', message: 'a list of signers, e.g. [awsSigV4Signer]' });
-  else list.forEach((s: unknown, i) => (isSigner(s) ? (table[s.kind] = s) : issues.push({ path: `signers[${i}]`, message: 'not a signer (import awsSigV4Signer from @tollgate/core/aws-sigv4)' })));
+  else
+    list.forEach((s: unknown, i) => {
+      if (!isSigner(s)) issues.push({ path: `signers[${i}]`, message: 'not a signer (import awsSigV4Signer from @tollgate/core/aws-sigv4)' });
+      else if (s.kind === 'aws_sigv4') table.aws_sigv4 = s;
+      else table.google_service_account = s;
+    });
   if (issues.length > 0) throw new GatewayConfigError('options', issues);
   return table;
 }
@@ -50,9 +79,8 @@ export function assertSignersCover(registry: Registry, signers: SignerTable): vo
   const issues: Array<{ path: string; message: string }> = [];
   for (const provider of Object.values(registry.providers)) {
     const c = provider.credential;
-    if (c !== null && c.kind === 'aws_sigv4' && signers.aws_sigv4 === undefined) {
-      issues.push({ path: 'signers', message: `no signer for credential kind aws_sigv4, needed by provider ${provider.id}: add awsSigV4Signer from '@tollgate/core/aws-sigv4'` });
-    }
+    if (c === null || (c.kind !== 'aws_sigv4' && c.kind !== 'google_service_account')) continue;
+    if (signers[c.kind] === undefined) issues.push({ path: 'signers', message: `no signer for credential kind ${c.kind}, needed by provider ${provider.id}: add ${IMPORTS[c.kind]}` });
   }
   if (issues.length > 0) throw new GatewayConfigError('options', issues);
 }

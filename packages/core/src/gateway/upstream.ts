@@ -10,13 +10,15 @@ import {
   type Request as IRRequest,
   type WireFormat,
 } from '@tollgate/codecs/base';
-import type { Credential } from '../registry/index.js';
+import type { Credential, GoogleServiceAccountCredential } from '../registry/index.js';
 import type { HeaderReader } from './request.js';
 import type { SignerTable } from './signers.js';
 
 /** Where a call's credential comes from: secrets by name, and the signers by credential kind. */
 export interface CredentialSource {
   get(name: string): Promise<string>;
+  /** The access token of a service account credential (cached by the gateway). */
+  accessToken(credential: GoogleServiceAccountCredential): Promise<string>;
   readonly signers: SignerTable;
 }
 
@@ -195,6 +197,17 @@ export async function buildUpstreamCall(
       throw new GatewayError('unavailable', 'The upstream request could not be signed.', { detail: `SigV4 for provider ${target.providerId}: ${cause instanceof Error ? cause.message : String(cause)}` });
     }
     return { url, init: { method: 'POST', headers: signed, body: body as BodyInit, signal, redirect: 'error' } };
+  }
+  if (c.kind === 'google_service_account') {
+    let token: string;
+    try {
+      token = await credentials.accessToken(c);
+    } catch (cause) {
+      if (GatewayError.isInstance(cause)) throw cause;
+      throw new GatewayError('unavailable', 'The upstream credential is not configured.', { detail: `access token for provider ${target.providerId}: ${cause instanceof Error ? cause.message : String(cause)}` });
+    }
+    headers.set('authorization', `Bearer ${token}`);
+    return { url: normalizedUrl(joined), init: init() };
   }
   const value = await read(c.secret);
   if (c.kind === 'bearer') headers.set('authorization', `Bearer ${value}`);

@@ -24,6 +24,9 @@ import type {
 } from './types.js';
 import { operationKey } from './validate-wiring.js';
 
+/** The scope a service account token has when the credential names none. */
+export const GOOGLE_CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
+
 export interface ParamRoute {
   readonly prefix: string;
   readonly suffix: string;
@@ -241,6 +244,8 @@ function toCredential(name: string, decl: CredentialDecl): Credential {
         secretAccessKey: decl.secret_access_key,
         sessionToken: decl.session_token ?? null,
       };
+    case 'google_service_account':
+      return { name, kind: 'google_service_account', secret: decl.secret, scopes: decl.scopes ?? [GOOGLE_CLOUD_PLATFORM_SCOPE] };
   }
 }
 

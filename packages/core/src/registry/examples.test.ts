@@ -19,7 +19,7 @@ function load(file: string): Registry {
 
 describe('example registries', () => {
   it('are the ones the docs promise', () => {
-    expect(files).toEqual(['anthropic.yaml', 'bedrock.yaml', 'counting-embeddings.yaml', 'gemini.yaml', 'openai.yaml', 'vllm-pool.yaml']);
+    expect(files).toEqual(['anthropic.yaml', 'azure-openai.yaml', 'bedrock.yaml', 'counting-embeddings.yaml', 'gemini.yaml', 'openai.yaml', 'vertex.yaml', 'vllm-pool.yaml']);
   });
 
   it.each(files)('%s validates, and every served model can be reached in each format it advertises', (file) => {
@@ -71,6 +71,18 @@ describe('example registries', () => {
     expect(countCandidates(registry, 'gpt-4o', 'anthropic_messages')).toEqual([]);
     expect(registry.models['gpt-4o']!.tokenizer).toBe('o200k_base');
     expect(candidates(registry, 'gemini-embedding', 'openai_chat')[0]).toMatchObject({ plan: 'translate', url: 'https://generativelanguage.googleapis.com/v1beta/models/gemini-embedding-001:batchEmbedContents' });
+  });
+
+  it('vertex.yaml: one service account for Gemini and Claude on Vertex', () => {
+    const registry = load('vertex.yaml');
+    const credential = { kind: 'google_service_account', secret: 'VERTEX_SA_KEY', scopes: ['https://www.googleapis.com/auth/cloud-platform'] };
+    expect(candidates(registry, 'gemini-2.5-pro', 'openai_chat')[0]).toMatchObject({ credential, url: 'https://us-central1-aiplatform.googleapis.com/v1/projects/acme-prod/locations/us-central1/publishers/google/models/gemini-2.5-pro:generateContent' });
+    expect(candidates(registry, 'claude-sonnet', 'anthropic_messages')[0]).toMatchObject({ plan: 'raw', credential });
+  });
+
+  it('azure-openai.yaml: api-key header, api-version query, the deployment name in the path', () => {
+    const [c] = candidates(load('azure-openai.yaml'), 'gpt-4o', 'openai_chat');
+    expect(c).toMatchObject({ credential: { kind: 'header', header: 'api-key', secret: 'AZURE_OPENAI_API_KEY' }, url: 'https://acme-prod.openai.azure.com/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21' });
   });
 
   it('vllm-pool.yaml: the pool first, the vendor as overflow', () => {

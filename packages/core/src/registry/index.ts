@@ -13,6 +13,7 @@ export { registryJsonSchema } from './json-schema.js';
 export { credentialSecrets } from './credentials.js';
 export type {
   AwsSigV4Credential,
+  GoogleServiceAccountCredential,
   Candidate,
   Capabilities,
   ConversionPlan,

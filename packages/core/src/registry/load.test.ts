@@ -83,6 +83,9 @@ const VIOLATIONS: [name: string, mutate: (r: Raw) => void, path: string, message
   ['entry format with no converter', (r) => (r.models['gemini-flash'].entry_formats = ['gemini_generate_content', 'anthropic_messages']), 'models.gemini-flash.entry_formats[1]', /not serviceable: no enabled deployment takes anthropic_messages/],
   ['entry format served only by a disabled deployment', (r) => (r.models['gpt-5'].deployments[1].enabled = false), 'models.gpt-5.entry_formats[1]', /not serviceable: .*openai_responses/],
   ['converter removed under a model', (r) => r.converters.splice(3, 1), 'models.claude-sonnet.entry_formats[2]', /not serviceable: .*openai_responses/],
+  ['google_service_account with a scope that is not a URL', (r) => (r.credentials.gsa1 = { kind: 'google_service_account', secret: 'VERTEX_SA_KEY', scopes: ['cloud-platform'] }), 'credentials.gsa1.scopes[0]', /OAuth scope URL/],
+  ['google_service_account with the key inline, not a secret name', (r) => (r.credentials.gsa2 = { kind: 'google_service_account', secret: '{"type":"service_account"}' }), 'credentials.gsa2.secret', /must name a secret/],
+  ['google_service_account with an empty scope list', (r) => (r.credentials.gsa3 = { kind: 'google_service_account', secret: 'VERTEX_SA_KEY', scopes: [] }), 'credentials.gsa3.scopes', /./],
   ['count route on a format that cannot count', (r) => r.entry_routes.push({ path: '/v1/chat/count', format: 'openai_chat', kind: 'count_tokens' }), 'entry_routes[5].kind', /openai_chat has no count_tokens endpoint/],
   ['a streaming count route', (r) => r.entry_routes.push({ path: '/v1/messages/count_tokens', format: 'anthropic_messages', kind: 'count_tokens', stream: true }), 'entry_routes[5].stream', /does not stream/],
   ['an unknown route kind', (r) => r.entry_routes.push({ path: '/v1/rerank', format: 'openai_chat', kind: 'rerank' }), 'entry_routes[5].kind', /./],
@@ -94,7 +97,7 @@ const VIOLATIONS: [name: string, mutate: (r: Raw) => void, path: string, message
   ['an unknown tokenizer', (r) => (sonnet(r).tokenizer = 'claude-v3'), 'models.claude-sonnet.tokenizer', /./],
 ];
 
-const STRUCTURAL = new Set(['unknown top-level key', 'unknown key in a model', 'unknown key in pricing', 'missing model key', 'invalid model id', 'entry route with a query', 'unsupported credential kind', 'aws_sigv4 with a secret of another kind', 'aws_sigv4 without its secret access key', 'aws_sigv4 with a region that is not one', 'aws_sigv4 for another service', 'aws_sigv4 key given as a value, not a secret name', 'an unknown route kind', 'an unknown tokenizer', 'credential missing its header', 'credential with a key of another kind', 'provider base_url not http(s)', 'provider base_url with a query', 'negative price', 'negative numeric price', 'price in exponent notation', 'price with a comma', 'price that is not a number', 'unknown price unit', 'fractional weight', 'negative priority', 'unknown visibility', 'no entry formats']);
+const STRUCTURAL = new Set(['unknown top-level key', 'unknown key in a model', 'unknown key in pricing', 'missing model key', 'invalid model id', 'entry route with a query', 'unsupported credential kind', 'aws_sigv4 with a secret of another kind', 'aws_sigv4 without its secret access key', 'aws_sigv4 with a region that is not one', 'aws_sigv4 for another service', 'aws_sigv4 key given as a value, not a secret name', 'an unknown route kind', 'an unknown tokenizer', 'google_service_account with a scope that is not a URL', 'google_service_account with the key inline, not a secret name', 'google_service_account with an empty scope list', 'credential missing its header', 'credential with a key of another kind', 'provider base_url not http(s)', 'provider base_url with a query', 'negative price', 'negative numeric price', 'price in exponent notation', 'price with a comma', 'price that is not a number', 'unknown price unit', 'fractional weight', 'negative priority', 'unknown visibility', 'no entry formats']);
 const SECTION = new Set(['missing section', 'section of the wrong type']);
 
 describe('loadRegistry', () => {
@@ -222,6 +225,17 @@ describe('loadRegistry', () => {
       sessionToken: 'AWS_SESSION_TOKEN',
     });
     expect(credentialSecrets(result.registry.credentials.aws!)).toEqual(['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN']);
+  });
+
+  it('a google_service_account credential: the secret name, and the cloud-platform scope by default', () => {
+    const raw = baseRegistry();
+    raw.credentials.vertex = { kind: 'google_service_account', secret: 'VERTEX_SA_KEY' };
+    raw.credentials.other = { kind: 'google_service_account', secret: 'OTHER_KEY', scopes: ['https://www.googleapis.com/auth/generative-language'] };
+    const result = loadRegistry(raw);
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    expect(result.registry.providers.vertex!.credential).toEqual({ name: 'vertex', kind: 'google_service_account', secret: 'VERTEX_SA_KEY', scopes: ['https://www.googleapis.com/auth/cloud-platform'] });
+    expect(result.registry.credentials.other).toMatchObject({ scopes: ['https://www.googleapis.com/auth/generative-language'] });
+    expect(credentialSecrets(result.registry.credentials.vertex!)).toEqual(['VERTEX_SA_KEY']);
   });
 
   it('count_tokens and embed routes and operations: the count candidates of a generation model, the embed candidates of an embedding model', () => {

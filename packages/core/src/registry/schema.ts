@@ -60,6 +60,15 @@ export const CredentialDecl = z.discriminatedUnion('kind', [
       session_token: z.optional(SecretName).check(z.describe('The name of the secret holding a session token (temporary credentials).')),
     })
     .check(z.describe('Every call is signed with AWS Signature Version 4 (Amazon Bedrock).')),
+  z
+    .strictObject({
+      kind: z.literal('google_service_account'),
+      secret: SecretName.check(z.describe('The name of the secret holding the service account JSON key.')),
+      scopes: z
+        .optional(z.array(z.string().check(z.regex(/^https:\/\/[^\s]+$/, { error: 'must be an OAuth scope URL' }))).check(z.minLength(1)))
+        .check(z.describe('OAuth scopes of the access token; default https://www.googleapis.com/auth/cloud-platform.')),
+    })
+    .check(z.describe('A Google access token from a service account key (Vertex AI): a JWT grant signed with the key, exchanged at its token_uri, cached until a minute before it expires.')),
 ]);
 
 export const ProviderDecl = z.strictObject({

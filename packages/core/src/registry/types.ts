@@ -53,7 +53,16 @@ export type Credential =
   | { readonly name: string; readonly kind: 'header'; readonly header: string; readonly secret: string }
   | { readonly name: string; readonly kind: 'bearer'; readonly secret: string }
   | { readonly name: string; readonly kind: 'query'; readonly param: string; readonly secret: string }
-  | AwsSigV4Credential;
+  | AwsSigV4Credential
+  | GoogleServiceAccountCredential;
+
+/** A Google OAuth access token minted from a service account key (Vertex AI). `secret` names the JSON key. */
+export interface GoogleServiceAccountCredential {
+  readonly name: string;
+  readonly kind: 'google_service_account';
+  readonly secret: string;
+  readonly scopes: readonly string[];
+}
 
 /** Every call signed with AWS Signature Version 4. The three keys name secrets. */
 export interface AwsSigV4Credential {
