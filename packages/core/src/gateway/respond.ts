@@ -1,7 +1,7 @@
 import { GatewayError, codeForStatus, codecOf, streamContentType, type ErrorInfo } from '@tollgate/codecs/base';
 import { credentialSecrets, type Candidate } from '../registry/index.js';
 import type { Admission } from './admission.js';
-import type { RequestContext } from './context.js';
+import { lossyWarnings, warningsHeader, type RequestContext } from './context.js';
 import { settleUsage, writeRecord } from './finalize.js';
 import { relayStream, type StreamOutcome } from './relay.js';
 import { completeReply, errorReply, streamReply } from './render.js';
@@ -46,6 +46,8 @@ function governanceHeaders(ctx: RequestContext, admission: Admission): Record<st
     headers['x-tollgate-budget-remaining-usd'] = (g.remainingMicros / 1e6).toFixed(6);
   }
   if (ctx.substitutedFrom !== null) headers['x-tollgate-model-fallback'] = headerValue(`${ctx.substitutedFrom} -> ${ctx.model}`);
+  const warnings = warningsHeader(ctx.warnings);
+  if (warnings !== undefined) headers['x-tollgate-warnings'] = warnings;
   return headers;
 }
 
@@ -141,6 +143,7 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     const relayOptions: Parameters<typeof relayStream>[2] = {
       upstreamCodec,
       entryCodec,
+      translated: !(target.upstreamFormat === entry && target.plan === 'identity'),
       clientModel: input.clientModel,
       includeUsage: ctx.includeUsage,
       onEnd,
@@ -161,7 +164,15 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     ctx.usage = decoded.response.usage;
     for (const p of decoded.response.content) if (p.type === 'tool_call') ctx.toolsInvoked.add(p.name);
     if (target.upstreamFormat === entry && target.plan === 'identity') out = text;
-    else out = JSON.stringify(entryCodec.encodeResponse(decoded.response, { model: input.clientModel }).body);
+    else {
+      const encoded = entryCodec.encodeResponse(decoded.response, { model: input.clientModel });
+      out = JSON.stringify(encoded.body);
+      const dropped = lossyWarnings([...decoded.warnings, ...encoded.warnings]);
+      if (dropped.length > 0) {
+        ctx.warnings.push(...dropped);
+        headers['x-tollgate-warnings'] = warningsHeader(ctx.warnings)!;
+      }
+    }
   } catch (cause) {
     await settle(false);
     if (input.clientSignal.aborted) {

@@ -7,10 +7,12 @@ import {
   toVertexEnvelope,
   type CacheShapingOptions,
   type CodecTable,
+  type ConversionWarning,
   type Request as IRRequest,
   type WireFormat,
 } from '@tollgate/codecs/base';
 import type { Credential, GoogleServiceAccountCredential } from '../registry/index.js';
+import { lossyWarnings } from './context.js';
 import type { HeaderReader } from './request.js';
 import type { SignerTable } from './signers.js';
 
@@ -97,7 +99,10 @@ export function upstreamBody(
   irChanged: boolean,
   edits: IdentityEdits,
   cacheShaping?: CacheShapingOptions,
+  /** Where the translation's drops are noted (this attempt's replace an earlier one's). */
+  report?: { decodeWarnings: ConversionWarning[]; warnings: ConversionWarning[] },
 ): Uint8Array | string {
+  if (report !== undefined) report.warnings = [];
   let request = ir;
   let changed = irChanged;
   if (cacheShaping !== undefined && ISSUER_OF_FORMAT[target.upstreamFormat] === 'anthropic') {
@@ -124,6 +129,9 @@ export function upstreamBody(
     return JSON.stringify(copy);
   }
   const encoded = codecOf(codecs, target.upstreamFormat).encodeRequest(request, { model: target.upstreamModel, stream: request.stream });
+  // What neither format could carry: lost on decoding (vendor-only fields, …) when the upstream
+  // is another format, and on encoding.
+  if (report !== undefined) report.warnings = lossyWarnings([...(target.upstreamFormat === entryFormat ? [] : report.decodeWarnings), ...encoded.warnings]);
   return JSON.stringify(encoded.body);
 }
 

@@ -67,6 +67,12 @@ export interface UsageRecord {
   kind?: 'generate' | 'count_tokens' | 'embed';
   /** For `count_tokens`: the input tokens counted (what the caller was told), else null. Always written. */
   counted_tokens?: number | null;
+  /**
+   * How many things the translation had to drop or change (a reasoning signature another vendor
+   * cannot read, a field with no equivalent, …), request and answer; 0 on identity plans. The
+   * answer names them in `x-tollgate-warnings`. Always written.
+   */
+  translation_warnings?: number;
 }
 
 /** Where usage records go. `write` must never throw or block the response. */

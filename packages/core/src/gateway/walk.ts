@@ -112,6 +112,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     if (entry.model !== null) decodeOptions.model = entry.model;
     if (entry.stream) decodeOptions.stream = true;
     const decoded = codec.decodeRequest(body, decodeOptions);
+    ctx.decodeWarnings = decoded.warnings;
     ir = decoded.request;
     ctx.unclassified = decoded.unclassified.length;
   } catch (error) {
@@ -256,7 +257,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
         model: target.upstreamModel,
         ...(maxTokensEdit !== undefined ? { maxTokens: maxTokensEdit } : {}),
         includeUsage: ir.stream && !ctx.includeUsage,
-      }, deps.cacheShaping);
+      }, deps.cacheShaping, ctx);
       return buildUpstreamCall(target, encoded, ir.stream, request.headers, deps.secrets, clientSignal);
     },
     deps.fetch,
