@@ -8,7 +8,7 @@ import { Int64 } from '@smithy/core/event-streams';
 import { describe, expect, it } from 'vitest';
 import { fixtureBytes, fixtureJson } from '../../../../test/support/fixtures.js';
 import { concat, smithy, splitFrames, stringHeaders } from './__tests__/smithy.js';
-import { crc32, createEventStreamReader, decodeEventStreamMessage, encodeEventStreamMessage, type EventStreamMessage, type EventStreamProblem } from './event-stream.js';
+import { crc32, createEventStreamReader, decodeEventStreamMessage, encodeEventStreamHeaders, encodeEventStreamMessage, frameEventStreamMessage, frameEventStreamText, type EventStreamMessage, type EventStreamProblem } from './event-stream.js';
 
 const RECORDED = fixtureBytes('bedrock-converse/stream-tool-use.eventstream');
 const text = new TextDecoder();
@@ -194,5 +194,43 @@ describe('bad frames', () => {
     reader.end();
     expect(messages).toEqual([]);
     expect(problems).toEqual(['checksum']);
+  });
+});
+
+describe('CRC-32, eight bytes a step', () => {
+  it('equals the byte-at-a-time definition for every length and offset', () => {
+    const table = Array.from({ length: 256 }, (_, n) => {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      return c >>> 0;
+    });
+    const slow = (bytes: Uint8Array) => {
+      let c = 0xffffffff;
+      for (const b of bytes) c = table[(c ^ b) & 0xff]! ^ (c >>> 8);
+      return (c ^ 0xffffffff) >>> 0;
+    };
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.nat({ max: 7 }), (bytes, offset) => {
+        const view = bytes.subarray(Math.min(offset, bytes.length));
+        expect(crc32(view)).toBe(slow(view));
+        const half = Math.floor(view.length / 2);
+        expect(crc32(view.subarray(half), crc32(view.subarray(0, half)))).toBe(slow(view));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('frames written straight from text', () => {
+  it('are the frames of its UTF-8 bytes, for any text', () => {
+    const headers = encodeEventStreamHeaders({ ':event-type': 'contentBlockDelta', ':content-type': 'application/json', ':message-type': 'event' });
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (text) => {
+        const framed = frameEventStreamText(headers, text);
+        expect(framed).toEqual(frameEventStreamMessage(headers, new TextEncoder().encode(text)));
+        expect(() => smithy.decode(framed)).not.toThrow();
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -36,25 +36,59 @@ const OVERHEAD = PRELUDE + 4;
 /** The framing's own limit on headers per message. */
 const MAX_HEADERS_BYTES = 128 * 1024;
 
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
+/** CRC-32 tables for slicing by 8: table k holds the CRC of a byte followed by k zero bytes. */
+const CRC_TABLES = (() => {
+  const t = new Uint32Array(256 * 8);
   for (let n = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
+    t[n] = c >>> 0;
   }
-  return table;
+  for (let n = 0; n < 256; n++) {
+    let c = t[n]!;
+    for (let k = 1; k < 8; k++) {
+      c = t[c & 0xff]! ^ (c >>> 8);
+      t[k * 256 + n] = c >>> 0;
+    }
+  }
+  return t;
 })();
 
-/** CRC-32 (IEEE 802.3), the checksum of the framing. `seed` continues an earlier checksum. */
+/** CRC-32 (IEEE 802.3), the checksum of the framing, eight bytes a step. `seed` continues an earlier checksum. */
 export function crc32(bytes: Uint8Array, seed = 0): number {
+  const t = CRC_TABLES;
   let c = (seed ^ 0xffffffff) >>> 0;
-  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
+  let i = 0;
+  const end8 = bytes.length - (bytes.length % 8);
+  for (; i < end8; i += 8) {
+    const lo = (c ^ (bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24))) >>> 0;
+    const hi = bytes[i + 4]! | (bytes[i + 5]! << 8) | (bytes[i + 6]! << 16) | (bytes[i + 7]! << 24);
+    c =
+      t[7 * 256 + (lo & 0xff)]! ^
+      t[6 * 256 + ((lo >>> 8) & 0xff)]! ^
+      t[5 * 256 + ((lo >>> 16) & 0xff)]! ^
+      t[4 * 256 + (lo >>> 24)]! ^
+      t[3 * 256 + (hi & 0xff)]! ^
+      t[2 * 256 + ((hi >>> 8) & 0xff)]! ^
+      t[256 + ((hi >>> 16) & 0xff)]! ^
+      t[(hi >>> 24) & 0xff]!;
+  }
+  for (; i < bytes.length; i++) c = t[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }
 
 const utf8 = new TextEncoder();
 const text = new TextDecoder('utf-8', { fatal: true });
+
+/** UTF-8 text of a header: short ASCII (what AWS sends) without the decoder's call overhead. */
+function utf8Text(bytes: Uint8Array): string {
+  if (bytes.length <= 64) {
+    let ascii = true;
+    for (let i = 0; i < bytes.length; i++) if (bytes[i]! > 0x7f) ascii = false;
+    if (ascii) return String.fromCharCode.apply(null, bytes as unknown as number[]);
+  }
+  return text.decode(bytes);
+}
 
 class Malformed extends Error {}
 class ChecksumMismatch extends Error {}
@@ -72,7 +106,7 @@ function parseHeaders(bytes: Uint8Array): Record<string, EventStreamHeaderValue>
     const nameLength = bytes[at]!;
     at += 1;
     need(nameLength + 1);
-    const name = text.decode(bytes.subarray(at, at + nameLength));
+    const name = utf8Text(bytes.subarray(at, at + nameLength));
     at += nameLength;
     const type = bytes[at]!;
     at += 1;
@@ -116,7 +150,7 @@ function parseHeaders(bytes: Uint8Array): Record<string, EventStreamHeaderValue>
         at += 2;
         need(length);
         const raw = bytes.subarray(at, at + length);
-        value = type === 7 ? text.decode(raw) : raw.slice();
+        value = type === 7 ? utf8Text(raw) : raw.slice();
         at += length;
         break;
       }
@@ -137,12 +171,17 @@ function parseHeaders(bytes: Uint8Array): Record<string, EventStreamHeaderValue>
 
 /** One complete message (exactly `total` bytes) → its headers and body; throws on a bad frame. */
 export function decodeEventStreamMessage(frame: Uint8Array): EventStreamMessage {
+  return decodeFrame(frame, false);
+}
+
+/** `decodeEventStreamMessage`; `preludeChecked` when the reader verified the prelude already. */
+function decodeFrame(frame: Uint8Array, preludeChecked: boolean): EventStreamMessage {
   const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
   const total = view.getUint32(0);
   const headersLength = view.getUint32(4);
   if (total !== frame.byteLength || headersLength > total - OVERHEAD) throw new Malformed('inconsistent lengths');
   if (headersLength > MAX_HEADERS_BYTES) throw new Malformed('headers larger than 128 KiB');
-  if (crc32(frame.subarray(0, 8)) !== view.getUint32(8)) throw new ChecksumMismatch('prelude');
+  if (!preludeChecked && crc32(frame.subarray(0, 8)) !== view.getUint32(8)) throw new ChecksumMismatch('prelude');
   if (crc32(frame.subarray(0, total - 4)) !== view.getUint32(total - 4)) throw new ChecksumMismatch('message');
   let headers: Record<string, EventStreamHeaderValue>;
   try {
@@ -154,36 +193,75 @@ export function decodeEventStreamMessage(frame: Uint8Array): EventStreamMessage 
   return { headers, body: frame.subarray(PRELUDE + headersLength, total - 4) };
 }
 
-/** Headers (string values) and a body → one framed message. */
-export function encodeEventStreamMessage(headers: Record<string, string>, body: Uint8Array): Uint8Array {
+/** String headers as the framing writes them (name length, name, type 7, value length, value). */
+export function encodeEventStreamHeaders(headers: Record<string, string>): Uint8Array {
   const encoded: Array<[Uint8Array, Uint8Array]> = [];
-  let headersLength = 0;
+  let length = 0;
   for (const [name, value] of Object.entries(headers)) {
     const n = utf8.encode(name);
     const v = utf8.encode(value);
     encoded.push([n, v]);
-    headersLength += 1 + n.length + 1 + 2 + v.length;
+    length += 1 + n.length + 1 + 2 + v.length;
   }
-  const total = OVERHEAD + headersLength + body.length;
-  const out = new Uint8Array(total);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, total);
-  view.setUint32(4, headersLength);
-  view.setUint32(8, crc32(out.subarray(0, 8)));
-  let at = PRELUDE;
+  const out = new Uint8Array(length);
+  let at = 0;
   for (const [n, v] of encoded) {
     out[at++] = n.length;
     out.set(n, at);
     at += n.length;
     out[at++] = 7;
-    view.setUint16(at, v.length);
-    at += 2;
+    out[at++] = v.length >>> 8;
+    out[at++] = v.length & 0xff;
     out.set(v, at);
     at += v.length;
   }
-  out.set(body, at);
-  view.setUint32(total - 4, crc32(out.subarray(0, total - 4)));
   return out;
+}
+
+function setUint32(out: Uint8Array, at: number, value: number): void {
+  out[at] = value >>> 24;
+  out[at + 1] = (value >>> 16) & 0xff;
+  out[at + 2] = (value >>> 8) & 0xff;
+  out[at + 3] = value & 0xff;
+}
+
+/** A message from headers already written by `encodeEventStreamHeaders` (a stream reuses them) and a body. */
+export function frameEventStreamMessage(headers: Uint8Array, body: Uint8Array): Uint8Array {
+  const total = OVERHEAD + headers.length + body.length;
+  const out = new Uint8Array(total);
+  setUint32(out, 0, total);
+  setUint32(out, 4, headers.length);
+  const prelude = crc32(out.subarray(0, 8));
+  setUint32(out, 8, prelude);
+  out.set(headers, PRELUDE);
+  out.set(body, PRELUDE + headers.length);
+  // The message checksum continues from the prelude's: the first 8 bytes are not hashed twice.
+  setUint32(out, total - 4, crc32(out.subarray(8, total - 4), prelude));
+  return out;
+}
+
+/**
+ * A message whose body is `text` (UTF-8), encoded straight into the frame: one allocation per
+ * message, no copy (the frame is a view of a buffer sized for the worst case).
+ */
+export function frameEventStreamText(headers: Uint8Array, text: string): Uint8Array {
+  const start = PRELUDE + headers.length;
+  const buffer = new Uint8Array(start + text.length * 3 + 4);
+  const { written } = utf8.encodeInto(text, buffer.subarray(start));
+  const total = start + written + 4;
+  const out = buffer.subarray(0, total);
+  setUint32(out, 0, total);
+  setUint32(out, 4, headers.length);
+  const prelude = crc32(out.subarray(0, 8));
+  setUint32(out, 8, prelude);
+  out.set(headers, PRELUDE);
+  setUint32(out, total - 4, crc32(out.subarray(8, total - 4), prelude));
+  return out;
+}
+
+/** Headers (string values) and a body → one framed message. */
+export function encodeEventStreamMessage(headers: Record<string, string>, body: Uint8Array): Uint8Array {
+  return frameEventStreamMessage(encodeEventStreamHeaders(headers), body);
 }
 
 /**
@@ -234,7 +312,7 @@ export function createEventStreamReader(
       at += total;
       let message: EventStreamMessage;
       try {
-        message = decodeEventStreamMessage(frame);
+        message = decodeFrame(frame, true);
       } catch (error) {
         if (error instanceof ChecksumMismatch) fail('checksum', `the ${error.message} checksum does not match`);
         else fail('malformed', error instanceof Error ? error.message : String(error));

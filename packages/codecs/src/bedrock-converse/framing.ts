@@ -2,7 +2,7 @@
 import type { StreamFraming } from '../codec.js';
 import { errorInfo } from '../errors/gateway-error.js';
 import { DEFAULT_MAX_EVENT_BYTES, type SseMessage } from '../sse/parse.js';
-import { createEventStreamReader, encodeEventStreamMessage, type EventStreamMessage } from './event-stream.js';
+import { createEventStreamReader, encodeEventStreamHeaders, encodeEventStreamMessage, frameEventStreamText, type EventStreamMessage } from './event-stream.js';
 
 export const EVENT_STREAM_CONTENT_TYPE = 'application/vnd.amazon.eventstream';
 
@@ -31,9 +31,17 @@ export function messageOfFrame(frame: EventStreamMessage): SseMessage {
   return out;
 }
 
+/** The headers of each event type, written once: a stream has a handful of types and many events. */
+const EVENT_HEADERS = new Map<string, Uint8Array>();
+
 /** An event frame of ConverseStream. */
 export function eventFrame(type: string, payload: unknown): Uint8Array {
-  return encodeEventStreamMessage({ ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' }, encoder.encode(JSON.stringify(payload)));
+  let headers = EVENT_HEADERS.get(type);
+  if (headers === undefined) {
+    headers = encodeEventStreamHeaders({ ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' });
+    if (EVENT_HEADERS.size < 64) EVENT_HEADERS.set(type, headers);
+  }
+  return frameEventStreamText(headers, JSON.stringify(payload));
 }
 
 /** An exception frame of ConverseStream. */
