@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateway, createMemoryStore, GatewayConfigError, StoreUnavailableError, type SettleRequest, type StateStore, type UsageRecord } from '@tollgate/core';
+import { createGateway, createMemoryStore, GatewayConfigError, StoreUnavailableError, type PolicyFileInput, type RegistryFileInput, type SettleRequest, type StateStore, type UsageRecord } from '@tollgate/core';
 import type { SpendNotification } from '@tollgate/policy';
 import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
 import { replay, startMockUpstream } from './support/mock-upstream.js';
@@ -19,7 +19,7 @@ async function setup(options: { policy?: unknown; store?: StateStore; usage?: (r
   const records: UsageRecord[] = [];
   const gateway = createGateway({
     registry: testRegistry(upstream.url),
-    policy: options.policy,
+    policy: options.policy as PolicyFileInput | undefined,
     identity: ids.identity,
     secrets: SECRETS,
     ...(options.store === undefined ? {} : { store: options.store }),
@@ -73,7 +73,7 @@ describe('failure semantics (DESIGN.md failure table)', () => {
     };
     let error: unknown;
     try {
-      createGateway({ registry: broken, identity: {} });
+      createGateway({ registry: broken as RegistryFileInput, identity: {} });
     } catch (e) {
       error = e;
     }

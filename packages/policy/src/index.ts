@@ -16,6 +16,7 @@ export type {
 } from './policy-types.js';
 export type { PolicyIssue } from './issues.js';
 export { parsePolicy, type ParsePolicyOptions, type ParsePolicyResult } from './parse.js';
+export type { PolicyFileInput } from './schema.js';
 export {
   allowedModels, decideAccess, type AccessDecision, type AccessDenial, type AccessInput, type AccessLayer,
 } from './access.js';

@@ -179,6 +179,9 @@ export const PolicySchema = z.strictObject({
   ),
 });
 
+/** A policy file as written: the object a YAML or JSON policy file parses to (defaults not filled in). */
+export type PolicyFileInput = z.input<typeof PolicySchema>;
+
 // Compile-time proof that the schema's output is a `Policy`.
 const _conforms = (p: z.output<typeof PolicySchema>): Policy => p;
 void _conforms;

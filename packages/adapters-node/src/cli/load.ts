@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { loadRegistry, type Registry } from '@tollgate/core';
-import { parsePolicy } from '@tollgate/policy';
+import { parsePolicy, type PolicyFileInput } from '@tollgate/policy';
 import { ServiceConfigSchema, type ServiceConfig } from './config.js';
 
 export interface Violation {
@@ -24,8 +24,8 @@ export interface LoadedService {
   config: ServiceConfig;
   registry: Registry;
   registryFile: string;
-  /** The policy document as parsed from its file (the gateway validates it again), or undefined. */
-  policy: unknown;
+  /** The policy document as parsed from its file (checked here; the gateway validates it again), or undefined. */
+  policy: PolicyFileInput | undefined;
   policyFile: string | null;
 }
 
@@ -90,11 +90,12 @@ export async function loadService(configFile: string): Promise<LoadResult> {
     }
   }
 
-  let policy: unknown;
+  let policy: PolicyFileInput | undefined;
   if (policyPath !== null) {
     const doc = await readYaml(policyPath, errors);
     if (doc.ok) {
-      policy = doc.value ?? {};
+      // Only returned once it passed `parsePolicy` below (any violation fails the load).
+      policy = (doc.value ?? {}) as PolicyFileInput;
       const checked = parsePolicy(policy, registry === null ? {} : { registry });
       if (!checked.ok) for (const e of checked.errors) errors.push({ file: display(policyPath), path: e.path, message: e.message });
     }

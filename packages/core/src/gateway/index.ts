@@ -1,12 +1,12 @@
 export { createGateway, pairedReply } from './create.js';
-export type { Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
+export type { Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions, PolicyFileInput } from './options.js';
 export type { GatewayReply, GatewayRequest, ReplyOptions, HeaderReader, UpstreamFetch, UpstreamResponse, BodySource } from './request.js';
 export { GatewayConfigError, type ConfigIssue } from './config-error.js';
 export type { RequestFilter, FilterContext } from './filters.js';
 export type { UsageRecord, UsageSink, UsageOption, RecordPrincipal, RecordUsage, RecordStatus } from './usage-record.js';
 export type { SecretsOption } from './secrets.js';
 export type { SizingOptions } from './sizing.js';
-export { promptTokenBound, utf8Length } from './sizing.js';
+export { promptTokenBound } from './sizing.js';
 export type { BreakerOptions } from './breaker.js';
 export type { FailoverOptions } from './dispatch.js';
 export { counterKey } from './admission.js';
