@@ -36,3 +36,4 @@ export {
   whatIf, type CounterTable, type WhatIfBlock, type WhatIfOptions, type WhatIfResult,
 } from './what-if.js';
 export { defaultMaxTokens } from './limits.js';
+export { closestName, didYouMean } from './suggest.js';
