@@ -37,3 +37,4 @@ export {
 } from './what-if.js';
 export { defaultMaxTokens } from './limits.js';
 export { closestName, didYouMean } from './suggest.js';
+export { schemaHints, type SchemaHints } from './hints.js';

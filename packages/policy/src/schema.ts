@@ -20,7 +20,8 @@ const Id = z.string().check(z.minLength(1, 'must not be empty'));
 const Ids = z.array(Id);
 
 export const UsdSchema = z
-  .string({ error: 'write USD amounts as decimal strings, e.g. "90" or "12.5"' })
+  // Left out: the parse's error map says "missing"; anything else but a string gets this.
+  .string({ error: (issue) => (issue.input === undefined ? undefined : 'write USD amounts as decimal strings, e.g. "90" or "12.5"') })
   .check(
     z.refine((s: string) => parseUsdMicros(s) !== undefined, 'a non-negative decimal USD amount with at most 6 decimals, e.g. "90" or "12.5"'),
     z.refine((s: string) => parseUsdMicros(s) !== 0, 'a threshold must be positive'),

@@ -31,12 +31,14 @@ const StoreObject = z
   })
   .describe('Redis with options.');
 
-const STORE_WORDS = ['memory'];
+const STORE_MESSAGE = 'store is "memory", a redis:// URL, or { url, key_prefix, reservation_ttl_s }';
+/** `store` as a string: a word that is not a URL was probably meant to be "memory". */
+const StoreUrl = z.string().regex(/^rediss?:\/\/\S+$/, {
+  error: (issue) =>
+    typeof issue.input === 'string' && !issue.input.includes('://') ? `${STORE_MESSAGE}${didYouMean(issue.input, ['memory'])}` : 'a redis:// or rediss:// URL',
+});
 const Store = z
-  .union([z.literal('memory'), RedisUrl, StoreObject], {
-    error: (issue) =>
-      `store is "memory", a redis:// URL, or { url, key_prefix, reservation_ttl_s }${typeof issue.input === 'string' ? didYouMean(issue.input, STORE_WORDS) : ''}`,
-  })
+  .union([z.literal('memory'), StoreUrl, StoreObject], { error: () => STORE_MESSAGE })
   .describe('Where counters, holds and rate buckets live: "memory" (one process) or Redis (shared by replicas).');
 
 const USAGE_WORDS = ['stdout', 'none'];

@@ -1,0 +1,104 @@
+/** The `tollgate` command line's help texts and version. */
+import { createRequire } from 'node:module';
+
+/** The version of @tollgate/adapters-node (the package that ships the `tollgate` bin). */
+export function cliVersion(): string {
+  try {
+    const pkg = createRequire(import.meta.url)('@tollgate/adapters-node/package.json') as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+const EXIT_CODES = `Exit codes:
+  0  success
+  1  invalid configuration, or the service could not start
+  2  usage error: unknown command or option, missing or conflicting arguments`;
+
+export const USAGE = `tollgate: one gateway for LLM traffic — who may call which model, what it may cost,
+how each call is translated, metered and recorded.
+
+Usage: tollgate <command> [options]
+
+Commands:
+  serve        Run the gateway as an HTTP service
+  validate     Check a service config, or a registry and/or a policy file
+  key create   Make a virtual key (tg_…) and print its config entry
+  help [CMD]   Show the help of a command
+
+Options:
+  -h, --help     Show this help
+  -v, --version  Print the version
+
+${EXIT_CODES}
+
+Run \`tollgate <command> --help\` for a command's options.
+`;
+
+export const SERVE_HELP = `Usage: tollgate serve [--config FILE]
+
+Run the gateway as an HTTP service, configured by a service config (YAML or JSON) that names
+the registry, the policy, the identities, the store and the usage sink.
+
+Options:
+  -c, --config FILE  The service config (default: ./tollgate.yaml)
+  -h, --help         Show this help
+
+Endpoints besides the API paths of the registry:
+  GET /healthz  200 while the process runs (liveness)
+  GET /readyz   200 when the store and the usage sink can be reached; otherwise, and while
+                draining, 503 with a JSON body saying why
+
+Signals:
+  SIGTERM, SIGINT  Stop accepting, let open requests finish (drain_timeout_s), flush usage,
+                   exit 0; a second signal exits at once with 1
+  SIGHUP           Read the config, registry and policy again and swap in the registry, the
+                   policy and the identity section; an invalid edit changes nothing
+
+Exit codes:
+  0  stopped after SIGTERM or SIGINT
+  1  invalid config, registry or policy (every violation is listed), or cannot listen
+  2  usage error
+`;
+
+export const VALIDATE_HELP = `Usage: tollgate validate [--config FILE]
+       tollgate validate --registry FILE [--policy FILE]
+       tollgate validate --policy FILE
+
+Check files without starting anything; every violation is listed with its file and path.
+
+Options:
+  -c, --config FILE    A service config and every file it names (default: ./tollgate.yaml)
+  -r, --registry FILE  A registry file alone
+  -p, --policy FILE    A policy file; with --registry its scopes and models are checked
+                       against that registry, alone they are not
+  -h, --help           Show this help
+
+--config cannot be combined with --registry or --policy.
+
+Exit codes:
+  0  valid
+  1  at least one violation
+  2  usage error
+`;
+
+export const KEY_HELP = `Usage: tollgate key create --user NAME [--tier TIER] [--bu BU] [--leaders a,b] [--json]
+
+Make a new virtual key (tg_ and 43 random characters). The key is printed once; tollgate keeps
+only its sha256: hash, which goes under identity.virtual_keys in the service config.
+
+Options:
+  --user NAME     The user the key authenticates as (required)
+  --tier TIER     The principal's tier (policy population key tiers)
+  --bu BU         The principal's business unit (population key bus)
+  --leaders a,b   The reporting chain, nearest first (population key leaders)
+  --json          Print { key, hash, principal } as JSON
+  -h, --help      Show this help
+
+Exit codes:
+  0  key printed
+  2  usage error
+`;
+
+export const HELP: Record<string, string> = { serve: SERVE_HELP, validate: VALIDATE_HELP, key: KEY_HELP };
