@@ -36,13 +36,16 @@ ${EXIT_CODES}
 Run \`tollgate <command> --help\` for a command's options.
 `;
 
-export const SERVE_HELP = `Usage: tollgate serve [--config FILE]
+export const SERVE_HELP = `Usage: tollgate serve [--config FILE] [--host HOST] [--port PORT]
 
 Run the gateway as an HTTP service, configured by a service config (YAML or JSON) that names
 the registry, the policy, the identities, the store and the usage sink.
 
 Options:
   -c, --config FILE  The service config (default: ./tollgate.yaml)
+  --host HOST        Listen on this address instead of the config's listen.host
+                     (0.0.0.0 in a container)
+  --port PORT        Listen on this port instead of the config's listen.port (0: any free one)
   -h, --help         Show this help
 
 Endpoints besides the API paths of the registry:

@@ -127,9 +127,15 @@ function installSignals(service: RunningService, io: CliIo): void {
 }
 
 async function serve(args: string[], io: CliIo): Promise<number | null> {
-  const values = parse(args, { config: { type: 'string', short: 'c' } }, 'serve');
+  const values = parse(args, { config: { type: 'string', short: 'c' }, host: { type: 'string' }, port: { type: 'string' } }, 'serve');
   if (values.help === true) return help(io, 'serve');
   const file = (values.config as string | undefined) ?? 'tollgate.yaml';
+  const host = values.host as string | undefined;
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (host === '') throw new UsageError('serve: --host needs an address, e.g. 0.0.0.0', 'serve');
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65_535)) {
+    throw new UsageError(`serve: --port must be a whole number from 0 to 65535, not "${values.port as string}"`, 'serve');
+  }
   const result = await loadService(file);
   if (!result.ok) {
     io.err(`tollgate: refusing to start — ${file} has ${result.errors.length} violation${result.errors.length === 1 ? '' : 's'}:\n${formatViolations(result.errors)}\n`);
@@ -141,7 +147,11 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
   if (config.identity === undefined) io.err('tollgate: warning — no identity configured: every request will be refused (401)\n');
   let service: RunningService;
   try {
-    service = await startService(result.service, { log: (line) => io.err(`${line}\n`) });
+    service = await startService(result.service, {
+      log: (line) => io.err(`${line}\n`),
+      ...(host === undefined ? {} : { host }),
+      ...(port === undefined ? {} : { port }),
+    });
   } catch (error) {
     if (error instanceof GatewayConfigError) {
       io.err(`tollgate: refusing to start — invalid ${error.source}:\n${formatViolations(error.errors.map((e) => ({ file, path: e.path, message: e.message })))}\n`);
