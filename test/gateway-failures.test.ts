@@ -64,7 +64,7 @@ function countingStore(): { store: StateStore; calls: string[]; settles: SettleR
 
 const capPolicy = { spend: { rules: [{ id: 'cap', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }] }] } };
 
-describe('failure semantics (DESIGN.md failure table)', () => {
+describe('failure semantics (docs/failure-semantics.md)', () => {
   it('refuses to start on an invalid registry, listing every violation', () => {
     const registry = testRegistry('http://127.0.0.1:9');
     const broken = {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { registry } from './__tests__/fixtures.js';
 import { parsePolicy } from './index.js';
 
-/** The example from DESIGN.md, verbatim in shape. */
+/** Access, two entries of one spend rule and a rate limit: the shape docs/policy.md documents. */
 const designExample = {
   enforcement: 'enforce',
   timezone: 'UTC',
@@ -25,7 +25,7 @@ const paths = (raw: unknown, withRegistry = true): string[] => {
 };
 
 describe('parsePolicy', () => {
-  it('accepts the DESIGN.md example and fills defaults', () => {
+  it('accepts the reference example and fills defaults', () => {
     const r = parsePolicy(designExample, { registry });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
