@@ -1,5 +1,6 @@
 import type { Request as IRRequest, Usage, WireFormat } from '@tollgate/codecs/base';
 import type { Principal } from '@tollgate/policy';
+import type { RequestObserver } from '../telemetry/request.js';
 import type { CostMicros, RecordStatus, UsageRecord } from './usage-record.js';
 
 /** Everything the gateway learns about one request as it walks the stages; becomes the usage record. */
@@ -42,6 +43,8 @@ export class RequestContext {
   promptBound = 0;
   /** Where work that need not delay the answer goes (`reply`'s `defer`), or null: do it first. */
   defer: ((work: () => Promise<void>) => void) | null = null;
+  /** Timings and telemetry of this request (spans, metrics, `server-timing`). */
+  observer: RequestObserver | null = null;
   private recorded = false;
 
   constructor(

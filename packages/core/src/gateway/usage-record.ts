@@ -62,12 +62,26 @@ export interface UsageRecord {
   policy_revision: string | null;
 }
 
+/** What a sink did with the records handed to it (the sinks of `@tollgate/adapters-node` report these). */
+export interface UsageSinkStats {
+  /** Records the backend accepted. */
+  written: number;
+  /** Records refused at the door: queue full, sink closed, or not serializable. */
+  dropped: number;
+  /** Records the backend could not take (after the sink's retries). */
+  failed: number;
+  /** Records waiting or in flight. */
+  queued: number;
+}
+
 /** Where usage records go. `write` must never throw or block the response. */
 export interface UsageSink {
   write(record: UsageRecord): void;
   /** Resolves when everything written so far is durable (or dropped and counted). */
   flush(): Promise<void>;
   close(): Promise<void>;
+  /** Optional: the sink's own account, so `gateway.stats()` and metrics show its losses. */
+  stats?(): UsageSinkStats;
 }
 
 export type UsageOption = UsageSink | ((record: UsageRecord) => void | Promise<void>);
@@ -75,6 +89,8 @@ export type UsageOption = UsageSink | ((record: UsageRecord) => void | Promise<v
 export interface SinkStats {
   written: number;
   failed: number;
+  /** Records a function sink is still writing (its promise is pending). */
+  pending?: number;
 }
 
 /**
@@ -98,6 +114,7 @@ export function toUsageSink(option: UsageOption | undefined, stats: SinkStats): 
       },
       flush: () => sink.flush(),
       close: () => sink.close(),
+      ...(typeof sink.stats === 'function' ? { stats: () => sink.stats!() } : {}),
     };
   }
   const fn = option;
@@ -113,7 +130,11 @@ export function toUsageSink(option: UsageOption | undefined, stats: SinkStats): 
             stats.written--;
           });
           pending.add(p);
-          void p.finally(() => pending.delete(p));
+          stats.pending = pending.size;
+          void p.finally(() => {
+            pending.delete(p);
+            stats.pending = pending.size;
+          });
         }
       } catch {
         stats.failed++;
