@@ -2,8 +2,6 @@ import { GatewayError } from '@tollgate/codecs/base';
 import { parsePolicy, type Policy } from '@tollgate/policy';
 import { createIdentityResolver, type IdentityResolver } from '../identity/index.js';
 import { isRegistry, loadRegistry, type Registry } from '../registry/index.js';
-import { canonicalJson } from '../util/canonical-json.js';
-import { sha256Hex } from '../util/sha256.js';
 import { createMemoryStore } from '../store/index.js';
 import { DEFAULT_MAX_REQUEST_BYTES } from './body.js';
 import { Breakers } from './breaker.js';
@@ -17,6 +15,7 @@ import { errorReply, replyToResponse } from './render.js';
 import { SecretCache, secretResolver } from './secrets.js';
 import { toUsageSink, type SinkStats } from './usage-record.js';
 import { walk, type WalkDeps } from './walk.js';
+import { policyRevisionOf } from '../replay/replay.js';
 import { createTelemetry } from '../telemetry/instruments.js';
 import { RequestObserver } from '../telemetry/request.js';
 import { instrumentStore } from '../telemetry/store.js';
@@ -47,7 +46,7 @@ function policyFrom(raw: unknown, registry: Registry): { policy: Policy | null; 
   if (raw === undefined || raw === null) return { policy: null, revision: null };
   const parsed = parsePolicy(raw, { registry });
   if (!parsed.ok) throw new GatewayConfigError('policy', parsed.errors.map((e) => ({ path: e.path, message: e.message })));
-  return { policy: parsed.policy, revision: `sha256:${sha256Hex(canonicalJson(raw))}` };
+  return { policy: parsed.policy, revision: policyRevisionOf(raw) };
 }
 
 function identityFrom(options: Pick<GatewayOptions, 'identity' | 'jwksFetch'>): IdentityResolver {
