@@ -167,9 +167,9 @@ describe('tollgate serve with telemetry', () => {
       const labelSet = (name: string) => new Set(find(name).map((s) => Object.keys(s.labels).filter((k) => !k.startsWith('otel_scope_')).sort().join(',')));
       expect(labelSet('tollgate_requests_total')).toEqual(new Set(['tollgate_entry_format,tollgate_model,tollgate_reason,tollgate_status']));
       expect(find('gen_ai_client_token_usage_bucket', { gen_ai_token_type: 'input', tollgate_deployment: 'sonnet@anthropic', le: '1024' }).length).toBe(1);
-      expect(labelSet('gen_ai_client_token_usage_count')).toContain(
-        'gen_ai_operation_name,gen_ai_provider_name,gen_ai_request_model,gen_ai_response_model,gen_ai_token_type,tollgate_deployment,tollgate_model',
-      );
+      expect(labelSet('gen_ai_client_token_usage_count')).toEqual(new Set(['gen_ai_operation_name,gen_ai_provider_name,gen_ai_request_model,gen_ai_token_type,tollgate_deployment']));
+      const sonnet = records.find((r) => r.model === 'claude-sonnet')!.usage as { cache_read: number };
+      expect(total('tollgate_tokens_total', { gen_ai_token_type: 'tollgate.cache_read', tollgate_model: 'claude-sonnet' })).toBe(sonnet.cache_read);
       expect(total('gen_ai_client_operation_duration_seconds_count') + total('gen_ai_client_operation_duration_count')).toBe(3);
       expect(total('gen_ai_server_request_duration_count')).toBe(4);
       expect(total('gen_ai_server_request_duration_count', { error_type: 'client_cancelled' })).toBe(1);
@@ -203,8 +203,9 @@ describe('tollgate serve with telemetry', () => {
       await expect.poll(() => receiver.metricExports(), { timeout: 5000 }).toBeGreaterThan(0);
 
       // The access log: one line per request, no prompt text, no query string.
+      // Lines are written at least every second.
+      await expect.poll(() => jsonLines(p.stdout()).filter((l) => l.log === 'access').length, { timeout: 5000 }).toBe(4);
       const access = jsonLines(p.stdout()).filter((l) => l.log === 'access');
-      expect(access.length).toBe(4);
       expect(access.find((l) => l.request_id === ok.response.headers.get('x-tollgate-request-id'))).toMatchObject({ method: 'POST', path: '/v1/chat/completions', status: 200, completed: true });
       expect(access.find((l) => l.status === 429)).toBeDefined();
       expect(p.stdout()).not.toContain(secret);

@@ -111,23 +111,27 @@ describe('metrics after real traffic', () => {
     expect(input.boundaries).toEqual(TOKEN_BUCKETS);
     expect(input.sum).toBe(okRecord.usage!.input + okRecord.usage!.cache_read + okRecord.usage!.cache_write + okRecord.usage!.cache_write_1h);
     expect(seriesOf(tokens, 'gen_ai.client.token.usage', { 'gen_ai.token.type': 'output' })[0]!.sum).toBe(okRecord.usage!.output);
-    expect(seriesOf(tokens, 'gen_ai.client.token.usage', { 'gen_ai.token.type': 'tollgate.cache_read' })[0]!.sum).toBe(okRecord.usage!.cache_read);
     expect(input.attributes).toEqual({
       'gen_ai.operation.name': 'chat',
       'gen_ai.provider.name': 'anthropic',
       'gen_ai.request.model': 'claude-sonnet-4-5',
-      'gen_ai.response.model': 'claude-sonnet-4-5',
       'gen_ai.token.type': 'input',
       'tollgate.deployment': 'sonnet@anthropic',
-      'tollgate.model': 'claude-sonnet',
     });
+    // Every token kind, cache and reasoning included, as a tollgate counter by model and deployment.
+    const kinds = seriesOf(all, 'tollgate.tokens', { 'tollgate.model': 'claude-sonnet', 'tollgate.deployment': 'sonnet@anthropic' });
+    const kind = (t: string) => kinds.find((s) => s.attributes['gen_ai.token.type'] === t)?.value;
+    expect(kind('tollgate.cache_read')).toBe(okRecord.usage!.cache_read);
+    expect(kind('tollgate.cache_write')).toBe(okRecord.usage!.cache_write);
+    expect(kind('output')).toBe(okRecord.usage!.output);
+    expect(kind('input')).toBe(input.sum);
 
     // gen_ai.client.operation.duration per upstream attempt (3 calls reached an upstream).
     const client = seriesOf(all, 'gen_ai.client.operation.duration');
     expect(client.reduce((n, s) => n + s.value, 0)).toBe(3);
     expect(client[0]!.unit).toBe('s');
     expect(client[0]!.boundaries).toEqual(DURATION_BUCKETS);
-    expect(seriesOf(client, 'gen_ai.client.operation.duration', { 'gen_ai.provider.name': 'openai', 'server.address': '127.0.0.1' }).length).toBeGreaterThan(0);
+    expect(seriesOf(client, 'gen_ai.client.operation.duration', { 'gen_ai.provider.name': 'openai', 'tollgate.deployment': 'mini@openai' }).length).toBeGreaterThan(0);
 
     // gen_ai.server.request.duration per request, error.type on the refused and cancelled ones.
     const server = seriesOf(all, 'gen_ai.server.request.duration');
@@ -136,10 +140,10 @@ describe('metrics after real traffic', () => {
       'gen_ai.operation.name': 'chat',
       'gen_ai.provider.name': 'anthropic',
       'gen_ai.request.model': 'claude-opus',
-      'tollgate.status': 'rejected',
+      'tollgate.entry_format': 'openai_chat',
     });
     expect(seriesOf(server, 'gen_ai.server.request.duration', { 'error.type': 'client_cancelled' }).length).toBe(1);
-    expect(seriesOf(server, 'gen_ai.server.request.duration', { 'tollgate.status': 'ok' }).every((s) => s.attributes['error.type'] === undefined)).toBe(true);
+    expect(server.filter((s) => s.attributes['error.type'] === undefined).reduce((n, s) => n + s.value, 0)).toBe(2);
 
     // Time to first token and per output token: the successful stream only.
     const ttft = seriesOf(all, 'gen_ai.server.time_to_first_token');
@@ -292,7 +296,7 @@ describe('store and settle telemetry', () => {
     expect(await settle()).toBe(true);
     const all = await sdk.series();
     expect(seriesOf(all, 'tollgate.settle.retries')[0]!.value).toBe(2);
-    expect(m.holds).toEqual({ count: 0, micros: 0 });
+    expect({ count: m.holds.count, micros: m.holds.micros }).toEqual({ count: 0, micros: 0 });
     await inner.close();
     await sdk.shutdown();
   });

@@ -36,19 +36,39 @@ export interface TelemetrySources {
   breakers(): Iterable<[deployment: string, state: 0 | 1 | 2]>;
 }
 
+/**
+ * A monotonic sum kept by the gateway and read by an observable counter when a reader
+ * collects: one map lookup per request instead of the SDK hashing an attribute set.
+ */
+export class Tally {
+  readonly series = new Map<string, { attributes: Attributes; value: number }>();
+
+  add(key: string, value: number, attributes: () => Attributes): void {
+    const s = this.series.get(key);
+    if (s !== undefined) s.value += value;
+    else this.series.set(key, { attributes: attributes(), value });
+  }
+}
+
 export interface Metrics {
   tokenUsage: Histogram;
   clientDuration: Histogram;
   serverDuration: Histogram;
   timeToFirstToken: Histogram;
   timePerOutputToken: Histogram;
-  requests: Counter;
-  spend: Counter;
+  /** Requests by status, reason, entry format and model (read by `tollgate.requests`). */
+  requests: Tally;
+  /** Micro-USD by model, deployment and provider (read by `tollgate.spend.micro_usd`). */
+  spend: Tally;
+  /** Tokens by model, deployment and kind, cache and reasoning included (read by `tollgate.tokens`). */
+  tokens: Tally;
+  /** Attribute sets of the histograms, made once per distinct key. */
+  attributes: Map<string, Attributes>;
   settleRetries: Counter;
   settleFailures: Counter;
   storeDuration: Histogram;
-  /** Live holds of this gateway, for the observable gauges. */
-  holds: { count: number; micros: number };
+  /** Live holds of this gateway, for the observable gauges (`sweep` drops the expired ones first). */
+  holds: { count: number; micros: number; sweep(): void };
 }
 
 export interface Telemetry {
@@ -105,8 +125,10 @@ function makeMetrics(meter: Meter): Metrics {
       unit: 's',
       advice: { explicitBucketBoundaries: TPOT_BUCKETS },
     }),
-    requests: meter.createCounter(METRIC.requests, { description: 'Requests handled, by outcome and reason.', unit: '{request}' }),
-    spend: meter.createCounter(METRIC.spend, { description: 'Recorded spend in micro-USD (actual or estimated cost).', unit: '{micro_usd}' }),
+    requests: new Tally(),
+    spend: new Tally(),
+    tokens: new Tally(),
+    attributes: new Map(),
     settleRetries: meter.createCounter(METRIC.settleRetries, { description: 'Settlements tried again after the store failed one.', unit: '{settle}' }),
     settleFailures: meter.createCounter(METRIC.settleFailures, {
       description: 'Settlements the store could not complete in the end (the hold expires after its TTL).',
@@ -117,7 +139,7 @@ function makeMetrics(meter: Meter): Metrics {
       unit: 's',
       advice: { explicitBucketBoundaries: STORE_BUCKETS },
     }),
-    holds: { count: 0, micros: 0 },
+    holds: { count: 0, micros: 0, sweep: () => {} },
   };
 }
 
@@ -140,6 +162,12 @@ export function createTelemetry(option: TelemetryOption | undefined): Telemetry 
     errorTypes: new BoundedLabel(200),
     observe(sources) {
       if (m === null || observers !== null) return;
+      const requests = meter.createObservableCounter(METRIC.requests, { description: 'Requests handled, by outcome and reason.', unit: '{request}' });
+      const spend = meter.createObservableCounter(METRIC.spend, { description: 'Recorded spend in micro-USD (actual or estimated cost).', unit: '{micro_usd}' });
+      const tokens = meter.createObservableCounter(METRIC.tokens, {
+        description: 'Tokens by kind: input (cache included), output (reasoning included), and their parts tollgate.cache_read, tollgate.cache_write, tollgate.cache_write_1h, tollgate.reasoning.',
+        unit: '{token}',
+      });
       const records = meter.createObservableCounter(METRIC.usageRecords, {
         description: 'Usage records by outcome: handed to the sink, written, dropped (queue full or sink closed), failed (the backend refused).',
         unit: '{record}',
@@ -152,6 +180,9 @@ export function createTelemetry(option: TelemetryOption | undefined): Telemetry 
         unit: '1',
       });
       const callback: BatchObservableCallback = (result) => {
+        for (const s of m.requests.series.values()) result.observe(requests, s.value, s.attributes);
+        for (const s of m.spend.series.values()) result.observe(spend, s.value, s.attributes);
+        for (const s of m.tokens.series.values()) result.observe(tokens, s.value, s.attributes);
         let usage: ReturnType<TelemetrySources['usage']> | null = null;
         try {
           usage = sources.usage();
@@ -164,11 +195,12 @@ export function createTelemetry(option: TelemetryOption | undefined): Telemetry 
           }
           result.observe(queued, usage.queued);
         }
+        m.holds.sweep();
         result.observe(held, m.holds.count);
         result.observe(heldMicros, m.holds.micros);
         for (const [deployment, state] of sources.breakers()) result.observe(breaker, state, { [ATTR.deployment]: deployment });
       };
-      const observables = [records, queued, held, heldMicros, breaker];
+      const observables = [requests, spend, tokens, records, queued, held, heldMicros, breaker];
       meter.addBatchObservableCallback(callback, observables);
       observers = { callback, observables };
     },

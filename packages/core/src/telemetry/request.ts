@@ -200,18 +200,16 @@ export class RequestObserver {
       const m = tel.metrics;
       const errorType = a.error === null ? null : tel.errorTypes.value(a.error);
       if (m !== null) {
-        const address = addressOf(t.baseUrl);
-        const attrs: Attributes = {
-          [ATTR.operation]: operationName(t.upstreamFormat),
-          [ATTR.provider]: providerName(t.upstreamFormat, t.baseUrl),
-          [ATTR.requestModel]: t.upstreamModel,
-          [ATTR.deployment]: t.deploymentId,
-        };
-        if (address !== null) {
-          attrs[ATTR.serverAddress] = address.address;
-          attrs[ATTR.serverPort] = address.port;
-        }
-        if (errorType !== null) attrs[ATTR.errorType] = errorType;
+        const attrs = cached(m.attributes, `c\u0000${t.deploymentId}\u0000${t.upstreamModel}\u0000${errorType ?? ''}`, () => {
+          const x: Attributes = {
+            [ATTR.operation]: operationName(t.upstreamFormat),
+            [ATTR.provider]: providerName(t.upstreamFormat, t.baseUrl),
+            [ATTR.requestModel]: t.upstreamModel,
+            [ATTR.deployment]: t.deploymentId,
+          };
+          if (errorType !== null) x[ATTR.errorType] = errorType;
+          return x;
+        });
         m.clientDuration.record((a.endedAt - a.startedAt) / 1000, attrs);
       }
       const span = a.span;
@@ -233,33 +231,23 @@ export class RequestObserver {
     if (span === null) return;
     const op = operationName(record.entry_format);
     span.updateName(`${op} ${record.model ?? record.requested_model ?? ''}`.trim());
+    // What an on-call engineer looks a request up by; the rest is in its usage record (same request id).
     const attributes: Attributes = {
       [ATTR.operation]: op,
       [ATTR.provider]: this.providerFor(record),
       'tollgate.request_id': record.request_id,
       [ATTR.status]: record.status,
       'http.response.status_code': record.http_status,
-      'tollgate.stream': record.stream,
       'tollgate.attempts': record.attempts,
-      'tollgate.reserved_micros': record.reserved_micros,
     };
     if (record.requested_model !== null) attributes[ATTR.requestModel] = record.requested_model;
-    if (record.model !== null) {
-      attributes[ATTR.responseModel] = record.model;
-      attributes[ATTR.model] = record.model;
-    }
-    if (record.entry_format !== null) attributes[ATTR.entryFormat] = record.entry_format;
+    if (record.model !== null) attributes[ATTR.responseModel] = record.model;
     if (record.reason !== null) attributes[ATTR.reason] = record.reason;
     if (record.deployment !== null) attributes[ATTR.deployment] = record.deployment;
-    if (record.provider !== null) attributes[ATTR.providerId] = record.provider;
     if (record.substituted_from !== null) attributes['tollgate.substituted_from'] = record.substituted_from;
-    if (record.principal !== null) {
-      attributes['tollgate.principal.id'] = record.principal.id;
-      attributes['tollgate.principal.kind'] = record.principal.kind;
-    }
+    if (record.principal !== null) attributes['tollgate.principal.id'] = record.principal.id;
     if (record.cost_micros !== null) attributes['tollgate.cost_micros'] = record.cost_micros.total;
     if (record.would_block.length > 0) attributes['tollgate.would_block'] = record.would_block;
-    if (record.ttfb_ms !== null) attributes['tollgate.ttfb_ms'] = record.ttfb_ms;
     span.setAttributes(attributes);
     setUsageAttributes(span, record);
     if (record.status === 'error' || record.status === 'upstream_error') {
@@ -281,50 +269,87 @@ export class RequestObserver {
     const m = tel.metrics!;
     const model = record.model ?? OTHER;
     const entry = record.entry_format ?? OTHER;
+    const status = record.status;
     const reason = tel.reasons.value(record.reason);
-    m.requests.add(1, { [ATTR.status]: record.status, [ATTR.reason]: reason, [ATTR.entryFormat]: entry, [ATTR.model]: model });
-
-    const op = operationName(record.entry_format);
     const provider = this.providerFor(record);
-    const server: Attributes = {
-      [ATTR.operation]: op,
-      [ATTR.provider]: provider,
-      [ATTR.requestModel]: record.substituted_from ?? model,
-      [ATTR.responseModel]: model,
-      [ATTR.entryFormat]: entry,
-      [ATTR.status]: record.status,
-    };
-    if (record.status !== 'ok') server[ATTR.errorType] = tel.errorTypes.value(record.reason === null ? record.status : reasonClass(record.reason));
+    const requested = record.substituted_from ?? model;
+    m.requests.add(`${status}\u0000${reason}\u0000${entry}\u0000${model}`, 1, () => ({ [ATTR.status]: status, [ATTR.reason]: reason, [ATTR.entryFormat]: entry, [ATTR.model]: model }));
+
+    // Attribute sets are made once per distinct combination and reused: bounded, and cheap per request.
+    const errorType = status === 'ok' ? null : tel.errorTypes.value(record.reason === null ? status : reasonClass(record.reason));
+    const serverKey = `s\u0000${entry}\u0000${provider}\u0000${requested}\u0000${model}\u0000${errorType ?? ''}`;
+    const server = cached(m.attributes, serverKey, () => {
+      const a: Attributes = {
+        [ATTR.operation]: operationName(record.entry_format),
+        [ATTR.provider]: provider,
+        [ATTR.requestModel]: requested,
+        [ATTR.responseModel]: model,
+        [ATTR.entryFormat]: entry,
+      };
+      if (errorType !== null) a[ATTR.errorType] = errorType;
+      return a;
+    });
     m.serverDuration.record(record.duration_ms / 1000, server);
 
-    if (record.status === 'ok' && record.stream && record.ttfb_ms !== null) {
-      const ok: Attributes = { [ATTR.operation]: op, [ATTR.provider]: provider, [ATTR.requestModel]: server[ATTR.requestModel], [ATTR.responseModel]: model, [ATTR.entryFormat]: entry };
+    if (status === 'ok' && record.stream && record.ttfb_ms !== null) {
+      const ok = cached(m.attributes, `t\u0000${entry}\u0000${provider}\u0000${requested}\u0000${model}`, () => ({
+        [ATTR.operation]: operationName(record.entry_format),
+        [ATTR.provider]: provider,
+        [ATTR.requestModel]: requested,
+        [ATTR.responseModel]: model,
+        [ATTR.entryFormat]: entry,
+      }));
       m.timeToFirstToken.record(record.ttfb_ms / 1000, ok);
       const output = record.usage?.output ?? 0;
       if (output > 1 && record.duration_ms > record.ttfb_ms) m.timePerOutputToken.record((record.duration_ms - record.ttfb_ms) / 1000 / (output - 1), ok);
     }
 
     const usage = record.usage;
-    if (usage !== null && record.deployment !== null) {
-      const base = {
-        [ATTR.operation]: operationName(record.upstream_format),
-        [ATTR.provider]: provider,
-        [ATTR.requestModel]: record.upstream_model ?? model,
-        [ATTR.responseModel]: record.upstream_model ?? model,
-        [ATTR.deployment]: record.deployment,
-        [ATTR.model]: model,
-      };
+    const deployment = record.deployment;
+    if (usage !== null && deployment !== null) {
+      const upstreamModel = record.upstream_model ?? model;
+      const tokens = (type: string) =>
+        cached(m.attributes, `u\u0000${deployment}\u0000${provider}\u0000${upstreamModel}\u0000${type}`, () => ({
+          [ATTR.operation]: operationName(record.upstream_format),
+          [ATTR.provider]: provider,
+          [ATTR.requestModel]: upstreamModel,
+          [ATTR.deployment]: deployment,
+          [ATTR.tokenType]: type,
+        }));
+      // `input` counts every prompt token, cached or not (as the spec asks).
       const prompt = usage.input + usage.cache_read + usage.cache_write + usage.cache_write_1h;
-      m.tokenUsage.record(prompt, { ...base, [ATTR.tokenType]: 'input' });
-      m.tokenUsage.record(usage.output, { ...base, [ATTR.tokenType]: 'output' });
-      if (usage.cache_read > 0) m.tokenUsage.record(usage.cache_read, { ...base, [ATTR.tokenType]: 'tollgate.cache_read' });
-      if (usage.cache_write > 0) m.tokenUsage.record(usage.cache_write, { ...base, [ATTR.tokenType]: 'tollgate.cache_write' });
-      if (usage.cache_write_1h > 0) m.tokenUsage.record(usage.cache_write_1h, { ...base, [ATTR.tokenType]: 'tollgate.cache_write_1h' });
-      if (usage.reasoning > 0) m.tokenUsage.record(usage.reasoning, { ...base, [ATTR.tokenType]: 'tollgate.reasoning' });
+      m.tokenUsage.record(prompt, tokens('input'));
+      m.tokenUsage.record(usage.output, tokens('output'));
+      // Totals by every token kind, cache and reasoning included (parts of input and output): a
+      // counter kept by the gateway, since each histogram record costs the SDK microseconds.
+      const kinds: Array<[string, number]> = [
+        ['input', prompt],
+        ['output', usage.output],
+        ['tollgate.cache_read', usage.cache_read],
+        ['tollgate.cache_write', usage.cache_write],
+        ['tollgate.cache_write_1h', usage.cache_write_1h],
+        ['tollgate.reasoning', usage.reasoning],
+      ];
+      for (const [type, n] of kinds) {
+        if (n > 0) m.tokens.add(`${model}\u0000${deployment}\u0000${type}`, n, () => ({ [ATTR.model]: model, [ATTR.deployment]: deployment, [ATTR.tokenType]: type }));
+      }
     }
     const cost = record.cost_micros?.total ?? 0;
-    if (cost > 0) m.spend.add(cost, { [ATTR.model]: model, [ATTR.deployment]: record.deployment ?? OTHER, [ATTR.provider]: provider });
+    if (cost > 0) {
+      const d = deployment ?? OTHER;
+      m.spend.add(`${model}\u0000${d}\u0000${provider}`, cost, () => ({ [ATTR.model]: model, [ATTR.deployment]: d, [ATTR.provider]: provider }));
+    }
   }
+}
+
+/** The attribute set for `key`, made on first use (label values are bounded, so the map is). */
+function cached(map: Map<string, Attributes>, key: string, make: () => Attributes): Attributes {
+  let a = map.get(key);
+  if (a === undefined) {
+    a = make();
+    if (map.size < 20_000) map.set(key, a);
+  }
+  return a;
 }
 
 function setUsageAttributes(span: Span, record: UsageRecord): void {

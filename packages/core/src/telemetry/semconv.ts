@@ -23,6 +23,7 @@ export const METRIC = {
   timePerOutputToken: 'gen_ai.server.time_per_output_token',
   requests: 'tollgate.requests',
   spend: 'tollgate.spend.micro_usd',
+  tokens: 'tollgate.tokens',
   reservationsHeld: 'tollgate.reservations.held',
   reservedMicros: 'tollgate.reservations.held.micro_usd',
   settleRetries: 'tollgate.settle.retries',
