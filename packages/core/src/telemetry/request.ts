@@ -55,6 +55,7 @@ interface Attempt {
 }
 
 const fmt = (ms: number) => (Math.round(ms * 10) / 10).toString();
+const SERVER = { kind: SpanKind.SERVER } as const;
 
 export class RequestObserver {
   readonly startedAt = performance.now();
@@ -75,7 +76,7 @@ export class RequestObserver {
     if (tel === null) return;
     try {
       this.parent = headers === null ? context.active() : tel.propagator.extract(context.active(), headers, headerGetter);
-      if (tel.tracer !== null) this.span = tel.tracer.startSpan('chat', { kind: SpanKind.SERVER, startTime: this.startedAt }, this.parent);
+      if (tel.tracer !== null) this.span = tel.tracer.startSpan('chat', SERVER, this.parent);
     } catch {
       this.span = null;
     }
@@ -106,7 +107,7 @@ export class RequestObserver {
         }
         const span = tel.tracer.startSpan(
           `${attributes[ATTR.operation] as string} ${target.upstreamModel}`,
-          { kind: SpanKind.CLIENT, attributes, startTime: this.current.startedAt },
+          { kind: SpanKind.CLIENT, attributes },
           parent,
         );
         this.current.span = span;
