@@ -190,7 +190,7 @@ describe('tollgate what-if', () => {
     const out = JSON.parse(r.out) as { replayed: number; differences: unknown[]; not_replayed: Record<string, number> };
     expect(out.differences).toEqual([]);
     expect(out.replayed).toBe(10);
-    expect(out.not_replayed).toEqual({ 'rejected before the policy: model_not_found': 1 });
+    expect(out.not_replayed).toEqual({ 'refused outside the policy: model_not_found': 1 });
   });
 
   it('a stricter candidate lists what it would refuse, with the rule and the spend avoided; a looser one what it would admit', async () => {

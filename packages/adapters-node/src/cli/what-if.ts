@@ -149,7 +149,7 @@ export async function runWhatIf(source: UsageSource, registry: Registry, candida
       const principal = principalOf(r);
       const asked = r.substituted_from ?? r.model ?? r.requested_model;
       if (live === null || principal === null || asked === null) {
-        notReplayed(r.status === 'rejected' ? `rejected before the policy: ${r.reason ?? 'unknown'}` : 'no principal or model');
+        notReplayed(r.status === 'rejected' ? `refused outside the policy: ${r.reason ?? 'unknown'}` : 'no principal or model');
         continue;
       }
       report.replayed++;
