@@ -56,6 +56,43 @@ const Usage = z
   )
   .describe('Where usage records go: "stdout" (JSON lines), "file:<path>" (JSON lines appended), a postgres:// URL (table tollgate_usage), or "none".');
 
+const HttpUrl = z.string().regex(/^https?:\/\/\S+$/, 'an http:// or https:// URL');
+
+/** `telemetry`: where metrics and traces go. At least one exporter; absent means off. */
+const Telemetry = z
+  .strictObject({
+    prometheus: z
+      .strictObject({
+        host: z.string().min(1).default('127.0.0.1').describe('Address of the metrics listener (default 127.0.0.1).'),
+        port: z.number().int('a whole number').min(0).max(65_535).default(9464).describe('Port of the metrics listener (default 9464).'),
+      })
+      .optional()
+      .describe('Prometheus text on GET /metrics, on a listener of its own.'),
+    otlp: z
+      .strictObject({
+        endpoint: HttpUrl.optional().describe("The collector's base URL, e.g. http://collector:4318 (/v1/traces and /v1/metrics are appended)."),
+        protocol: z
+          .enum(['http/protobuf', 'http/json'], 'protocol is "http/protobuf" or "http/json" (gRPC is not supported: use port 4318)')
+          .optional()
+          .describe('http/protobuf or http/json.'),
+        headers: z.record(z.string().min(1), z.string()).optional().describe('Headers sent to the collector (e.g. an API key).'),
+      })
+      .optional()
+      .describe('OTLP export of traces and metrics (endpoint, headers and protocol may also come from OTEL_EXPORTER_OTLP_*).'),
+    service_name: z.string().min(1).max(256).optional().describe('service.name of the resource (default tollgate; OTEL_SERVICE_NAME overrides it).'),
+  })
+  .refine((t) => t.prometheus !== undefined || t.otlp !== undefined, 'telemetry needs prometheus and/or otlp (remove the section to turn telemetry off)')
+  .describe('Where metrics and traces go; absent means off. Reference: docs/observability.md.');
+
+const Log = z
+  .strictObject({
+    access: z
+      .enum(['stdout', 'off'], 'access is "stdout" or "off"')
+      .default('off')
+      .describe('One JSON line per answered request (no prompt text, no query string), or off.'),
+  })
+  .describe('Logs besides the start-up and error lines.');
+
 export const ServiceConfigSchema = z
   .strictObject({
     listen: z
@@ -89,6 +126,8 @@ export const ServiceConfigSchema = z
       .max(3600)
       .default(DEFAULT_DRAIN_TIMEOUT_S)
       .describe('On SIGTERM, how long open requests may finish before they are cut (default 30).'),
+    telemetry: Telemetry.optional(),
+    log: Log.default({ access: 'off' }),
   })
   .describe('The service config of `tollgate serve`. Relative paths resolve against this file\'s folder.');
 

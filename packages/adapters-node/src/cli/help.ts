@@ -25,6 +25,9 @@ Commands:
   serve        Run the gateway as an HTTP service
   validate     Check a service config, or a registry and/or a policy file
   key create   Make a virtual key (tg_…) and print its config entry
+  report       Spend, requests and tokens from usage records, grouped
+  what-if      Replay recorded requests through a candidate policy; list what it decides otherwise
+  explain      The decision of one recorded request: rules, windows, counters, thresholds
   help [CMD]   Show the help of a command
 
 Options:
@@ -104,4 +107,62 @@ Exit codes:
   2  usage error
 `;
 
-export const HELP: Record<string, string> = { serve: SERVE_HELP, validate: VALIDATE_HELP, key: KEY_HELP };
+const SOURCE = `  --usage SRC     Where the usage records are: file:PATH (JSON lines, as the file: and
+                  stdout sinks write them) or a postgres:// URL (required)
+  --table NAME    The Postgres table (default tollgate_usage)
+  --since ISO     Only records at or after this date or time
+  --until ISO     Only records before this date or time`;
+
+export const REPORT_HELP = `Usage: tollgate report --usage SRC [--by KEYS] [--since ISO] [--until ISO] [--format table|csv|json]
+
+Spend, requests and tokens from usage records, grouped, with a total.
+
+Options:
+${SOURCE}
+  --by KEYS       Group by a comma-separated list of: user, model, bu, team, tier,
+                  application, deployment, provider, status, day, month
+  --format F      table (default), csv or json
+  -h, --help      Show this help
+
+Exit codes: 0 done, 1 the records could not be read, 2 usage error.
+`;
+
+export const WHAT_IF_HELP = `Usage: tollgate what-if --policy FILE --registry FILE --usage SRC [--since ISO] [--until ISO] [--format table|csv|json]
+
+Replay recorded requests, in time order, through a candidate policy and list every request it
+decides otherwise than the policy that was enforced, with the spend difference.
+
+Options:
+  --policy FILE   The candidate policy (required)
+  --registry FILE The registry: prices, tags and the models the policy names (required)
+${SOURCE}
+  --format F      table (default), csv or json
+  -h, --help      Show this help
+
+Exit codes: 0 done, 1 invalid files or unreadable records, 2 usage error.
+`;
+
+export const EXPLAIN_HELP = `Usage: tollgate explain --usage SRC [--policy FILE] [--registry FILE] [--format text|json] REQUEST_ID
+
+The decision of one recorded request: the rules that applied, their windows, the counters they
+read, their thresholds, and the one that refused. With --policy (the revision the record names),
+the rule's text is shown too.
+
+Options:
+${SOURCE}
+  --policy FILE   The policy the request was decided with
+  --registry FILE The registry, to explain an access denial
+  --format F      text (default) or json
+  -h, --help      Show this help
+
+Exit codes: 0 found, 1 not found or unreadable, 2 usage error.
+`;
+
+export const HELP: Record<string, string> = {
+  serve: SERVE_HELP,
+  validate: VALIDATE_HELP,
+  key: KEY_HELP,
+  report: REPORT_HELP,
+  'what-if': WHAT_IF_HELP,
+  explain: EXPLAIN_HELP,
+};

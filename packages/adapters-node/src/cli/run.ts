@@ -11,6 +11,7 @@ import { createKeyEntry, renderKey } from './key.js';
 import { identitySummary } from './config.js';
 import { formatViolations, loadFiles, loadService } from './load.js';
 import { startService, type RunningService } from './service.js';
+import { explainCommand, reportCommand, whatIfCommand } from './money.js';
 
 export interface CliIo {
   out: (text: string) => void;
@@ -22,8 +23,8 @@ const defaultIo: CliIo = {
   err: (text) => void process.stderr.write(text),
 };
 
-/** A usage error (exit 2), printed with the help of `command` (or the general help). */
-class UsageError extends Error {
+/** A usage error (exit 2), printed with a pointer to the help of `command` (or the general help). */
+export class UsageError extends Error {
   constructor(
     message: string,
     readonly command?: string,
@@ -32,19 +33,24 @@ class UsageError extends Error {
   }
 }
 
-type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
-type Values = Record<string, string | boolean | undefined>;
+export type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+export type Values = Record<string, string | boolean | undefined>;
 
 function parse(args: string[], options: OptionSpec, command: string): Values {
+  return parseWith(args, options, false, command).values;
+}
+
+/** Parse options (and positionals when allowed); an unknown option says which one was probably meant. */
+export function parseWith(args: string[], options: OptionSpec, allowPositionals: boolean, command?: string): { values: Values; positionals: string[] } {
   try {
-    const { values } = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: false, strict: true });
-    return values as Values;
+    const { values, positionals } = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
+    return { values: values as Values, positionals };
   } catch (error) {
     let message = (error as Error).message;
     const unknown = /^Unknown option '(--?[^']+)'/.exec(message)?.[1];
     if (unknown !== undefined) {
       const near = closestName(unknown.replace(/^-+/, ''), [...Object.keys(options), 'help']);
-      message = `${command}: unknown option ${unknown}${near === undefined ? '' : ` (did you mean --${near}?)`}`;
+      message = `${command ?? 'tollgate'}: unknown option ${unknown}${near === undefined ? '' : ` (did you mean --${near}?)`}`;
     }
     throw new UsageError(message, command);
   }
@@ -195,7 +201,7 @@ async function key(args: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-const COMMANDS = ['serve', 'validate', 'key', 'help'];
+const COMMANDS = ['serve', 'validate', 'key', 'report', 'what-if', 'explain', 'help'];
 const hint = (word: string, words: readonly string[]): string => {
   const near = closestName(word, words);
   return near === undefined ? '' : ` (did you mean "${near}"?)`;
@@ -231,6 +237,12 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
         if (topic !== undefined && HELP[topic] === undefined) throw new UsageError(`help: unknown command "${topic}"${hint(topic, COMMANDS)}`);
         return help(io, topic);
       }
+      case 'report':
+        return await reportCommand(args, io);
+      case 'what-if':
+        return await whatIfCommand(args, io);
+      case 'explain':
+        return await explainCommand(args, io);
       case undefined:
       case '-h':
       case '--help':
