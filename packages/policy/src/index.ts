@@ -31,6 +31,7 @@ export {
 } from './substitution.js';
 export { decideTools, type ToolVerdict, type ToolsDecision, type ToolsInput } from './tools.js';
 export { decideDlp, stricterDlpAction, type DlpDecision, type DlpInput } from './dlp.js';
+export { BUILTIN_DLP_ENTITIES, type BuiltinDlpEntity } from './dlp-entities.js';
 export {
   whatIf, type CounterTable, type WhatIfBlock, type WhatIfOptions, type WhatIfResult,
 } from './what-if.js';
