@@ -7,6 +7,7 @@ const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 // Subpaths come first: the alias list is matched in order.
 const alias = [
   { find: /^@tollgate\/policy\/detectors$/, replacement: src('./packages/policy/src/detect/index.ts') },
+  { find: /^@tollgate\/core\/dlp$/, replacement: src('./packages/core/src/dlp/index.ts') },
   { find: /^@tollgate\/core\/testing$/, replacement: src('./packages/core/src/testing.ts') },
   { find: /^@tollgate\/core\/minimal$/, replacement: src('./packages/core/src/minimal.ts') },
   { find: /^@tollgate\/adapters-edge\/minimal$/, replacement: src('./packages/adapters-edge/src/minimal.ts') },

@@ -32,6 +32,7 @@ export {
   decideSubstitution, type SubstitutionDecision, type SubstitutionInput,
 } from './substitution.js';
 export { decideTools, type ToolVerdict, type ToolsDecision, type ToolsInput } from './tools.js';
+export { decidePrompts, type PromptsInput } from './prompts.js';
 export { decideDlp, stricterDlpAction, type DlpDecision, type DlpInput } from './dlp.js';
 export { BUILTIN_DLP_ENTITIES, type BuiltinDlpEntity } from './dlp-entities.js';
 export {
