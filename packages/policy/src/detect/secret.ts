@@ -45,115 +45,104 @@ const SHAPES: readonly Shape[] = [
   { prefix: 'AIza', body: isB64Url, min: 35, max: 35 },
 ];
 
-function scanShape(text: string, shape: Shape, out: Finding[]): void {
-  const { prefix } = shape;
-  let from = 0;
-  for (;;) {
-    const start = text.indexOf(prefix, from);
-    if (start < 0) return;
-    from = start + 1;
-    const before = at(text, start - 1);
-    if (isWord(before) || before === 45) continue;
-    const bodyStart = start + prefix.length;
-    // The whole run of the alphabet, read once: later starts inside it are decided by it too.
-    let end = bodyStart;
-    while (end < text.length && shape.body(text.charCodeAt(end))) end++;
-    const length = end - bodyStart;
-    if (length > shape.max) {
-      from = Math.max(start + 1, end - shape.max - prefix.length);
-      continue;
-    }
-    if (length < shape.min || (shape.check !== undefined && !shape.check(text.slice(bodyStart, end)))) {
-      // A later start inside this run sees a shorter body with fewer kinds of characters.
-      from = end;
-      continue;
-    }
-    out.push({ entity: 'secret', start, end });
-    from = end;
-  }
+/** Where a shape's run starting at `start` ends (a finding is pushed), and where to look next. */
+function shapeAt(text: string, shape: Shape, start: number, out: Finding[]): number {
+  const before = at(text, start - 1);
+  if (isWord(before) || before === 45) return start + 1;
+  const bodyStart = start + shape.prefix.length;
+  // The whole run of the alphabet, read once: later starts inside it are decided by it too.
+  let end = bodyStart;
+  while (end < text.length && shape.body(text.charCodeAt(end))) end++;
+  const length = end - bodyStart;
+  if (length > shape.max) return Math.max(start + 1, end - shape.max - shape.prefix.length);
+  // Too short or too plain: a later start inside this run sees a shorter body with fewer kinds of characters.
+  if (length < shape.min || (shape.check !== undefined && !shape.check(text.slice(bodyStart, end)))) return end;
+  out.push({ entity: 'secret', start, end });
+  return end;
 }
 
 /** header.payload.signature, each base64url; header and payload are JSON objects (`eyJ`). */
-function scanJwt(text: string, out: Finding[]): void {
-  let from = 0;
-  for (;;) {
-    const start = text.indexOf('eyJ', from);
-    if (start < 0) return;
-    from = start + 1;
-    if (isB64Url(at(text, start - 1))) continue;
-    const limit = Math.min(text.length, start + MAX_TOKEN * 8);
-    let i = start;
-    let dots = 0;
-    const segStart = [start];
-    while (i < limit) {
-      const c = text.charCodeAt(i);
-      if (isB64Url(c)) i++;
-      else if (c === 46 && dots < 2) {
-        dots++;
-        i++;
-        segStart.push(i);
-      } else break;
-    }
-    if (dots < 2 || segStart[1]! - start < 12 || text.slice(segStart[1]!, segStart[1]! + 3) !== 'eyJ' || i - segStart[1]! < 12) {
-      // Starts before the first dot see the same dots with a shorter header: skip them.
-      from = dots === 0 ? i : segStart[1]!;
-      continue;
-    }
-    out.push({ entity: 'secret', start, end: i });
-    from = i;
+function jwtAt(text: string, start: number, out: Finding[]): number {
+  if (isB64Url(at(text, start - 1))) return start + 1;
+  const limit = Math.min(text.length, start + MAX_TOKEN * 8);
+  let i = start;
+  let dots = 0;
+  let payload = -1;
+  while (i < limit) {
+    const c = text.charCodeAt(i);
+    if (isB64Url(c)) i++;
+    else if (c === 46 && dots < 2) {
+      dots++;
+      i++;
+      if (dots === 1) payload = i;
+    } else break;
   }
+  if (dots < 2 || payload - start < 12 || !text.startsWith('eyJ', payload) || i - payload < 12) {
+    // Starts before the first dot see the same dots with a shorter header: skip them.
+    return dots === 0 ? i : payload;
+  }
+  out.push({ entity: 'secret', start, end: i });
+  return i;
 }
 
 const PEM_BEGIN = '-----BEGIN ';
 const PEM_TAIL = 'PRIVATE KEY-----';
 
 /** A PEM private-key block, header to footer; without a footer in reach, the header and the base64 after it. */
-function scanPem(text: string, out: Finding[]): void {
-  let from = 0;
-  let footer = -2;
-  for (;;) {
-    const start = text.indexOf(PEM_BEGIN, from);
-    if (start < 0) return;
-    from = start + 1;
-    const labelFrom = start + PEM_BEGIN.length;
-    const label = text.slice(labelFrom, labelFrom + 40 + PEM_TAIL.length).indexOf(PEM_TAIL);
-    if (label < 0) continue;
-    const labelEnd = labelFrom + label;
-    let ok = true;
-    for (let i = labelFrom; i < labelEnd; i++) {
-      const c = text.charCodeAt(i);
-      if (!(isUpper(c) || c === 32)) ok = false;
-    }
-    if (!ok) continue;
-    const bodyStart = labelEnd + PEM_TAIL.length;
-    const limit = Math.min(text.length, start + MAX_PEM);
-    // The next footer is looked up once and reused while it lies ahead: linear with many headers.
-    if (footer < bodyStart && footer !== -1) footer = text.indexOf('-----END ', bodyStart);
-    let end: number;
-    if (footer >= 0 && footer < limit) {
-      const close = text.slice(footer, footer + 60).indexOf(PEM_TAIL);
-      end = close >= 0 ? footer + close + PEM_TAIL.length : footer;
-    } else {
-      end = bodyStart;
-      while (end < limit) {
-        const c = text.charCodeAt(end);
-        if (isAlnum(c) || c === 43 || c === 47 || c === 61 || c === 10 || c === 13 || c === 32 || c === 58 || c === 45 || c === 44) end++;
-        else break;
-      }
-    }
-    out.push({ entity: 'secret', start, end });
-    from = end;
+function pemAt(text: string, start: number, out: Finding[], footer: { at: number }): number {
+  const labelFrom = start + PEM_BEGIN.length;
+  const label = text.slice(labelFrom, labelFrom + 40 + PEM_TAIL.length).indexOf(PEM_TAIL);
+  if (label < 0) return start + 1;
+  const labelEnd = labelFrom + label;
+  for (let i = labelFrom; i < labelEnd; i++) {
+    const c = text.charCodeAt(i);
+    if (!(isUpper(c) || c === 32)) return start + 1;
   }
+  const bodyStart = labelEnd + PEM_TAIL.length;
+  const limit = Math.min(text.length, start + MAX_PEM);
+  // The next footer is looked up once and reused while it lies ahead: linear with many headers.
+  if (footer.at < bodyStart && footer.at !== -1) footer.at = text.indexOf('-----END ', bodyStart);
+  let end: number;
+  if (footer.at >= 0 && footer.at < limit) {
+    const close = text.slice(footer.at, footer.at + 60).indexOf(PEM_TAIL);
+    end = close >= 0 ? footer.at + close + PEM_TAIL.length : footer.at;
+  } else {
+    end = bodyStart;
+    while (end < limit) {
+      const c = text.charCodeAt(end);
+      if (isAlnum(c) || c === 43 || c === 47 || c === 61 || c === 10 || c === 13 || c === 32 || c === 58 || c === 45 || c === 44) end++;
+      else break;
+    }
+  }
+  out.push({ entity: 'secret', start, end });
+  return end;
 }
+
+/** Every prefix a credential starts with, found in one pass by the regex engine; each occurrence is then read by hand. */
+// Prefixes are letters, digits, '-', '_' and spaces: nothing a regex reads specially.
+const PREFIXES = new RegExp([...SHAPES.map((s) => s.prefix), 'eyJ', PEM_BEGIN].join('|'), 'g');
+const JWT = SHAPES.length;
+const PEM = SHAPES.length + 1;
+const KIND = new Map<string, number>([...SHAPES.map((s, i) => [s.prefix, i] as const), ['eyJ', JWT], [PEM_BEGIN, PEM]]);
 
 export const secret: Detector = {
   entity: 'secret',
   maxLength: MAX_PEM,
   scan(text: string, out: Finding[]): void {
     const found: Finding[] = [];
-    for (const shape of SHAPES) scanShape(text, shape, found);
-    scanJwt(text, found);
-    scanPem(text, found);
+    // Per kind of credential: where its next start may be (a start inside a run already read is decided).
+    const from = new Int32Array(SHAPES.length + 2);
+    const footer = { at: -2 };
+    PREFIXES.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = PREFIXES.exec(text)) !== null) {
+      const start = m.index;
+      PREFIXES.lastIndex = start + 1;
+      const kind = KIND.get(m[0])!;
+      if (start < from[kind]!) continue;
+      from[kind] = kind === JWT ? jwtAt(text, start, found) : kind === PEM ? pemAt(text, start, found, footer) : shapeAt(text, SHAPES[kind]!, start, found);
+    }
+    if (found.length === 0) return;
     found.sort((a, b) => a.start - b.start || b.end - a.end);
     let last = -1;
     for (const f of found) {
