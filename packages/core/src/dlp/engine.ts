@@ -27,6 +27,12 @@ export interface RequestDlpResult {
   blocked: string | null;
   /** For the answer: surrogates to restore, detectors to run; null when there is nothing to do. */
   output: OutputRules | null;
+  /**
+   * Some entity's action for this caller is not `allow`: the request's texts were scanned, and
+   * what goes upstream must be encoded from the IR — never the client's own bytes, which may
+   * carry fields the IR does not model and so were not scanned.
+   */
+  scanned: boolean;
 }
 
 export interface PreparedDlp {
@@ -106,7 +112,7 @@ async function seedFor(key: CryptoKey, entity: string, value: string, attempt: n
 async function apply(prepared: PreparedDlp, input: RequestDlpInput): Promise<RequestDlpResult> {
   const decision = decideDlp({ policy: input.policy, principal: input.principal, entities: prepared.entities });
   const active = new Set(prepared.entities.filter((e) => decision.actions[e] !== 'allow'));
-  if (active.size === 0) return { ir: input.ir, counts: {}, blocked: null, output: null };
+  if (active.size === 0) return { ir: input.ir, counts: {}, blocked: null, output: null, scanned: false };
   const detectors = [...active].flatMap((e) => {
     const d = prepared.detectors.get(e);
     return d === undefined ? [] : [d];
@@ -137,7 +143,18 @@ async function apply(prepared: PreparedDlp, input: RequestDlpInput): Promise<Req
       if (action === 'pseudonymize') pseudonyms.set(`${f.entity}\u0000${texts[t]!.slice(f.start, f.end)}`, '');
     }
   }
-  if (!input.enforce || blocked !== null) return { ir: input.ir, counts, blocked, output: null };
+  // The answer's rules: restore what was pseudonymized; with scan_responses, run the detectors.
+  const outputDetectors = prepared.scanResponses ? detectors : [];
+  const outputAction = (entity: string): OutputAction => {
+    const a = decision.actions[entity] ?? 'allow';
+    return a === 'block' ? 'block' : a === 'redact' || a === 'pseudonymize' ? 'redact' : 'log';
+  };
+  if (blocked !== null && input.enforce) return { ir: input.ir, counts, blocked, output: null, scanned: true };
+  if (!input.enforce) {
+    // Shadow mode changes nothing: the request goes as sent; the answer is scanned and counted.
+    const output = outputDetectors.length === 0 ? null : { restore: new Map<string, string>(), detectors: outputDetectors, action: outputAction, marker: redactionMarker };
+    return { ir: input.ir, counts, blocked, output, scanned: false };
+  }
 
   // 3. Surrogates: one per value, distinct from every value and every other surrogate.
   const restore = new Map<string, string>();
@@ -167,16 +184,11 @@ async function apply(prepared: PreparedDlp, input: RequestDlpInput): Promise<Req
     });
   });
 
-  // 5. The answer's rules: restore what was pseudonymized; with scan_responses, run the detectors.
-  const outputDetectors = prepared.scanResponses ? detectors : [];
-  const outputAction = (entity: string): OutputAction => {
-    const a = decision.actions[entity] ?? 'allow';
-    return a === 'block' ? 'block' : a === 'redact' || a === 'pseudonymize' ? 'redact' : 'log';
-  };
+  // 5. The answer's rules.
   const output: OutputRules | null = restore.size === 0 && outputDetectors.length === 0
     ? null
     : { restore, detectors: outputDetectors, action: outputAction, marker: redactionMarker };
-  return { ir, counts, blocked, output };
+  return { ir, counts, blocked, output, scanned: true };
 }
 
 const prepared = new WeakMap<Policy, WeakMap<readonly Recognizer[], PreparedDlp>>();

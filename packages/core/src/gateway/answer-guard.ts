@@ -21,6 +21,8 @@ export interface ToolGuard {
 export interface AnswerGuard {
   tools: ToolGuard | null;
   output: OutputRules | null;
+  /** False in shadow mode: the answer is scanned and counted, never changed or withheld. */
+  outputEnforced?: boolean;
 }
 
 const noRestore: OutputRules = { restore: new Map(), detectors: [], action: () => 'log', marker: () => '' };
@@ -41,11 +43,18 @@ function dlpRefusal(ctx: RequestContext, entity: string): GatewayError {
   return new GatewayError('upstream_error', `The model's answer contained data the policy does not let through (${entity}); it was withheld.`);
 }
 
+/** What the output guard runs with: in shadow mode every action is `log` (found and counted only). */
+function acting(rules: OutputRules, guard: AnswerGuard): OutputRules {
+  return guard.outputEnforced === false ? { ...rules, action: () => 'log' } : rules;
+}
+
+/** Record what an output guard found, with the policy's action (in shadow mode, what it would have done). */
 function count(ctx: RequestContext, rules: OutputRules, guard: OutputGuard): void {
   for (const [entity, n] of guard.counts) {
     const a = rules.action(entity);
     const c = (ctx.dlpResponse[entity] ??= { action: a, count: 0 });
     c.count += n;
+    if (a === 'block' && guard.blocked === null && !ctx.wouldBlock.includes(`dlp_block:${entity}`)) ctx.wouldBlock.push(`dlp_block:${entity}`);
   }
 }
 
@@ -67,13 +76,13 @@ export function guardResponse(response: IRResponse, guard: AnswerGuard, ctx: Req
     if (p.type === 'text' || p.type === 'refusal' || p.type === 'reasoning') {
       // Reasoning is restored, never scanned: it is signed as the model wrote it.
       const r = p.type === 'reasoning' ? { ...noRestore, restore: rules.restore } : rules;
-      const g = new OutputGuard(r);
+      const g = new OutputGuard(acting(r, guard));
       const text = g.whole(p.text);
       count(ctx, r, g);
       if (g.blocked !== null) return { error: dlpRefusal(ctx, g.blocked) };
       if (text !== p.text) next = { ...p, text };
     } else if (p.type === 'tool_call') {
-      const g = new OutputGuard(rules, true);
+      const g = new OutputGuard(acting(rules, guard), true);
       const args = g.whole(p.arguments);
       count(ctx, rules, g);
       if (g.blocked !== null) return { error: dlpRefusal(ctx, g.blocked) };
@@ -130,7 +139,7 @@ export function guardStream(guard: AnswerGuard, ctx: RequestContext): (event: St
         }
         let r: OutputRules | null = null;
         if (rules !== null && kind !== 'other') r = kind === 'reasoning' ? { ...noRestore, restore: rules.restore } : rules;
-        blocks.set(event.index, { kind, rules: r, guard: r === null ? null : new OutputGuard(r, kind === 'tool_call'), args: kind === 'tool_call' && r !== null ? '' : null });
+        blocks.set(event.index, { kind, rules: r, guard: r === null ? null : new OutputGuard(acting(r, guard), kind === 'tool_call'), args: kind === 'tool_call' && r !== null ? '' : null });
         return emit(event);
       }
       case 'text_delta':

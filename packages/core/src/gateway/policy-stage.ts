@@ -33,7 +33,11 @@ export interface PolicyStageInput {
   ir: IRRequest;
 }
 
-export type PolicyStageResult = { ok: true; ir: IRRequest } | { ok: false; error: GatewayError; reason: string };
+/**
+ * `reencode`: the request must be sent encoded from the (scanned) IR, never as the client's
+ * own bytes — DLP is on for this caller.
+ */
+export type PolicyStageResult = { ok: true; ir: IRRequest; reencode: boolean } | { ok: false; error: GatewayError; reason: string };
 
 /** Built-in tools a request carries outside the function list (Responses `web_search`, Anthropic server tools): by name, else type. */
 function vendorToolNames(ir: IRRequest): string[] {
@@ -51,6 +55,7 @@ export async function policyStage(input: PolicyStageInput): Promise<PolicyStageR
   const { policy, ctx, principal, model } = input;
   let ir = input.ir;
   let guard: AnswerGuard = { tools: null, output: null };
+  let reencode = false;
 
   // Tool allow lists, on what the request declares.
   if (policy !== null && (policy.tools?.allow_lists ?? []).length > 0) {
@@ -112,7 +117,8 @@ export async function policyStage(input: PolicyStageInput): Promise<PolicyStageR
       ctx.wouldBlock.push(reason);
     }
     ir = result.ir;
-    guard = { ...guard, output: result.output };
+    reencode = result.scanned;
+    guard = { ...guard, output: result.output, outputEnforced: enforce };
   }
 
   // Policy prompts, before the client's own system prompt, in file order: a stable prefix.
@@ -126,5 +132,5 @@ export async function policyStage(input: PolicyStageInput): Promise<PolicyStageR
   }
 
   if (guard.tools !== null || guard.output !== null) ctx.answerGuard = guard;
-  return { ok: true, ir };
+  return { ok: true, ir, reencode };
 }

@@ -160,7 +160,8 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   const filtered = await policyStage({ policy: deps.policy, registry: deps.registry, filters: deps.filters, dlp: deps.dlp, ctx, principal, model: model.id, format, ir });
   if (!filtered.ok) return refuse(deps, ctx, filtered.error, filtered.reason);
   ir = filtered.ir;
-  const irChanged = ir !== original;
+  // With DLP on, the client's bytes are never relayed: what leaves is encoded from what was scanned.
+  const irChanged = ir !== original || filtered.reencode;
 
   // 8. size the worst case, rate + spend, reserve
   const clientMaxTokens = ir.maxTokens;

@@ -69,6 +69,9 @@ function partialSurrogate(text: string, restore: ReadonlyMap<string, string>): n
   return hold;
 }
 
+/** A string as it appears inside a JSON string literal. */
+const escapeJson = (s: string): string => JSON.stringify(s).slice(1, -1);
+
 export class OutputGuard {
   /** Found in the answer (response scanning), by entity: only what was handed on or refused. */
   readonly counts = new Map<string, number>();
@@ -76,15 +79,22 @@ export class OutputGuard {
   blocked: string | null = null;
   private buffer = '';
   private readonly window: number;
+  /** Surrogate → original, as they appear in the text this guard reads. */
+  private readonly restore: ReadonlyMap<string, string>;
 
   constructor(
     private readonly rules: OutputRules,
-    /** Restore into JSON string content (tool-call arguments): originals are JSON-escaped. */
+    /**
+     * Restore into JSON string content (tool-call arguments): a surrogate is looked for as it
+     * appears there (JSON-escaped: a key block's line breaks are `\n`), and its original is
+     * put back JSON-escaped.
+     */
     private readonly json = false,
   ) {
     let w = 0;
     for (const d of rules.detectors) w = Math.max(w, d.maxLength);
     this.window = w;
+    this.restore = json ? new Map([...rules.restore].map(([s, o]) => [escapeJson(s), escapeJson(o)])) : rules.restore;
   }
 
   /** The longest text this guard may hold back. */
@@ -122,7 +132,9 @@ export class OutputGuard {
   private process(final: boolean): string {
     const buf = this.buffer;
     if (buf.length === 0) return '';
-    const restore = this.rules.restore;
+    // Nothing can go out while all of it is within the detectors' window: scan once there is more.
+    if (!final && buf.length <= this.window) return '';
+    const restore = this.restore;
     const spans: Span[] = restore.size === 0 ? [] : surrogateSpans(buf, restore);
     if (this.rules.detectors.length > 0) {
       const findings: Finding[] = scanText(buf, this.rules.detectors);
@@ -156,7 +168,7 @@ export class OutputGuard {
     for (const s of spans) {
       if (s.end > cut) break;
       if (s.original !== null) {
-        out += buf.slice(at, s.start) + (this.json ? JSON.stringify(s.original).slice(1, -1) : s.original);
+        out += buf.slice(at, s.start) + s.original;
         at = s.end;
         continue;
       }
