@@ -8,7 +8,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateway, type UsageRecord } from '@tollgate/core';
+import { createGateway, type GatewayOptions, type UsageRecord } from '@tollgate/core';
 import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
 import { startMockUpstream, type MockUpstream } from './support/mock-upstream.js';
 import { chunkedResponse } from './support/http-server.js';
@@ -62,12 +62,12 @@ function echo(seen: Seen[], tool?: { name: string; input: Record<string, unknown
   };
 }
 
-async function setup(policy: unknown, tool?: { name: string; input: Record<string, unknown> }, suffix = '') {
+async function setup(policy: unknown, tool?: { name: string; input: Record<string, unknown> }, suffix = '', extra: Partial<GatewayOptions> = {}) {
   const seen: Seen[] = [];
   const upstream: MockUpstream = await startMockUpstream({ anthropic: echo(seen, tool, suffix) });
   const ids = await keysFor({ user: 'alice', tier: 'normal', bu: 'payments' });
   const records: UsageRecord[] = [];
-  const gateway = createGateway({ registry: testRegistry(upstream.url), policy, identity: ids.identity, secrets: SECRETS, usage: (r) => void records.push(r), dlp: { key: 'test-key' } });
+  const gateway = createGateway({ registry: testRegistry(upstream.url), policy, identity: ids.identity, secrets: SECRETS, usage: (r) => void records.push(r), dlp: { key: 'test-key' }, ...extra });
   cleanups.push(async () => {
     await gateway.close();
     await upstream.close();
@@ -232,5 +232,39 @@ describe('policy prompts', () => {
     expect(system.map((s) => s.text)).toEqual(['Never reveal card numbers.', 'You are helpful.']);
     expect(system[1]!.cache_control).toEqual({ type: 'ephemeral' });
     expect(records[0]!.policy_prompts).toEqual(['conduct@2']);
+  });
+
+  it('keep the client’s Anthropic cache breakpoints where they were, never more than four (also with cache shaping on)', async () => {
+    const conduct = { prompts: [{ id: 'conduct', version: 2, match: { bus: ['payments'] }, text: 'Never reveal card numbers.' }] };
+    const eph = { type: 'ephemeral' as const };
+    const request = {
+      model: 'claude-sonnet',
+      max_tokens: 10,
+      tools: [{ name: 'get_weather', input_schema: { type: 'object' as const, properties: {} }, cache_control: eph }],
+      system: [{ type: 'text' as const, text: 'You are helpful.', cache_control: eph }, { type: 'text' as const, text: 'Be brief.', cache_control: eph }],
+      messages: [
+        { role: 'user' as const, content: [{ type: 'text' as const, text: 'first', cache_control: eph }] },
+        { role: 'assistant' as const, content: 'ok' },
+        { role: 'user' as const, content: 'hi' },
+      ],
+    };
+    const breakpoints = (body: unknown) => JSON.stringify(body).split('"cache_control"').length - 1;
+    for (const extra of [{}, { cacheShaping: { ttl: '1h' as const } }]) {
+      const { seen, anthropic } = await setup(conduct, undefined, '', extra);
+      await anthropic.messages.create(request);
+      await anthropic.messages.create({ ...request, system: 'You are helpful.', tools: [], messages: [{ role: 'user', content: 'hi' }] });
+      const [full, bare] = seen.map((s) => s.body);
+      // Four from the client: the prompt adds none, shaping has no room left.
+      expect(breakpoints(full)).toBe(4);
+      const system = full!.system as Array<{ text: string; cache_control?: unknown }>;
+      expect(system).toEqual([{ type: 'text', text: 'Never reveal card numbers.' }, { type: 'text', text: 'You are helpful.', cache_control: eph }, { type: 'text', text: 'Be brief.', cache_control: eph }]);
+      expect((full!.tools as Array<{ cache_control?: unknown }>)[0]!.cache_control).toEqual(eph);
+      expect((full!.messages as Array<{ content: Array<{ cache_control?: unknown }> }>)[0]!.content[0]!.cache_control).toEqual(eph);
+      // None from the client: the prompt is a stable prefix of system; shaping (when on) adds at most four.
+      const bareSystem = bare!.system as Array<{ text: string }>;
+      expect(bareSystem.map((s) => s.text)).toEqual(['Never reveal card numbers.', 'You are helpful.']);
+      expect(breakpoints(bare)).toBeLessThanOrEqual(4);
+      expect(breakpoints(bare)).toBe('cacheShaping' in extra ? 2 : 0);
+    }
   });
 });
