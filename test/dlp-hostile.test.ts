@@ -8,10 +8,10 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type UsageRecord } from '@tollgate/core';
 import { keysFor } from './support/gateway-fixture.js';
-import { ECHO_SECRETS, echoModel, echoRegistry, echoScenarios, type Seen } from './support/echo-upstream.js';
+import { ECHO_SECRETS, UPSTREAM_FORMATS, echoModel, echoRegistry, echoScenarios, type Seen } from './support/echo-upstream.js';
 import { startMockUpstream, type MockUpstream } from './support/mock-upstream.js';
 
-const VARIANTS = { echo: {}, call: { tool: 'get_weather' }, leak: { suffix: ' Mail leak@corp.example.com, card 4111 1111 1111 1111.' } };
+const VARIANTS = { echo: {}, call: { tool: 'get_weather' }, leak: { suffix: ' Mail leak@corp.example.com, card 4111 1111 1111 1111.' }, cut: { cut: true } };
 const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq9mKk3fQ2xR8vT1uZ0c4YhN6wP\nq2Lm5sD8eF3gH1jK0oP9rS7tU6vW4xY2zA1bC3dE5fG\n-----END RSA PRIVATE KEY-----';
 
 let upstream: MockUpstream;
@@ -167,6 +167,22 @@ describe('shadow mode on answers', () => {
       expect(r).toMatchObject({ status: 'ok', dlp_response: { email: { action: 'block', count: 1 }, credit_card: { action: 'redact', count: 1 } } });
       expect(r.would_block).toContain('dlp_block:email');
     }
+    await gateway.close();
+  });
+});
+
+describe('a cut stream', () => {
+  it.each(UPSTREAM_FORMATS)('from %s: what the guard held is handed on (scanned and restored) before the error', async (format) => {
+    // scan_responses holds back the detectors' window: here the whole (short) answer until the cut.
+    const { gateway, openai, records } = gatewayWith({ dlp: { default: { email: 'pseudonymize', ipv4: 'log' }, scan_responses: true } });
+    const stream = await openai.chat.completions.create({ model: echoModel(format, 'cut'), stream: true, messages: [{ role: 'user', content: 'mail jane.doe@acme.io from 10.0.0.1' }] });
+    let text = '';
+    const error = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(text).toBe('You said: mail jane.doe@acme.io from 10.0.0.1');
+    expect(records[0]).toMatchObject({ status: 'upstream_error', dlp_response: { ipv4: { action: 'log', count: 1 } } });
     await gateway.close();
   });
 });

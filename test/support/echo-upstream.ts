@@ -7,7 +7,7 @@
  * boundary. And a registry in which every client format reaches an echo upstream of every
  * format.
  */
-import { codecs, type AssistantContentPart, type StreamEvent, type WireFormat } from '@tollgate/codecs';
+import { codecs, type AssistantContentPart, type StreamEncoder, type StreamEvent, type WireFormat } from '@tollgate/codecs';
 import { chunkedResponse } from './http-server.js';
 import type { Scenario } from './mock-upstream.js';
 import { PRICING_SONNET } from './gateway-fixture.js';
@@ -21,6 +21,8 @@ export interface EchoVariant {
   suffix?: string;
   /** A tool call the model makes after its text; its arguments are `{ "said": <the user's text> }`. */
   tool?: string;
+  /** Streams end after the last text delta: no block end, no finish, no terminal event (a cut connection). */
+  cut?: boolean;
 }
 
 /** What an echo upstream received. */
@@ -62,6 +64,7 @@ export function echoUpstream(format: WireFormat, variant: string, options: EchoV
       ...[...text].map((ch): StreamEvent => ({ type: 'text_delta', index: 0, text: ch })),
       { type: 'block_stop', index: 0 },
     ];
+    if (options.cut === true) return chunkedResponse(sseChunks(codecs[format].createStreamEncoder({ model: 'echo' }), events, false), {}, 0);
     if (tool !== undefined) {
       const args = tool.arguments;
       events.push({ type: 'block_start', index: 1, block: { kind: 'tool_call', id: 'call_1', name: tool.name } });
@@ -69,15 +72,19 @@ export function echoUpstream(format: WireFormat, variant: string, options: EchoV
       events.push({ type: 'block_stop', index: 1 });
     }
     events.push({ type: 'usage', usage }, { type: 'finish', finishReason }, { type: 'message_stop' });
-    const encoder = codec.createStreamEncoder({ model: 'echo' });
-    let sse = '';
-    const write = (t: string) => void (sse += t);
-    for (const e of events) encoder.encode(e, write);
-    encoder.end(write);
-    const chunks: string[] = [];
-    for (let i = 0; i < sse.length; i += 7) chunks.push(sse.slice(i, i + 7));
-    return chunkedResponse(chunks, {}, 0);
+    return chunkedResponse(sseChunks(codec.createStreamEncoder({ model: 'echo' }), events, true), {}, 0);
   };
+}
+
+/** Events as the format's SSE text, in 7-byte pieces; `end`: let the encoder close the stream as the format does. */
+function sseChunks(encoder: StreamEncoder, events: StreamEvent[], end: boolean): string[] {
+  let sse = '';
+  const write = (t: string) => void (sse += t);
+  for (const e of events) encoder.encode(e, write);
+  if (end) encoder.end(write);
+  const chunks: string[] = [];
+  for (let i = 0; i < sse.length; i += 7) chunks.push(sse.slice(i, i + 7));
+  return chunks;
 }
 
 export const ECHO_SECRETS = {

@@ -3,7 +3,7 @@
  * outside the caller's allow lists, is not relayed; with DLP, surrogates are restored and (with
  * `dlp.scan_responses`) the answer's text and tool-call arguments are scanned. Whole answers
  * are guarded at once; streams event by event, holding back only the DLP window of each text
- * block and only the arguments of a tool call.
+ * block — and, when the answer is scanned, a tool call's own arguments until the call ends.
  */
 import { GatewayError, type Response as IRResponse, type StreamEvent, type AssistantContentPart } from '@tollgate/codecs/base';
 import { OutputGuard, type OutputRules } from '@tollgate/policy/detectors';
@@ -98,7 +98,10 @@ interface OpenBlock {
   kind: 'text' | 'reasoning' | 'tool_call' | 'other';
   guard: OutputGuard | null;
   rules: OutputRules | null;
-  /** A tool call's arguments, held until the call ends (DLP only). */
+  /**
+   * A tool call's arguments, held until the call ends when the answer is scanned (so a value is
+   * judged whole); null otherwise — restoring alone streams them through the guard.
+   */
   args: string | null;
 }
 
@@ -115,8 +118,8 @@ export function guardStream(guard: AnswerGuard, ctx: RequestContext): (event: St
   const close = (index: number, b: OpenBlock, emit: (e: StreamEvent) => void): boolean => {
     blocks.delete(index);
     if (b.guard === null || b.rules === null) return true;
-    if (b.kind === 'tool_call') {
-      const args = b.guard.whole(b.args ?? '');
+    if (b.kind === 'tool_call' && b.args !== null) {
+      const args = b.guard.whole(b.args);
       count(ctx, b.rules, b.guard);
       if (b.guard.blocked !== null) return refuse(dlpRefusal(ctx, b.guard.blocked), emit), false;
       if (args.length > 0) emit({ type: 'tool_args_delta', index, delta: args });
@@ -125,7 +128,7 @@ export function guardStream(guard: AnswerGuard, ctx: RequestContext): (event: St
     const rest = b.guard.end();
     count(ctx, b.rules, b.guard);
     if (b.guard.blocked !== null) return refuse(dlpRefusal(ctx, b.guard.blocked), emit), false;
-    if (rest.length > 0) emit(b.kind === 'reasoning' ? { type: 'reasoning_delta', index, text: rest } : { type: 'text_delta', index, text: rest });
+    if (rest.length > 0) emit(b.kind === 'tool_call' ? { type: 'tool_args_delta', index, delta: rest } : b.kind === 'reasoning' ? { type: 'reasoning_delta', index, text: rest } : { type: 'text_delta', index, text: rest });
     return true;
   };
   return (event, emit) => {
@@ -139,7 +142,8 @@ export function guardStream(guard: AnswerGuard, ctx: RequestContext): (event: St
         }
         let r: OutputRules | null = null;
         if (rules !== null && kind !== 'other') r = kind === 'reasoning' ? { ...noRestore, restore: rules.restore } : rules;
-        blocks.set(event.index, { kind, rules: r, guard: r === null ? null : new OutputGuard(acting(r, guard), kind === 'tool_call'), args: kind === 'tool_call' && r !== null ? '' : null });
+        const held = kind === 'tool_call' && r !== null && r.detectors.length > 0;
+        blocks.set(event.index, { kind, rules: r, guard: r === null ? null : new OutputGuard(acting(r, guard), kind === 'tool_call'), args: held ? '' : null });
         return emit(event);
       }
       case 'text_delta':
@@ -156,8 +160,13 @@ export function guardStream(guard: AnswerGuard, ctx: RequestContext): (event: St
       }
       case 'tool_args_delta': {
         const b = blocks.get(event.index);
-        if (b === undefined || b.args === null) return emit(event);
-        b.args += event.delta;
+        if (b === undefined || b.guard === null) return emit(event);
+        if (b.args !== null) {
+          b.args += event.delta;
+          return;
+        }
+        const delta = b.guard.push(event.delta);
+        if (delta.length > 0) emit({ ...event, delta });
         return;
       }
       case 'block_stop': {
