@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type UsageRecord } from '@tollgate/core';
 import { keysFor } from './support/gateway-fixture.js';
 import { ECHO_SECRETS, UPSTREAM_FORMATS, echoModel, echoRegistry, echoScenarios, type Seen } from './support/echo-upstream.js';
-import { startMockUpstream, type MockUpstream } from './support/mock-upstream.js';
+import { startMockUpstream, type MockUpstream, type Scenario } from './support/mock-upstream.js';
 
 const VARIANTS = { echo: {}, call: { tool: 'get_weather' }, leak: { suffix: ' Mail leak@corp.example.com, card 4111 1111 1111 1111.' }, cut: { cut: true } };
 const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq9mKk3fQ2xR8vT1uZ0c4YhN6wP\nq2Lm5sD8eF3gH1jK0oP9rS7tU6vW4xY2zA1bC3dE5fG\n-----END RSA PRIVATE KEY-----';
@@ -19,8 +19,31 @@ const seen: Seen[] = [];
 let key: string;
 let identity: unknown;
 
+/** Whole answers with more than content: OpenAI Chat with log-probabilities, annotations and audio; Responses echoing the request. */
+const RAW: Record<string, Scenario> = {
+  'raw.openai_chat': () => Response.json({
+    id: 'chatcmpl_1', object: 'chat.completion', created: 1, model: 'echo-1',
+    choices: [{
+      index: 0, finish_reason: 'stop',
+      message: {
+        role: 'assistant', content: 'Mail leak@corp.example.com',
+        annotations: [{ type: 'url_citation', url_citation: { start_index: 0, end_index: 4, url: 'https://corp.example.com/', title: 'Contact leak@corp.example.com' } }],
+        audio: { id: 'audio_1', expires_at: 1, data: 'AAAA', transcript: 'Mail leak@corp.example.com' },
+      },
+      logprobs: { content: ['Mail', ' leak', '@corp', '.example', '.com'].map((token) => ({ token, logprob: -0.1, bytes: null, top_logprobs: [] })), refusal: null },
+    }],
+    usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 },
+  }),
+  'raw.openai_responses': (_request, body) => Response.json({
+    id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model: 'echo-1',
+    instructions: body['instructions'], metadata: body['metadata'] ?? {},
+    output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'ok', annotations: [] }] }],
+    usage: { input_tokens: 5, output_tokens: 1, total_tokens: 6 },
+  }),
+};
+
 beforeAll(async () => {
-  upstream = await startMockUpstream(echoScenarios(VARIANTS, seen));
+  upstream = await startMockUpstream({ ...echoScenarios(VARIANTS, seen), ...RAW });
   const ids = await keysFor({ user: 'alice', tier: 'normal', bu: 'payments' });
   key = ids.keys.alice!;
   identity = ids.identity;
@@ -33,7 +56,7 @@ afterAll(async () => {
 function gatewayWith(policy: unknown): { gateway: Gateway; records: UsageRecord[]; openai: OpenAI } {
   const records: UsageRecord[] = [];
   const gateway = createGateway({
-    registry: echoRegistry(upstream.url, Object.keys(VARIANTS)),
+    registry: echoRegistry(upstream.url, [...Object.keys(VARIANTS), 'raw']),
     policy,
     identity: identity as never,
     secrets: ECHO_SECRETS,
@@ -183,6 +206,31 @@ describe('a cut stream', () => {
     expect(error).toBeInstanceOf(Error);
     expect(text).toBe('You said: mail jane.doe@acme.io from 10.0.0.1');
     expect(records[0]).toMatchObject({ status: 'upstream_error', dlp_response: { ipv4: { action: 'log', count: 1 } } });
+    await gateway.close();
+  });
+});
+
+describe('what a whole answer carries beside its content', () => {
+  it('with scan_responses, token log-probabilities are not relayed and annotations are scanned; unmodelled fields are not relayed', async () => {
+    const { gateway } = gatewayWith({ dlp: { default: { email: 'redact' }, scan_responses: true } });
+    const res = await post(gateway, { model: echoModel('openai_chat', 'raw'), messages: [{ role: 'user', content: 'hi' }], logprobs: true });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).not.toContain('leak');
+    expect(text).not.toContain('@corp');
+    const body = JSON.parse(text) as { choices: Array<{ message: { content: string; annotations: Array<{ url_citation: { title: string } }> }; logprobs: unknown }> };
+    expect(body.choices[0]!.message.content).toBe('Mail [REDACTED:EMAIL]');
+    expect(body.choices[0]!.message.annotations[0]!.url_citation.title).toBe('Contact [REDACTED:EMAIL]');
+    expect(body.choices[0]!.logprobs).toBeNull();
+    await gateway.close();
+  });
+
+  it('surrogates in what a Responses upstream echoes (instructions, metadata) are restored for the client', async () => {
+    const { gateway, openai } = gatewayWith({ dlp: { default: { email: 'pseudonymize' } } });
+    const r = await openai.responses.create({ model: echoModel('openai_responses', 'raw'), instructions: 'Answer jane.doe@acme.io politely.', input: 'hi', metadata: { owner: 'jane.doe@acme.io' } });
+    expect(r.instructions).toBe('Answer jane.doe@acme.io politely.');
+    expect(r.metadata).toEqual({ owner: 'jane.doe@acme.io' });
+    expect(r.output_text).toBe('ok');
     await gateway.close();
   });
 });

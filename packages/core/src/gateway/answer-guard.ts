@@ -8,6 +8,39 @@
 import { GatewayError, type Response as IRResponse, type StreamEvent, type AssistantContentPart } from '@tollgate/codecs/base';
 import { OutputGuard, type OutputRules } from '@tollgate/policy/detectors';
 import type { RequestContext } from './context.js';
+import { OPAQUE_KEYS, mapJson } from './ir-texts.js';
+
+/**
+ * Vendor fields that hold the answer's text split into tokens (log-probabilities): a value
+ * split over tokens cannot be judged, so with response scanning they are not relayed.
+ */
+const TOKEN_FIELDS = new Set(['logprobs', 'top_logprobs', 'logprobsResult', 'avgLogprobs']);
+
+/** `fields` without the token-level ones, at any depth (the same object when there are none). */
+function withoutTokens(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((v) => {
+      const r = withoutTokens(v);
+      if (r !== v) changed = true;
+      return r;
+    });
+    return changed ? out : value;
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (TOKEN_FIELDS.has(k)) {
+      changed = true;
+      continue;
+    }
+    const r = withoutTokens(v);
+    if (r !== v) changed = true;
+    out[k] = r;
+  }
+  return changed ? out : value;
+}
 
 export interface ToolGuard {
   /** Tool names the request declared. */
@@ -91,7 +124,30 @@ export function guardResponse(response: IRResponse, guard: AnswerGuard, ctx: Req
     if (next !== p) changed = true;
     content.push(next);
   }
-  return { response: changed ? { ...response, content } : response };
+  // What the answer carries beside its content for the client's own format (Responses output
+  // items the IR does not model, request echoes, annotations, grounding): restored and scanned too.
+  let vendor = response.vendor;
+  if (vendor !== undefined) {
+    const scanning = rules.detectors.length > 0;
+    let blocked: string | null = null;
+    const fields = mapJson(scanning ? withoutTokens(vendor.fields) : vendor.fields, (text) => {
+      if (blocked !== null) return text;
+      const g = new OutputGuard(acting(rules, guard));
+      const out = g.whole(text);
+      count(ctx, rules, g);
+      blocked = g.blocked;
+      return out;
+    }, OPAQUE_KEYS) as Record<string, unknown>;
+    if (blocked !== null) return { error: dlpRefusal(ctx, blocked) };
+    if (fields !== vendor.fields) {
+      vendor = { ...vendor, fields };
+      changed = true;
+    }
+  }
+  if (!changed) return { response };
+  const out: IRResponse = { ...response, content };
+  if (vendor !== undefined) out.vendor = vendor;
+  return { response: out };
 }
 
 interface OpenBlock {

@@ -12,13 +12,13 @@
 import type { ContentPart, Request as IRRequest, ResponseFormat, TextPart, ToolDefinition } from '@tollgate/codecs/base';
 
 /** Keys whose values are opaque tokens, never prose. */
-const OPAQUE_KEYS = new Set(['id', 'call_id', 'encrypted_content', 'signature', 'thought_signature', 'thoughtSignature', 'data', 'file_id', 'file_data', 'image_url', 'type', 'role', 'status', 'model']);
+export const OPAQUE_KEYS: ReadonlySet<string> = new Set(['id', 'call_id', 'encrypted_content', 'signature', 'thought_signature', 'thoughtSignature', 'data', 'file_id', 'file_data', 'image_url', 'type', 'role', 'status', 'model']);
 
 /** No key is opaque in the client's own JSON (tool arguments, schemas, metadata). */
 const NONE: ReadonlySet<string> = new Set();
 
 /** Every string value of a JSON value (keys are not rewritten), skipping the values of `opaque` keys. */
-function mapJson(value: unknown, fn: (text: string) => string, opaque: ReadonlySet<string> = NONE): unknown {
+export function mapJson(value: unknown, fn: (text: string) => string, opaque: ReadonlySet<string> = NONE): unknown {
   if (typeof value === 'string') return fn(value);
   if (Array.isArray(value)) {
     let changed = false;

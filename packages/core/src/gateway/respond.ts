@@ -173,7 +173,10 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
       if ('error' in guarded) withheld = guarded.error;
       else answer = guarded.response;
     }
-    if (target.upstreamFormat === entry && target.plan === 'identity' && answer === decoded.response) out = text;
+    // The upstream's own bytes only when nothing guards the answer's content, or the guard
+    // changed nothing and scanned nothing: a scanned answer is re-encoded from what was scanned.
+    const scanned = ctx.answerGuard?.output?.detectors.length ?? 0;
+    if (target.upstreamFormat === entry && target.plan === 'identity' && answer === decoded.response && scanned === 0) out = text;
     else out = JSON.stringify(entryCodec.encodeResponse(answer, { model: input.clientModel }).body);
   } catch (cause) {
     await settle(false);
