@@ -2,8 +2,6 @@ import { GatewayError } from '@tollgate/codecs/base';
 import { parsePolicy, type Policy } from '@tollgate/policy';
 import { createIdentityResolver, type IdentityResolver } from '../identity/index.js';
 import { isRegistry, loadRegistry, type Registry } from '../registry/index.js';
-import { canonicalJson } from '../util/canonical-json.js';
-import { sha256Hex } from '../util/sha256.js';
 import { createMemoryStore } from '../store/index.js';
 import { DEFAULT_MAX_REQUEST_BYTES } from './body.js';
 import { Breakers } from './breaker.js';
@@ -17,6 +15,11 @@ import { errorReply, replyToResponse } from './render.js';
 import { SecretCache, secretResolver } from './secrets.js';
 import { toUsageSink, type SinkStats } from './usage-record.js';
 import { walk, type WalkDeps } from './walk.js';
+import { policyRevisionOf } from '../replay/replay.js';
+import { createTelemetry } from '../telemetry/instruments.js';
+import { RequestObserver } from '../telemetry/request.js';
+import { instrumentStore } from '../telemetry/store.js';
+import type { UsageStats } from './options.js';
 
 /** Each gateway's `reply` → the `handle` made with it. */
 const PAIRS = new WeakMap<Gateway['reply'], Gateway['handle']>();
@@ -71,7 +74,7 @@ function policyFrom(raw: unknown, registry: Registry, dlp: DlpOptions = {}): { p
       message: "the policy asks for DLP but this gateway has no DLP engine: pass dlp: { engine: dlpEngine } (import { dlpEngine } from '@tollgate/core/dlp'), or use createGateway from '@tollgate/core'",
     }]);
   }
-  return { policy: parsed.policy, revision: `sha256:${sha256Hex(canonicalJson(raw))}` };
+  return { policy: parsed.policy, revision: policyRevisionOf(raw) };
 }
 
 function identityFrom(options: Pick<GatewayOptions, 'identity' | 'jwksFetch'>): IdentityResolver {
@@ -103,6 +106,16 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   const sinkStats: SinkStats = { written: 0, failed: 0 };
   const sink = toUsageSink(options.usage, sinkStats);
   const stats = { requests: 0, settleFailures: 0 };
+  // Null when no OpenTelemetry SDK is installed (or `telemetry: false`): then nothing is observed.
+  const telemetry = createTelemetry(options.telemetry);
+  const observedStore = telemetry?.metrics == null ? store : instrumentStore(store, telemetry.metrics);
+  const usageStats = (): UsageStats => {
+    const handed = sinkStats.written + sinkStats.failed;
+    const own = sink.stats?.();
+    if (own !== undefined) return { handed, written: own.written, queued: own.queued, dropped: own.dropped, failed: own.failed + sinkStats.failed };
+    const pending = sinkStats.pending ?? 0;
+    return { handed, written: sinkStats.written - pending, queued: pending, dropped: 0, failed: sinkStats.failed };
+  };
   const openStreams = new Set<Promise<void>>();
   /** Deferred work not started yet: `close()` starts it. */
   const notStarted = new Set<() => Promise<void>>();
@@ -114,7 +127,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     codecs,
     policy: first.policy,
     identity,
-    store,
+    store: observedStore,
     sink,
     secrets: new SecretCache(secretResolver(options.secrets)),
     fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
@@ -127,7 +140,10 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     dlp: options.dlp?.engine === undefined ? null : { engine: options.dlp.engine, recognizers: options.dlp.recognizers ?? [], key: dlpKey(options.dlp.key) },
     now,
     timezone: first.policy?.timezone ?? 'UTC',
-    onSettleFailure: () => void stats.settleFailures++,
+    onSettleFailure: () => {
+      stats.settleFailures++;
+      telemetry?.metrics?.settleFailures.add(1);
+    },
     ...(options.notify === undefined ? {} : { notify: options.notify }),
     ...(options.cacheShaping === undefined ? {} : { cacheShaping: options.cacheShaping }),
     trackStream(done) {
@@ -152,14 +168,26 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   };
 
   const noop = () => {};
+  const brandOf = (model: string) => deps.registry.models[model]?.brand;
+  telemetry?.observe({
+    usage: usageStats,
+    *breakers() {
+      for (const d of Object.values(deps.registry.deployments)) if (d.enabled) yield [d.id, deps.breakers.state(d.id)];
+    },
+  });
 
   function reply(request: Request | GatewayRequest, replyOptions?: ReplyOptions): Promise<GatewayReply> {
     stats.requests++;
     const current = deps;
     const ctx = new RequestContext(now, current.registry.revision, policyRevision);
+    const observer = new RequestObserver(telemetry, request.headers, brandOf);
+    ctx.observer = observer;
     if (replyOptions?.defer !== undefined) ctx.defer = replyOptions.defer;
     if (closed) {
-      return Promise.resolve(errorReply(codecs, new GatewayError('unavailable', 'The gateway is shutting down.'), null, { 'x-tollgate-request-id': ctx.id }));
+      observer.unrecorded(503);
+      return Promise.resolve(
+        errorReply(codecs, new GatewayError('unavailable', 'The gateway is shutting down.'), null, { 'x-tollgate-request-id': ctx.id, 'server-timing': observer.serverTiming() }),
+      );
     }
     const answer = answerFor(request, ctx, current);
     // close() waits for calls under way too: their upstream call, settle and record.
@@ -171,6 +199,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     try {
       const answer = await walk(request, ctx, current);
       if (answer.headers['x-tollgate-request-id'] === undefined) answer.headers['x-tollgate-request-id'] = ctx.id;
+      answer.headers['server-timing'] = ctx.observer!.serverTiming();
       return answer;
     } catch (error) {
       // Anything unexpected: fail closed, in the caller's format, and still record it.
@@ -178,7 +207,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       await store.release(ctx.id).catch(() => {});
       ctx.reject(e.status, ctx.reason ?? `error:${e.code}`, 'error');
       writeRecord(ctx, sink);
-      return errorReply(codecs, e, ctx.entryFormat, { 'x-tollgate-request-id': ctx.id });
+      return errorReply(codecs, e, ctx.entryFormat, { 'x-tollgate-request-id': ctx.id, 'server-timing': ctx.observer!.serverTiming() });
     }
   }
 
@@ -226,7 +255,13 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       return { registryRevision: nextRegistry.revision, policyRevision: loaded.revision };
     },
     stats(): GatewayStats {
-      return { requests: stats.requests, usageWritten: sinkStats.written, usageFailed: sinkStats.failed, settleFailures: stats.settleFailures };
+      return {
+        requests: stats.requests,
+        usageWritten: sinkStats.written,
+        usageFailed: sinkStats.failed,
+        settleFailures: stats.settleFailures,
+        usage: usageStats(),
+      };
     },
     async close(closeOptions = {}) {
       closed = true;
@@ -247,6 +282,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       await sink.flush().catch(() => {});
       await sink.close().catch(() => {});
       if (ownsStore) await store.close().catch(() => {});
+      telemetry?.shutdown();
     },
   };
 }

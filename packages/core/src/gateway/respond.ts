@@ -93,6 +93,7 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
   if (response.status < 200 || response.status > 299) {
     input.cleanup();
     const text = await readText(response.body, MAX_ERROR_BODY);
+    ctx.observer?.upstreamDone();
     let parsed: unknown = text;
     try {
       parsed = text === null ? null : JSON.parse(text);
@@ -121,6 +122,7 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     let resolveDone!: () => void;
     deps.trackStream(new Promise<void>((r) => (resolveDone = r)));
     const onEnd = (outcome: StreamOutcome) => {
+      ctx.observer?.upstreamDone();
       if (renewal !== null) clearInterval(renewal);
       input.cleanup();
       // Whichever came first decides: a client that stops reading after an in-stream error
@@ -157,6 +159,7 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
   }
 
   const text = await readText(response.body, MAX_RESPONSE_BODY);
+  ctx.observer?.upstreamDone();
   input.cleanup();
   ctx.markFirstByte();
   let out: string;

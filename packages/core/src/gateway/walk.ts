@@ -246,6 +246,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     deps.breakers,
     deps.failover,
     clientSignal,
+    ctx.observer,
   ).catch((error: unknown) => error as Error);
 
   if (!(result instanceof Error)) {
@@ -314,6 +315,7 @@ async function discovery(request: GatewayRequest, path: string, ctx: RequestCont
   const kind = path.startsWith('/v1beta') ? 'gemini' : request.headers.has('anthropic-version') ? 'anthropic' : 'openai';
   ctx.entryFormat = (kind === 'gemini' ? 'gemini_generate_content' : kind === 'anthropic' ? 'anthropic_messages' : 'openai_chat') as WireFormat;
   const auth = await deps.identity.authenticate(request);
+  ctx.observer?.unrecorded(auth.ok ? 200 : auth.error.status);
   if (!auth.ok) return errorReply(deps.codecs, auth.error, ctx.entryFormat);
   const body = listModelsFor(deps, auth.principal, kind);
   return completeReply(200, JSON.stringify(body), { 'content-type': 'application/json', 'x-tollgate-request-id': ctx.id });
