@@ -177,7 +177,30 @@ export const ToolAllowListSchema = z.strictObject({
   allow: z.array(z.string().check(z.regex(/^(?:\*|[^*]+\*?)$/, 'a tool name, optionally ending in * (or * alone)'))).check(doc('Tool names; a trailing * matches a prefix, * alone every tool.')),
 });
 
-const DlpAction = z.enum(['allow', 'log', 'redact', 'block']);
+const DlpAction = z.enum(['allow', 'log', 'pseudonymize', 'redact', 'block']);
+
+export const DlpCustomSchema = z.strictObject({
+  id: z.string().check(z.regex(/^[a-z][a-z0-9_]*$/, 'an entity id: lower case letters, digits and _, e.g. employee_id')),
+  pattern: z.string().check(z.minLength(1, 'must not be empty'), doc('An RE2 pattern (no backreferences or lookaround).')),
+  flags: z.optional(z.string().check(z.regex(/^[ims]*$/, 'flags are any of i, m, s'))).check(doc('Any of i, m, s.')),
+  max_length: z
+    .optional(z.number().check(z.int('must be an integer'), z.positive('must be positive'), z.lte(65536, 'at most 65536')))
+    .check(doc('The longest match, held back in a streamed answer to find it across chunks (default 128).')),
+});
+
+/** The entry wire formats a prompt may name. */
+export const PROMPT_FORMATS = ['openai_chat', 'openai_responses', 'anthropic_messages', 'anthropic_vertex', 'gemini_generate_content'] as const;
+
+export const PromptSchema = z.strictObject({
+  id: Id,
+  version: z
+    .union([Id, z.number().check(z.int('must be an integer'), z.nonnegative('must not be negative'))])
+    .check(doc('Recorded as <id>@<version> in policy_prompts.')),
+  match: z
+    ._default(z.strictObject({ ...PopulationShape, scope: z.optional(Id), formats: z.optional(z.array(Id)) }), {})
+    .check(doc('Who gets it: a population, optionally a model scope and entry formats.')),
+  text: z.string().check(z.refine((t: string) => t.trim().length > 0, 'a prompt needs text'), doc("Placed before the client's own system prompt.")),
+});
 
 export const DlpUseCaseSchema = z.strictObject({
   id: Id,
@@ -208,12 +231,15 @@ export const PolicySchema = z
     dlp: z
       ._default(
         z.strictObject({
-          default: z._default(z.record(Id, DlpAction), {}).check(doc('Entity type → action for callers in no use case.')),
-          use_cases: z._default(z.array(DlpUseCaseSchema), []),
+          default: z._default(z.record(Id, DlpAction), {}).check(doc('Entity type → action for callers in no use case; * is the fallback.')),
+          use_cases: z._default(z.array(DlpUseCaseSchema), []).check(doc('Per-population actions; the first whose match covers the caller wins.')),
+          custom: z._default(z.array(DlpCustomSchema), []).check(doc("The organisation's own identifiers: RE2 patterns with an entity id.")),
+          scan_responses: z._default(z.boolean(), false).check(doc("Also scan the model's answer (default false).")),
         }),
-        { default: {}, use_cases: [] },
+        { default: {}, use_cases: [], custom: [], scan_responses: false },
       )
-      .check(doc('What data may leave: entity type → allow, log, redact or block.')),
+      .check(doc('What data may leave: entity type → allow, log, pseudonymize, redact or block. Reference: docs/dlp-tools-prompts.md.')),
+    prompts: z._default(z.array(PromptSchema), []).check(doc("Policy prompts placed before the client's system prompt for matching callers.")),
   })
   .check(doc('A tollgate policy: who may use which model, what may be spent, how fast.'));
 

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { loadRegistry, type Registry } from '@tollgate/core';
+import { dlpEngine } from '@tollgate/core/dlp';
 import { parsePolicy, schemaHints, type Policy, type PolicyFileInput } from '@tollgate/policy';
 import { ServiceConfigSchema, type ServiceConfig } from './config.js';
 
@@ -119,7 +120,9 @@ async function checkFiles(
     if (doc.ok) {
       // Only returned once it passed `parsePolicy` here (any violation fails the load).
       policy = (doc.value ?? {}) as PolicyFileInput;
-      const checked = parsePolicy(policy, registry === null ? {} : { registry });
+      // As `serve` will check it: custom DLP patterns compiled by the engine the gateway runs.
+      const dlp = dlpEngine.validation([]);
+      const checked = parsePolicy(policy, registry === null ? { dlp } : { registry, dlp });
       if (!checked.ok) for (const e of checked.errors) errors.push({ file: display(policyPath), path: e.path, message: e.message });
     }
   }

@@ -11,6 +11,25 @@ import type { SecretsOption } from './secrets.js';
 import type { SizingOptions } from './sizing.js';
 import type { UsageOption } from './usage-record.js';
 import type { TelemetryOption } from '../telemetry/options.js';
+import type { DlpEngine } from '../dlp/engine.js';
+import type { Recognizer } from '@tollgate/policy/detectors';
+
+/** DLP beyond the policy file: the engine, recognizers a team plugs in, the surrogate key. */
+export interface DlpOptions {
+  /**
+   * The DLP engine (`dlpEngine` of `@tollgate/core/dlp`). `createGateway` of `@tollgate/core`
+   * passes it by default; `@tollgate/core/minimal` refuses a policy with DLP keys without it.
+   */
+  engine?: DlpEngine;
+  /** Async recognizers (a model-based PII recognizer), run on every request text within their timeout; failing closed. */
+  recognizers?: readonly Recognizer[];
+  /**
+   * The secret surrogates are derived from (HMAC-SHA256): the same value gets the same
+   * surrogate while the key is the same, so prompt caches and signed reasoning stay valid
+   * across turns. Default: a random key per gateway instance.
+   */
+  key?: string;
+}
 
 export interface GatewayOptions {
   /**
@@ -45,6 +64,8 @@ export interface GatewayOptions {
   reservationTtlMs?: number;
   /** Request filters (DLP, policy prompts, cache shaping), run in order after routing. */
   filters?: RequestFilter[];
+  /** DLP engine, recognizers and surrogate key (the policy's `dlp` says what to do). */
+  dlp?: DlpOptions;
   /** Clock for records and policy windows. Default `Date.now`. */
   now?: () => number;
   /** JWKS fetching (identity): the fetch to use and its cache timings. */
