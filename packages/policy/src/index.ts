@@ -16,6 +16,7 @@ export type {
 } from './policy-types.js';
 export type { PolicyIssue } from './issues.js';
 export { parsePolicy, type ParsePolicyOptions, type ParsePolicyResult } from './parse.js';
+export type { PolicyFileInput } from './schema.js';
 export type { DlpValidation } from './checks.js';
 export { PROMPT_FORMATS } from './schema.js';
 export {
@@ -39,3 +40,5 @@ export {
   whatIf, type CounterTable, type WhatIfBlock, type WhatIfOptions, type WhatIfResult,
 } from './what-if.js';
 export { defaultMaxTokens } from './limits.js';
+export { closestName, didYouMean } from './suggest.js';
+export { schemaHints, type SchemaHints } from './hints.js';

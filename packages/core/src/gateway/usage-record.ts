@@ -65,7 +65,7 @@ export type RecordStatus = 'ok' | 'rejected' | 'upstream_error' | 'cancelled' | 
 
 /**
  * One record per request, rejections and aborts included. Field names are a contract
- * (DESIGN.md): add fields freely, never rename. Never holds prompt text or secrets.
+ * (docs/usage-records.md): add fields freely, never rename. Never holds prompt text or secrets.
  */
 export interface UsageRecord {
   schema: 1;

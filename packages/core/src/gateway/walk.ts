@@ -22,6 +22,7 @@ import { policyStage, type DlpDeps } from './policy-stage.js';
 import type { GatewayReply, GatewayRequest, UpstreamFetch } from './request.js';
 import { listModelsFor } from './discovery-route.js';
 import { completeReply, errorReply, guessFormat } from './render.js';
+import { notOfferedError } from './not-offered.js';
 import { respond } from './respond.js';
 import type { SecretCache } from './secrets.js';
 import { promptTokenBound, type SizingOptions } from './sizing.js';
@@ -67,7 +68,7 @@ function refuse(deps: WalkDeps, ctx: RequestContext, error: GatewayError, reason
 
 const DISCOVERY_PATHS = new Set(['/v1/models', '/v1beta/models', '/models']);
 
-/** The walk of one request (DESIGN.md): each stage has one home, in this order. */
+/** The walk of one request (docs/architecture.md): each stage has one home, in this order. */
 export async function walk(request: GatewayRequest, ctx: RequestContext, deps: WalkDeps): Promise<GatewayReply> {
   const url = new URL(request.url);
   const path = url.pathname;
@@ -153,7 +154,11 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     );
     return refuse(deps, ctx, e, 'stateful_unsupported');
   }
-  if (list.length === 0) return refuse(deps, ctx, notFound(), model.entryFormats.includes(format) ? 'no_route' : 'format_not_offered');
+  if (list.length === 0) {
+    // Access was granted above, so saying where the model is offered tells the caller nothing secret.
+    if (!model.entryFormats.includes(format)) return refuse(deps, ctx, notOfferedError(deps.registry, model, format, requested ?? model.id), 'format_not_offered');
+    return refuse(deps, ctx, notFound(), 'no_route');
+  }
 
   // 7. filters: tool allow lists, request filters, DLP, policy prompts
   const original = ir;
