@@ -10,7 +10,7 @@ import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, type Conv
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type UsageRecord } from '@tollgate/core';
+import { createGateway, type UsageRecord, type RegistryFileInput } from '@tollgate/core';
 import { concat, recordedStream, smithyExceptionFrame, splitFrames } from '../packages/codecs/src/bedrock-converse/__tests__/smithy.js';
 import { AWS_KEYS, mockBedrock, type BedrockMock } from './support/aws.js';
 import { fixtureText } from './support/fixtures.js';
@@ -32,9 +32,9 @@ const mocks: Record<string, BedrockMock> = {};
 
 const PRICING_NOVA = { unit: 'usd_per_mtok', input: '0.035', output: '0.14', cache_read: '0.00875' } as const;
 
-function registry(url: string) {
+function registry(url: string): RegistryFileInput {
   const bedrockProvider = (path: string) => ({ base_url: `${url}/${path}`, credential: 'aws' });
-  const op = (provider: string) => ({ provider, format: 'bedrock_converse', family: 'chat', path: '/model/{model}/converse', stream_path: '/model/{model}/converse-stream' });
+  const op = (provider: string) => ({ provider, format: 'bedrock_converse', family: 'chat' as const, path: '/model/{model}/converse', stream_path: '/model/{model}/converse-stream' });
   const nova = (id: string, provider: string, extra: Record<string, unknown> = {}) => ({
     brand: 'amazon',
     entry_formats: ['openai_chat', 'anthropic_messages', 'bedrock_converse'],

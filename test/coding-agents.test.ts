@@ -17,7 +17,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type UsageRecord } from '@tollgate/core';
+import { createGateway, type UsageRecord, type RegistryFileInput } from '@tollgate/core';
 import { codecs, countTokensCodecs, type Request as IRRequest, type StreamEvent, type Usage, type WireFormat } from '@tollgate/codecs';
 import { pendingOutput } from '../packages/codecs/src/stream-framing.js';
 import { AWS_KEYS } from './support/aws.js';
@@ -106,8 +106,8 @@ function agentBackend(format: Backend, upstreamModel: string) {
   };
 }
 
-function registry(url: string) {
-  const ops = [
+function registry(url: string): RegistryFileInput {
+  const ops: RegistryFileInput['operations'] = [
     { provider: 'anthropic', format: 'anthropic_messages', family: 'chat', path: '/v1/messages' },
     { provider: 'anthropic', format: 'anthropic_messages', family: 'chat', path: '/v1/messages/count_tokens', kind: 'count_tokens' },
     { provider: 'openai', format: 'openai_responses', family: 'responses', path: '/v1/responses' },

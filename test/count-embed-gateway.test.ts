@@ -10,7 +10,8 @@ import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { countTokens as o200kCount } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type UsageRecord } from '@tollgate/core';
+import type { PolicyFileInput } from '@tollgate/policy';
+import { createGateway, type UsageRecord, type RegistryFileInput } from '@tollgate/core';
 import { openaiTokenizers } from '@tollgate/core/tokenizers';
 import { AWS_KEYS, checkSigV4 } from './support/aws.js';
 import { keysFor, SECRETS } from './support/gateway-fixture.js';
@@ -31,9 +32,11 @@ const seen: Record<string, Json[]> = {};
 
 const note = (name: string, body: Json) => ((seen[name] ??= []).push(body), body);
 
-function registry(url: string) {
-  const priced = { unit: 'usd_per_mtok', input: '1', output: '2' };
-  const gen = (entry: string[], deployment: Json, extra: Json = {}) => ({ brand: 'x', entry_formats: entry, deployments: [{ pricing: priced, ...deployment }], ...extra });
+function registry(url: string): RegistryFileInput {
+  const priced = { unit: 'usd_per_mtok', input: '1', output: '2' } as const;
+  type ModelIn = RegistryFileInput['models'][string];
+  type DeploymentIn = NonNullable<ModelIn['deployments']>[number];
+  const gen = (entry: string[], deployment: Omit<DeploymentIn, 'pricing'>, extra: Partial<ModelIn> = {}): ModelIn => ({ brand: 'x', entry_formats: entry, deployments: [{ pricing: priced, ...deployment }], ...extra });
   return {
     wire_formats: { openai_chat: { family: 'chat' }, openai_responses: { family: 'responses' }, anthropic_messages: { family: 'chat' }, gemini_generate_content: { family: 'chat' }, bedrock_converse: { family: 'chat' } },
     entry_routes: [
@@ -103,7 +106,7 @@ function registry(url: string) {
   };
 }
 
-const policy = {
+const policy: PolicyFileInput = {
   rate_limits: [{ id: 'carol-rpm', match: { users: ['carol'] }, rpm: 2 }],
   spend: { rules: [{ id: 'dave-embed-cap', matches: [{ match: { users: ['dave'], scope: 'gemini-embedding', window: 'daily', at_or_above_usd: '0.000001' }, actions: [{ type: 'block' }] }] }] },
 };

@@ -7,7 +7,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type UsageRecord } from '@tollgate/core';
+import { createGateway, type UsageRecord, type RegistryFileInput } from '@tollgate/core';
 import { awsSigV4Signer } from '@tollgate/core/aws-sigv4';
 import { createGoogleServiceAccountSigner } from '@tollgate/core/google-service-account';
 import { fixtureText } from './support/fixtures.js';
@@ -47,7 +47,7 @@ function vertexScenario() {
   };
 }
 
-function registry(url: string) {
+function registry(url: string): RegistryFileInput {
   const gemini = (credential: string) => ({ base_url: `${url}/vertex/v1/projects/acme-prod/locations/us-central1/publishers/google/models`, credential });
   return {
     wire_formats: { openai_chat: { family: 'chat' }, anthropic_messages: { family: 'chat' }, anthropic_vertex: { family: 'chat' }, gemini_generate_content: { family: 'chat' } },
@@ -80,7 +80,7 @@ function registry(url: string) {
       ...['vertex-gemini', 'vertex-gemini-denied', 'vertex-gemini-hanging'].map((provider) => ({
         provider,
         format: 'gemini_generate_content',
-        family: 'chat',
+        family: 'chat' as const,
         path: '/{model}:generateContent',
         stream_path: '/{model}:streamGenerateContent?alt=sse',
       })),

@@ -5,7 +5,7 @@
  * carries the right content type.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { UsageRecord } from '@tollgate/core';
+import type { RegistryFileInput, UsageRecord } from '@tollgate/core';
 import { recordedStream } from '../../codecs/src/bedrock-converse/__tests__/smithy.js';
 import { AWS_KEYS, checkSigV4 } from '../../../test/support/aws.js';
 import { aliceIdentity } from './__tests__/fixture.js';
@@ -18,7 +18,7 @@ afterEach(async () => {
 
 const STREAM = recordedStream('bedrock-converse/stream-tool-use.eventstream');
 
-function registry() {
+function registry(): RegistryFileInput {
   return {
     wire_formats: { openai_chat: { family: 'chat' }, bedrock_converse: { family: 'chat' } },
     entry_routes: [

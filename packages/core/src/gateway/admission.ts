@@ -64,10 +64,10 @@ export class AdmissionRefused extends Error {
  * decision made over the counters, and the worst-case cost reserved atomically against every
  * hard cap. Refusals throw `AdmissionRefused`.
  *
- * With a store that has `admit`, that is one store call (one round trip to Redis, as DESIGN
- * asks): which caps apply does not depend on what has been spent, so they are known before the
- * counters are read, and the store takes the buckets, reads the counters and reserves in one
- * atomic step. The decision is then made over the counters it read; when it refuses, or picks a
+ * With a store that has `admit`, that is one store call (one round trip to Redis: governance
+ * costs one per request, see docs/architecture.md): which caps apply does not depend on what
+ * has been spent, so they are known before the counters are read, and the store takes the
+ * buckets, reads the counters and reserves in one atomic step. The decision is then made over the counters it read; when it refuses, or picks a
  * substitute model, the hold is released. A decision that would refuse even with nothing spent
  * (or substitutes), and a store that answers `null` (keys it cannot take in one step), take the
  * step-by-step path, which never reserves before deciding.
@@ -84,6 +84,7 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
   const keys = layout === null ? [] : layout.slots.map((slot) => counterKey(principal.id, slot.windowKey, slot.model));
   const rate = input.substituted ? { constraints: [] as ReturnType<typeof decideRate>['constraints'] } : decideRate({ policy, registry, principal, model, tokens: input.tokenBound });
   const buckets = rate.constraints.map((c) => ({ key: c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
+  ctx.noteAdmission(input.worstCaseMicros, input.tokenBound, rate.constraints);
   const base = { policy, registry, principal, model, now, costMicros: input.worstCaseMicros };
 
   if (layout !== null && store.admit !== undefined) {
@@ -175,6 +176,7 @@ async function decide(input: AdmissionInput, base: SpendBase, counters: CounterV
     spend = decideSpend({ ...base, counters, markers });
     await applyEffects(input.store, spend, input.now, input.principal, input.notify);
   }
+  input.ctx.noteSpend(spend);
   const wouldBlock = input.ctx.wouldBlock;
   wouldBlock.push(...spend.wouldBlock.filter((id) => !wouldBlock.includes(id)));
   return spend;

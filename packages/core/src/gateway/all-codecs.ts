@@ -1,5 +1,6 @@
 import { codecs } from '@tollgate/codecs';
 import { awsSigV4Signer } from './aws-sigv4.js';
+import { dlpEngine } from '../dlp/engine.js';
 import { createGateway as createWithCodecs } from './create.js';
 import { googleServiceAccountSigner } from './google-service-account.js';
 import { operationKinds } from './kinds.js';
@@ -15,5 +16,11 @@ import type { Gateway, GatewayOptions } from './options.js';
  * identity configuration.
  */
 export function createGateway(options: GatewayOptions): Gateway {
-  return createWithCodecs({ ...options, codecs: options.codecs ?? Object.values(codecs), signers: options.signers ?? [awsSigV4Signer, googleServiceAccountSigner], kinds: options.kinds ?? operationKinds });
+  return createWithCodecs({
+    ...options,
+    codecs: options.codecs ?? Object.values(codecs),
+    signers: options.signers ?? [awsSigV4Signer, googleServiceAccountSigner],
+    kinds: options.kinds ?? operationKinds,
+    dlp: { ...options.dlp, engine: options.dlp?.engine ?? dlpEngine },
+  });
 }

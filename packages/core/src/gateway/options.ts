@@ -1,7 +1,7 @@
 import type { CacheShapingOptions, Codec } from '@tollgate/codecs/base';
-import type { Policy, Principal, SpendNotification } from '@tollgate/policy';
+import type { Policy, PolicyFileInput, Principal, SpendNotification } from '@tollgate/policy';
 import type { IdentityOptions } from '../identity/index.js';
-import type { Registry } from '../registry/index.js';
+import type { Registry, RegistryFileInput } from '../registry/index.js';
 import type { StateStore } from '../store/types.js';
 import type { GatewayReply, GatewayRequest, ReplyOptions, UpstreamFetch } from './request.js';
 import type { BreakerOptions } from './breaker.js';
@@ -13,12 +13,38 @@ import type { UpstreamSigner } from './signers.js';
 import type { TokenCounter } from './token-counters.js';
 import type { OperationKinds } from './kinds.js';
 import type { UsageOption } from './usage-record.js';
+import type { TelemetryOption } from '../telemetry/options.js';
+import type { DlpEngine } from '../dlp/engine.js';
+import type { Recognizer } from '@tollgate/policy/detectors';
+
+/** DLP beyond the policy file: the engine, recognizers a team plugs in, the surrogate key. */
+export interface DlpOptions {
+  /**
+   * The DLP engine (`dlpEngine` of `@tollgate/core/dlp`). `createGateway` of `@tollgate/core`
+   * passes it by default; `@tollgate/core/minimal` refuses a policy with DLP keys without it.
+   */
+  engine?: DlpEngine;
+  /** Async recognizers (a model-based PII recognizer), run on every request text within their timeout; failing closed. */
+  recognizers?: readonly Recognizer[];
+  /**
+   * The secret surrogates are derived from (HMAC-SHA256): the same value gets the same
+   * surrogate while the key is the same, so prompt caches and signed reasoning stay valid
+   * across turns. Default: a random key per gateway instance.
+   */
+  key?: string;
+}
 
 export interface GatewayOptions {
-  /** The registry: the object a registry YAML/JSON file parses to, or an already loaded one. */
-  registry: unknown | Registry;
-  /** The policy: the object a policy file parses to. Without one, every catalog model is allowed and nothing is capped. */
-  policy?: unknown;
+  /**
+   * The registry: the object a registry YAML/JSON file parses to (`RegistryFileInput`), or one
+   * already loaded by `loadRegistry`. Validated here; an invalid one throws `GatewayConfigError`.
+   */
+  registry: RegistryFileInput | Registry;
+  /**
+   * The policy: the object a policy file parses to (`PolicyFileInput`). Without one, every
+   * catalog model is allowed and nothing is capped.
+   */
+  policy?: PolicyFileInput | null;
   /** Virtual keys, JWT issuers and applications (the service config's `identity`), or a key-hash lookup. */
   identity: IdentityOptions;
   /** Where counters, holds and rate buckets live. Default: a new in-memory store (per process). */
@@ -41,6 +67,8 @@ export interface GatewayOptions {
   reservationTtlMs?: number;
   /** Request filters (DLP, policy prompts, cache shaping), run in order after routing. */
   filters?: RequestFilter[];
+  /** DLP engine, recognizers and surrogate key (the policy's `dlp` says what to do). */
+  dlp?: DlpOptions;
   /** Clock for records and policy windows. Default `Date.now`. */
   now?: () => number;
   /** JWKS fetching (identity): the fetch to use and its cache timings. */
@@ -80,6 +108,12 @@ export interface GatewayOptions {
    * `@tollgate/core/minimal` refuses a registry with such routes without it.
    */
   kinds?: OperationKinds;
+  /**
+   * OpenTelemetry metrics and traces (GenAI semantic conventions): default the global providers
+   * of `@opentelemetry/api` — a no-op, at no cost, until the host installs an SDK (before
+   * creating the gateway). `false` turns them off.
+   */
+  telemetry?: TelemetryOption;
 }
 
 /** `createGateway`'s options in `@tollgate/core/minimal`: the codec list is required. */
@@ -95,6 +129,26 @@ export interface GatewayStats {
   usageFailed: number;
   /** Settlements the store could not complete (the hold expires after its TTL). */
   settleFailures: number;
+  /** What became of the usage records, as far as the sink reports it. */
+  usage: UsageStats;
+}
+
+/**
+ * Usage records from the gateway to their backend. A sink that reports its own account
+ * (`stats()`, as the JSON-lines and Postgres sinks do) fills in what it wrote, holds, dropped and
+ * failed; a function sink is written once its promise resolves.
+ */
+export interface UsageStats {
+  /** Records the gateway handed to the sink (one per request). */
+  handed: number;
+  /** Records the backend accepted. */
+  written: number;
+  /** Records waiting in the sink or in flight. */
+  queued: number;
+  /** Records the sink refused at the door (queue full, closed, not serializable). */
+  dropped: number;
+  /** Records the backend (or the sink's `write`) failed to take. */
+  failed: number;
 }
 
 export interface Gateway {
@@ -119,7 +173,7 @@ export interface Gateway {
    * validated first: on any violation it throws `GatewayConfigError` listing them all and the
    * last good revision stays in force.
    */
-  reload(next: { registry?: unknown; policy?: unknown; identity?: IdentityOptions }): { registryRevision: string; policyRevision: string | null };
+  reload(next: { registry?: RegistryFileInput | Registry; policy?: PolicyFileInput | null; identity?: IdentityOptions }): { registryRevision: string; policyRevision: string | null };
   stats(): GatewayStats;
   /**
    * Refuse new calls; wait for calls under way and open streams to finish, their settling and
@@ -129,6 +183,6 @@ export interface Gateway {
   close(options?: { drainMs?: number }): Promise<void>;
 }
 
-export type { Policy };
-export type { Registry };
+export type { Policy, PolicyFileInput };
+export type { Registry, RegistryFileInput };
 export type { UsageOption, SecretsOption };

@@ -5,9 +5,10 @@ import { awsSigV4Signer } from '../aws-sigv4.js';
 import { operationKinds } from '../kinds.js';
 import { createGateway as createFull } from './all-codecs.js';
 import { GatewayConfigError } from './config-error.js';
+import type { RegistryFileInput } from '../registry/index.js';
 import { createGateway } from './create.js';
 
-const registry = (credential = 'aws') => ({
+const registry = (credential = 'aws'): RegistryFileInput => ({
   wire_formats: { openai_chat: { family: 'chat' }, bedrock_converse: { family: 'chat' } },
   entry_routes: [{ path: '/v1/chat/completions', format: 'openai_chat' }],
   converters: [{ from: 'openai_chat', to: 'bedrock_converse' }],
@@ -40,7 +41,7 @@ describe('upstream signers', () => {
   });
 
   it('a google_service_account credential needs its signer too', () => {
-    const vertex = { ...registry('key'), credentials: { ...registry('key').credentials, sa: { kind: 'google_service_account', secret: 'SA_KEY' } }, providers: { bedrock: { base_url: 'https://x.example.com', credential: 'sa' } } };
+    const vertex = { ...registry('key'), credentials: { ...registry('key').credentials, sa: { kind: 'google_service_account' as const, secret: 'SA_KEY' } }, providers: { bedrock: { base_url: 'https://x.example.com', credential: 'sa' } } };
     expect(refusal(() => createGateway({ registry: vertex, identity, codecs, signers: [awsSigV4Signer] }))).toEqual([
       "signers: no signer for credential kind google_service_account, needed by provider bedrock: add googleServiceAccountSigner from '@tollgate/core/google-service-account'",
     ]);
@@ -63,7 +64,7 @@ describe('upstream signers', () => {
   });
 
   it('count_tokens and embed routes need what serves them: a minimal gateway without operationKinds refuses to start', async () => {
-    const withCount = { ...registry('key'), entry_routes: [...registry('key').entry_routes, { path: '/v1/embeddings', format: 'openai_chat', kind: 'embed' }] };
+    const withCount = { ...registry('key'), entry_routes: [...registry('key').entry_routes, { path: '/v1/embeddings', format: 'openai_chat', kind: 'embed' as const }] };
     expect(refusal(() => createGateway({ registry: withCount, identity, codecs }))).toEqual([
       "kinds: nothing serves the embed route /v1/embeddings: add operationKinds from '@tollgate/core/kinds'",
     ]);
