@@ -27,6 +27,7 @@ import { admit, AdmissionRefused, type Admission } from './admission.js';
 import { parseJsonBody, readBoundedBody } from './body.js';
 import type { RequestContext } from './context.js';
 import { dispatch } from './dispatch.js';
+import { countPolicy, embedPolicy } from './kind-policy.js';
 import { settleUsage, writeRecord } from './finalize.js';
 import { completeReply, errorReply } from './render.js';
 import type { GatewayReply, GatewayRequest } from './request.js';
@@ -127,6 +128,18 @@ export async function walkKind(request: GatewayRequest, ctx: RequestContext, dep
   const wantKind = entry.kind === 'embed' ? 'embed' : 'generate';
   if (model.kind !== wantKind || !model.entryFormats.includes(format)) {
     return refuse(deps, ctx, notFound(), model.kind !== wantKind ? 'kind_not_offered' : 'format_not_offered');
+  }
+
+  // 7. what the policy says about the content that would leave
+  const policyInput = { policy: deps.policy, registry: deps.registry, filters: deps.filters, dlp: deps.dlp, ctx, principal, model: model.id, format };
+  if (decoded.kind === 'count_tokens') {
+    const staged = await countPolicy(policyInput, decoded.request);
+    if (!staged.ok) return refuse(deps, ctx, staged.error, staged.reason);
+    decoded = { kind: 'count_tokens', request: staged.request };
+  } else {
+    const staged = await embedPolicy(policyInput, decoded.request);
+    if (!staged.ok) return refuse(deps, ctx, staged.error, staged.reason);
+    decoded = { kind: 'embed', request: staged.request };
   }
 
   return decoded.kind === 'count_tokens'

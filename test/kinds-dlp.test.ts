@@ -1,0 +1,167 @@
+/**
+ * DLP on the kinds that do not generate: what a token count or an embedding sends upstream is
+ * scanned like a generation's request — blocked, redacted, or (shadow mode) only counted — with
+ * the real SDKs against loopback upstreams.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PolicyFileInput } from '@tollgate/policy';
+import { createGateway, type RegistryFileInput, type UsageRecord } from '@tollgate/core';
+import { keysFor, SECRETS } from './support/gateway-fixture.js';
+import { startMockUpstream, type MockUpstream } from './support/mock-upstream.js';
+
+type Json = Record<string, any>;
+
+const EMAIL = 'jane.doe@acme.io';
+const CARD = '4111 1111 1111 1111';
+
+let upstream: MockUpstream;
+let keys: Record<string, string>;
+let identity: Awaited<ReturnType<typeof keysFor>>['identity'];
+const seen: Json[] = [];
+
+function registry(url: string): RegistryFileInput {
+  const priced = { unit: 'usd_per_mtok', input: '1', output: '0' } as const;
+  return {
+    wire_formats: { openai_chat: { family: 'chat' }, anthropic_messages: { family: 'chat' }, gemini_generate_content: { family: 'chat' } },
+    entry_routes: [
+      { path: '/v1/messages/count_tokens', format: 'anthropic_messages', kind: 'count_tokens' },
+      { path: '/v1/embeddings', format: 'openai_chat', kind: 'embed' },
+      { path: '/v1beta/models/{model}:embedContent', format: 'gemini_generate_content', kind: 'embed' },
+    ],
+    converters: [{ from: 'gemini_generate_content', to: 'openai_chat' }],
+    credentials: {
+      anthropic: { kind: 'header', header: 'x-api-key', secret: 'ANTHROPIC_API_KEY' },
+      openai: { kind: 'bearer', secret: 'OPENAI_API_KEY' },
+    },
+    providers: {
+      anthropic: { base_url: `${url}/anthropic`, credential: 'anthropic', headers: { 'anthropic-version': '2023-06-01' } },
+      openai: { base_url: `${url}/openai`, credential: 'openai' },
+    },
+    operations: [
+      { provider: 'anthropic', format: 'anthropic_messages', family: 'chat', path: '/v1/messages' },
+      { provider: 'anthropic', format: 'anthropic_messages', family: 'chat', path: '/v1/messages/count_tokens', kind: 'count_tokens' },
+      { provider: 'openai', format: 'openai_chat', family: 'chat', path: '/v1/embeddings', kind: 'embed' },
+    ],
+    models: {
+      claude: { brand: 'anthropic', entry_formats: ['anthropic_messages'], deployments: [{ id: 'claude@anthropic', provider: 'anthropic', format: 'anthropic_messages', upstream_model: 'claude-sonnet-4-5', pricing: priced }] },
+      embedder: {
+        brand: 'openai',
+        kind: 'embed',
+        entry_formats: ['openai_chat', 'gemini_generate_content'],
+        deployments: [{ id: 'emb@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'text-embedding-3-small', pricing: priced }],
+      },
+    },
+  };
+}
+
+function gatewayWith(policy: PolicyFileInput) {
+  const records: UsageRecord[] = [];
+  const gateway = createGateway({ registry: registry(upstream.url), policy, identity, secrets: SECRETS, usage: (r) => void records.push(r) });
+  const fetch = gateway.fetch;
+  return {
+    gateway,
+    records,
+    openai: new OpenAI({ apiKey: keys.alice!, baseURL: 'http://gw/v1', fetch, maxRetries: 0 }),
+    anthropic: new Anthropic({ apiKey: keys.alice!, baseURL: 'http://gw', fetch, maxRetries: 0 }),
+  };
+}
+
+beforeAll(async () => {
+  upstream = await startMockUpstream({
+    anthropic: (_request, body) => (seen.push(body), Response.json({ input_tokens: 12 })),
+    openai: (_request, body) => {
+      seen.push(body);
+      const inputs = Array.isArray(body['input']) ? (body['input'] as unknown[]) : [body['input']];
+      return Response.json({ object: 'list', data: inputs.map((_, index) => ({ object: 'embedding', index, embedding: [0.1, 0.2] })), model: body['model'], usage: { prompt_tokens: 4, total_tokens: 4 } });
+    },
+  });
+  ({ keys, identity } = await keysFor({ user: 'alice', bu: 'sales' }));
+});
+
+afterAll(async () => {
+  await upstream.close();
+});
+
+describe('embeddings: every text input is scanned before it leaves', () => {
+  it('redact: the upstream sees the marker, the caller gets a vector per input, the record counts', async () => {
+    const { gateway, openai, records } = gatewayWith({ dlp: { default: { email: 'redact' } } });
+    const from = seen.length;
+    const out = await openai.embeddings.create({ model: 'embedder', input: [`write to ${EMAIL}`, 'plain text'], user: EMAIL });
+    expect(out.data).toHaveLength(2);
+    const sent = seen.slice(from);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!['input']).toEqual(['write to [REDACTED:EMAIL]', 'plain text']);
+    expect(JSON.stringify(sent)).not.toContain(EMAIL);
+    expect(records.at(-1)).toMatchObject({ kind: 'embed', status: 'ok', dlp: { email: { action: 'redact', count: 2 } } });
+    await gateway.close();
+  });
+
+  it('block: 400 in the caller’s format, nothing sent, the reason recorded', async () => {
+    const { gateway, openai, records } = gatewayWith({ dlp: { default: { credit_card: 'block' } } });
+    const from = seen.length;
+    const error = await openai.embeddings.create({ model: 'embedder', input: ['fine', `card ${CARD}`] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    // Gemini's title is a text that leaves too.
+    const viaGemini = await gateway.fetch('http://gw/v1beta/models/embedder:embedContent', {
+      method: 'POST',
+      headers: { 'x-goog-api-key': keys.alice!, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: { parts: [{ text: 'fine' }] }, taskType: 'RETRIEVAL_DOCUMENT', title: `card ${CARD}` }),
+    });
+    expect(viaGemini.status).toBe(400);
+    expect(((await viaGemini.json()) as Json)['error']).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
+    expect(seen.length).toBe(from);
+    expect(records.map((r) => [r.kind, r.http_status, r.reason])).toEqual([
+      ['embed', 400, 'dlp_block:credit_card'],
+      ['embed', 400, 'dlp_block:credit_card'],
+    ]);
+    await gateway.close();
+  });
+
+  it('token-id inputs cannot be scanned: refused while DLP acts on the caller, sent when it does not', async () => {
+    const acting = gatewayWith({ dlp: { default: { email: 'redact' } } });
+    const from = seen.length;
+    const error = await acting.openai.embeddings.create({ model: 'embedder', input: [[1, 2, 3]] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(seen.length).toBe(from);
+    expect(acting.records.at(-1)).toMatchObject({ kind: 'embed', http_status: 400, reason: 'dlp_unscannable:token_ids' });
+    await acting.gateway.close();
+
+    // DLP for another business unit only: alice's token ids go as they are.
+    const other = gatewayWith({ dlp: { use_cases: [{ id: 'research', match: { bus: ['research'] }, actions: { email: 'redact' } }] } });
+    const out = await other.openai.embeddings.create({ model: 'embedder', input: [[1, 2, 3]] });
+    expect(out.data).toHaveLength(1);
+    expect(seen.at(-1)!['input']).toEqual([[1, 2, 3]]);
+    await other.gateway.close();
+  });
+
+  it('shadow mode: sent unchanged, what would have been blocked is recorded', async () => {
+    const { gateway, openai, records } = gatewayWith({ enforcement: 'shadow', dlp: { default: { credit_card: 'block' } } } as PolicyFileInput);
+    await openai.embeddings.create({ model: 'embedder', input: `card ${CARD}` });
+    expect(JSON.stringify(seen.at(-1))).toContain(CARD);
+    expect(records.at(-1)).toMatchObject({ kind: 'embed', status: 'ok', would_block: ['dlp_block:credit_card'] });
+    await gateway.close();
+  });
+});
+
+describe('token counting: the conversation is scanned as a generation’s would be', () => {
+  it('redact: the counting request carries the marker; block: 400, nothing sent', async () => {
+    const redacting = gatewayWith({ dlp: { default: { email: 'redact' } } });
+    const from = seen.length;
+    const out = await redacting.anthropic.messages.countTokens({ model: 'claude', system: `Reply to ${EMAIL}`, messages: [{ role: 'user', content: `Mail ${EMAIL}` }] });
+    expect(out.input_tokens).toBe(12);
+    expect(JSON.stringify(seen.slice(from))).not.toContain(EMAIL);
+    expect(seen.at(-1)).toMatchObject({ system: 'Reply to [REDACTED:EMAIL]', messages: [{ content: [{ type: 'text', text: 'Mail [REDACTED:EMAIL]' }] }] });
+    expect(redacting.records.at(-1)).toMatchObject({ kind: 'count_tokens', status: 'ok', dlp: { email: { action: 'redact', count: 2 } } });
+    await redacting.gateway.close();
+
+    const blocking = gatewayWith({ dlp: { default: { credit_card: 'block' } } });
+    const before = seen.length;
+    const error = await blocking.anthropic.messages.countTokens({ model: 'claude', messages: [{ role: 'user', content: `card ${CARD}` }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(seen.length).toBe(before);
+    expect(blocking.records.at(-1)).toMatchObject({ kind: 'count_tokens', http_status: 400, reason: 'dlp_block:credit_card' });
+    await blocking.gateway.close();
+  });
+});
