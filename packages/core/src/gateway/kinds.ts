@@ -81,6 +81,7 @@ export async function walkKind(request: GatewayRequest, ctx: RequestContext, dep
   const format = entry.format;
   ctx.entryFormat = format;
   ctx.kind = entry.kind;
+  if (ctx.observer !== null) ctx.observer.kind = entry.kind;
   const kindCodec = entry.kind === 'count_tokens' ? countTokensCodecs[format] : embeddingsCodecs[format];
   if (deps.codecs[format] === undefined || kindCodec === undefined) {
     return refuse(deps, ctx, new GatewayError('unsupported_feature', `The wire format ${format} has no ${entry.kind} endpoint here.`), 'format_unsupported');
@@ -300,6 +301,7 @@ async function call(
     deps.breakers,
     deps.failover,
     signal,
+    ctx.observer,
   ).catch((error: unknown) => error as Error);
   if (result instanceof Error) {
     await deps.store.release(ctx.id).catch(() => {});
@@ -323,6 +325,7 @@ async function call(
   const response = result.response;
   if (response.status < 200 || response.status > 299) {
     const text = await readText(response.body, MAX_ERROR_BYTES);
+    ctx.observer?.upstreamDone();
     let parsed: unknown = text;
     try {
       parsed = text === null ? null : JSON.parse(text);
@@ -337,6 +340,7 @@ async function call(
     return { reply: errorReply(deps.codecs, info, ctx.entryFormat) };
   }
   const text = await readText(response.body, MAX_ANSWER_BYTES);
+  ctx.observer?.upstreamDone();
   ctx.markFirstByte();
   if (text === null) {
     await settleUsage({ ctx, store: deps.store, pricing: candidate.deployment.pricing, timezone: deps.timezone, completed: false, onSettleFailure: deps.onSettleFailure });

@@ -67,6 +67,8 @@ export class RequestObserver {
   /** When the answer that is relayed had its head (-1: none yet). */
   private answeredAt = -1;
   private finished = false;
+  /** A request that does not generate (`count_tokens`, `embed`): set by its walk, named in spans and metrics. */
+  kind: string | null = null;
 
   constructor(
     private readonly tel: Telemetry | null,
@@ -94,7 +96,7 @@ export class RequestObserver {
       if (tel.tracer !== null) {
         const address = addressOf(target.baseUrl);
         const attributes: Attributes = {
-          [ATTR.operation]: operationName(target.upstreamFormat),
+          [ATTR.operation]: operationName(target.upstreamFormat, this.kind),
           [ATTR.provider]: providerName(target.upstreamFormat, target.baseUrl),
           [ATTR.requestModel]: target.upstreamModel,
           [ATTR.deployment]: target.deploymentId,
@@ -201,9 +203,9 @@ export class RequestObserver {
       const m = tel.metrics;
       const errorType = a.error === null ? null : tel.errorTypes.value(a.error);
       if (m !== null) {
-        const attrs = cached(m.attributes, `c\u0000${t.deploymentId}\u0000${t.upstreamModel}\u0000${errorType ?? ''}`, () => {
+        const attrs = cached(m.attributes, `c\u0000${this.kind ?? ''}\u0000${t.deploymentId}\u0000${t.upstreamModel}\u0000${errorType ?? ''}`, () => {
           const x: Attributes = {
-            [ATTR.operation]: operationName(t.upstreamFormat),
+            [ATTR.operation]: operationName(t.upstreamFormat, this.kind),
             [ATTR.provider]: providerName(t.upstreamFormat, t.baseUrl),
             [ATTR.requestModel]: t.upstreamModel,
             [ATTR.deployment]: t.deploymentId,
@@ -230,7 +232,7 @@ export class RequestObserver {
   private endServerSpan(record: UsageRecord): void {
     const span = this.span;
     if (span === null) return;
-    const op = operationName(record.entry_format);
+    const op = operationName(record.entry_format, record.kind);
     span.updateName(`${op} ${record.model ?? record.requested_model ?? ''}`.trim());
     // What an on-call engineer looks a request up by; the rest is in its usage record (same request id).
     const attributes: Attributes = {
@@ -278,10 +280,10 @@ export class RequestObserver {
 
     // Attribute sets are made once per distinct combination and reused: bounded, and cheap per request.
     const errorType = status === 'ok' ? null : tel.errorTypes.value(record.reason === null ? status : reasonClass(record.reason));
-    const serverKey = `s\u0000${entry}\u0000${provider}\u0000${requested}\u0000${model}\u0000${errorType ?? ''}`;
+    const serverKey = `s\u0000${record.kind ?? ''}\u0000${entry}\u0000${provider}\u0000${requested}\u0000${model}\u0000${errorType ?? ''}`;
     const server = cached(m.attributes, serverKey, () => {
       const a: Attributes = {
-        [ATTR.operation]: operationName(record.entry_format),
+        [ATTR.operation]: operationName(record.entry_format, record.kind),
         [ATTR.provider]: provider,
         [ATTR.requestModel]: requested,
         [ATTR.responseModel]: model,
@@ -293,8 +295,8 @@ export class RequestObserver {
     m.serverDuration.record(record.duration_ms / 1000, server);
 
     if (status === 'ok' && record.stream && record.ttfb_ms !== null) {
-      const ok = cached(m.attributes, `t\u0000${entry}\u0000${provider}\u0000${requested}\u0000${model}`, () => ({
-        [ATTR.operation]: operationName(record.entry_format),
+      const ok = cached(m.attributes, `t\u0000${record.kind ?? ''}\u0000${entry}\u0000${provider}\u0000${requested}\u0000${model}`, () => ({
+        [ATTR.operation]: operationName(record.entry_format, record.kind),
         [ATTR.provider]: provider,
         [ATTR.requestModel]: requested,
         [ATTR.responseModel]: model,
@@ -310,8 +312,8 @@ export class RequestObserver {
     if (usage !== null && deployment !== null) {
       const upstreamModel = record.upstream_model ?? model;
       const tokens = (type: string) =>
-        cached(m.attributes, `u\u0000${deployment}\u0000${provider}\u0000${upstreamModel}\u0000${type}`, () => ({
-          [ATTR.operation]: operationName(record.upstream_format),
+        cached(m.attributes, `u\u0000${record.kind ?? ''}\u0000${deployment}\u0000${provider}\u0000${upstreamModel}\u0000${type}`, () => ({
+          [ATTR.operation]: operationName(record.upstream_format, record.kind),
           [ATTR.provider]: provider,
           [ATTR.requestModel]: upstreamModel,
           [ATTR.deployment]: deployment,

@@ -1,15 +1,18 @@
 /**
- * DLP on the kinds that do not generate: what a token count or an embedding sends upstream is
- * scanned like a generation's request — blocked, redacted, or (shadow mode) only counted — with
- * the real SDKs against loopback upstreams.
+ * The stages the kinds that do not generate share with generation, with the real SDKs against
+ * loopback upstreams: DLP (what a token count or an embedding sends upstream is scanned like a
+ * generation's request — blocked, redacted, or in shadow mode only counted) and telemetry (a
+ * SERVER span and a CLIENT span per attempt, named for the operation, `traceparent` sent on).
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { SpanKind } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PolicyFileInput } from '@tollgate/policy';
 import { createGateway, type RegistryFileInput, type UsageRecord } from '@tollgate/core';
 import { keysFor, SECRETS } from './support/gateway-fixture.js';
 import { startMockUpstream, type MockUpstream } from './support/mock-upstream.js';
+import { seriesOf, testSdk } from './support/otel.js';
 
 type Json = Record<string, any>;
 
@@ -20,6 +23,7 @@ let upstream: MockUpstream;
 let keys: Record<string, string>;
 let identity: Awaited<ReturnType<typeof keysFor>>['identity'];
 const seen: Json[] = [];
+const traceparents: Array<string | null> = [];
 
 function registry(url: string): RegistryFileInput {
   const priced = { unit: 'usd_per_mtok', input: '1', output: '0' } as const;
@@ -56,9 +60,9 @@ function registry(url: string): RegistryFileInput {
   };
 }
 
-function gatewayWith(policy: PolicyFileInput) {
+function gatewayWith(policy: PolicyFileInput, telemetry?: ReturnType<typeof testSdk>['telemetry']) {
   const records: UsageRecord[] = [];
-  const gateway = createGateway({ registry: registry(upstream.url), policy, identity, secrets: SECRETS, usage: (r) => void records.push(r) });
+  const gateway = createGateway({ registry: registry(upstream.url), policy, identity, secrets: SECRETS, usage: (r) => void records.push(r), ...(telemetry === undefined ? {} : { telemetry }) });
   const fetch = gateway.fetch;
   return {
     gateway,
@@ -70,8 +74,9 @@ function gatewayWith(policy: PolicyFileInput) {
 
 beforeAll(async () => {
   upstream = await startMockUpstream({
-    anthropic: (_request, body) => (seen.push(body), Response.json({ input_tokens: 12 })),
-    openai: (_request, body) => {
+    anthropic: (request, body) => (traceparents.push(request.headers.get('traceparent')), seen.push(body), Response.json({ input_tokens: 12 })),
+    openai: (request, body) => {
+      traceparents.push(request.headers.get('traceparent'));
       seen.push(body);
       const inputs = Array.isArray(body['input']) ? (body['input'] as unknown[]) : [body['input']];
       return Response.json({ object: 'list', data: inputs.map((_, index) => ({ object: 'embedding', index, embedding: [0.1, 0.2] })), model: body['model'], usage: { prompt_tokens: 4, total_tokens: 4 } });
@@ -163,5 +168,31 @@ describe('token counting: the conversation is scanned as a generation’s would 
     expect(seen.length).toBe(before);
     expect(blocking.records.at(-1)).toMatchObject({ kind: 'count_tokens', http_status: 400, reason: 'dlp_block:credit_card' });
     await blocking.gateway.close();
+  });
+});
+
+describe('telemetry names what the request did', () => {
+  it('embeddings and count_tokens: a SERVER span and a CLIENT span each, the operation named, the trace sent on, the metrics labelled', async () => {
+    const sdk = testSdk();
+    const { gateway, openai, anthropic } = gatewayWith({}, sdk.telemetry);
+    await openai.embeddings.create({ model: 'embedder', input: 'hello' });
+    await anthropic.messages.countTokens({ model: 'claude', messages: [{ role: 'user', content: 'hello' }] });
+    await expect.poll(() => sdk.spans().length).toBe(4);
+    const spans = sdk.spans().map((s) => [s.kind, s.name, s.attributes['gen_ai.operation.name'], s.attributes['gen_ai.provider.name']]);
+    expect(spans).toEqual(
+      expect.arrayContaining([
+        [SpanKind.CLIENT, 'embeddings text-embedding-3-small', 'embeddings', 'openai'],
+        [SpanKind.SERVER, 'embeddings embedder', 'embeddings', 'openai'],
+        [SpanKind.CLIENT, 'count_tokens claude-sonnet-4-5', 'count_tokens', 'anthropic'],
+        [SpanKind.SERVER, 'count_tokens claude', 'count_tokens', 'anthropic'],
+      ]),
+    );
+    // The upstream calls carry the CLIENT spans' trace context.
+    const clientIds = sdk.spans().filter((s) => s.kind === SpanKind.CLIENT).map((s) => s.spanContext().spanId);
+    for (const id of clientIds) expect(traceparents.some((t) => t !== null && t.includes(id))).toBe(true);
+    const durations = seriesOf(await sdk.series(), 'gen_ai.client.operation.duration');
+    expect(durations.map((s) => s.attributes['gen_ai.operation.name']).sort()).toEqual(['count_tokens', 'embeddings']);
+    await gateway.close();
+    await sdk.shutdown();
   });
 });
