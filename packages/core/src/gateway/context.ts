@@ -40,6 +40,8 @@ export class RequestContext {
   clientCancelled = false;
   outputBytes = 0;
   promptBound = 0;
+  /** The `{tenant}:` tag every store key of this request's principal carries ('' for none). */
+  keyTag = '';
   /** Where work that need not delay the answer goes (`reply`'s `defer`), or null: do it first. */
   defer: ((work: () => Promise<void>) => void) | null = null;
   private recorded = false;
@@ -83,6 +85,7 @@ export class RequestContext {
           : {
               kind: p.kind,
               id: p.id,
+              issuer: p.issuer ?? null,
               tier: p.tier ?? null,
               bu: p.bu ?? null,
               application: p.application ?? null,

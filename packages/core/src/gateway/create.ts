@@ -100,6 +100,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     timezone: first.policy?.timezone ?? 'UTC',
     onSettleFailure: () => void stats.settleFailures++,
     ...(options.notify === undefined ? {} : { notify: options.notify }),
+    ...(options.tenantOf === undefined ? {} : { tenantOf: options.tenantOf }),
     ...(options.cacheShaping === undefined ? {} : { cacheShaping: options.cacheShaping }),
     trackStream(done) {
       openStreams.add(done);

@@ -1,7 +1,7 @@
 import type { Usage } from '@tollgate/codecs/base';
 import { priceUsage, type Pricing } from '../pricing/index.js';
 import type { StateStore } from '../store/types.js';
-import { chargeKeys } from './admission.js';
+import { chargeKeys } from './keys.js';
 import type { RequestContext } from './context.js';
 import type { UsageSink } from './usage-record.js';
 
@@ -48,7 +48,7 @@ export async function settleUsage(input: SettleInput): Promise<void> {
   try {
     await input.store.settle({
       id: ctx.id,
-      charges: chargeKeys(ctx.principal.id, ctx.model, ctx.startedAt, input.timezone).map((counter) => ({ counter, amount: total })),
+      charges: chargeKeys(ctx.keyTag, ctx.principal, ctx.model, ctx.startedAt, input.timezone).map((counter) => ({ counter, amount: total })),
       counterTtlMs: COUNTER_TTL_MS,
     });
   } catch {

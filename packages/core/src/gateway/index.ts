@@ -9,5 +9,5 @@ export type { SizingOptions } from './sizing.js';
 export { promptTokenBound, utf8Length } from './sizing.js';
 export type { BreakerOptions } from './breaker.js';
 export type { FailoverOptions } from './dispatch.js';
-export { counterKey } from './admission.js';
+export { chargeKeys, counterKey, keyTag, type TenantOf } from './keys.js';
 export { completeBodyOf, replyToResponse, takeChunks } from './render.js';

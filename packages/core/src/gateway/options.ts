@@ -9,6 +9,7 @@ import type { FailoverOptions } from './dispatch.js';
 import type { RequestFilter } from './filters.js';
 import type { SecretsOption } from './secrets.js';
 import type { SizingOptions } from './sizing.js';
+import type { TenantOf } from './keys.js';
 import type { UsageOption } from './usage-record.js';
 
 export interface GatewayOptions {
@@ -47,6 +48,14 @@ export interface GatewayOptions {
    * tool, the system prompt and the latest message, at most four, never removing the client's.
    */
   cacheShaping?: CacheShapingOptions;
+  /**
+   * The tenant a principal belongs to, for the Redis Cluster hash tag of its store keys: every
+   * counter, cap, hold and rate-bucket key of the principal then starts with `{<tenant>}:`, so
+   * a Redis store made with `hashTag: hashTagFromKey()` keeps each tenant's keys in one slot
+   * (every reservation stays one atomic script) and spreads tenants over the cluster. Default:
+   * none (keys carry no tag; the Redis store's own tag applies).
+   */
+  tenantOf?: TenantOf;
   /** Spend notifications (policy `notify` actions), delivered once per crossing per window. */
   notify?: (notification: SpendNotification, principal: Principal) => void;
   /**

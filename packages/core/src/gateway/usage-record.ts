@@ -7,6 +7,8 @@ export type { CostMicros };
 export interface RecordPrincipal {
   kind: string;
   id: string;
+  /** A JWT principal's issuer (its counters are kept apart from other issuers'); null otherwise. */
+  issuer: string | null;
   tier: string | null;
   bu: string | null;
   application: string | null;

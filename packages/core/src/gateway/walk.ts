@@ -26,6 +26,7 @@ import type { SecretCache } from './secrets.js';
 import { promptTokenBound, type SizingOptions } from './sizing.js';
 import { buildUpstreamCall, upstreamBody, type UpstreamTarget } from './upstream.js';
 import type { UsageSink } from './usage-record.js';
+import type { TenantOf } from './keys.js';
 import { writeRecord } from './finalize.js';
 
 /** Everything the walk needs that lives as long as the gateway. */
@@ -53,6 +54,7 @@ export interface WalkDeps {
   trackDeferred(work: () => Promise<void>): () => Promise<void>;
   notify?: (notification: SpendNotification, principal: Principal) => void;
   cacheShaping?: CacheShapingOptions;
+  tenantOf?: TenantOf;
 }
 
 /** Refuse: record the reason, answer in the caller's format. */
@@ -191,6 +193,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
       reservationTtlMs: deps.reservationTtlMs,
       substituted,
       ...(deps.notify === undefined ? {} : { notify: deps.notify }),
+      ...(deps.tenantOf === undefined ? {} : { tenantOf: deps.tenantOf }),
     });
   };
   let admission: Admission;

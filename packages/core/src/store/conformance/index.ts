@@ -5,6 +5,7 @@ import { admitTests } from './admit.js';
 import { concurrencyTests } from './concurrency.js';
 import type { StoreTestContext } from './context.js';
 import { holdTimeTests } from './hold-time.js';
+import { keyTests } from './keys.js';
 import { miscTests } from './misc.js';
 import { rateTests } from './rate.js';
 import { reserveTests } from './reserve.js';
@@ -79,6 +80,7 @@ export function describeStoreConformance(
     describe('concurrency', () => concurrencyTests(test));
     describe('rate buckets', () => rateTests(test));
     describe('markers, isolation, sweep', () => miscTests(test));
+    describe('keys as the gateway names them', () => keyTests(test));
     if (options.admit ?? true) describe('admit: rate, counters and reservation in one step', () => admitTests(test));
   });
 }
