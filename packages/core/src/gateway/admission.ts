@@ -1,4 +1,4 @@
-import { GatewayError } from '@tollgate/codecs/base';
+import { GatewayError, type CostField } from '@tollgate/codecs/base';
 import {
   decideRate,
   decideSpend,
@@ -38,6 +38,8 @@ export interface AdmissionInput {
   now: number;
   worstCaseMicros: number;
   tokenBound: number;
+  /** Request fields whose cost no bound covers: refused when a hard cap applies. */
+  unbounded?: readonly CostField[];
   reservationTtlMs: number;
   /** Spend notifications to deliver (once per crossing). */
   notify?: (notification: SpendNotification, principal: Principal) => void;
@@ -87,6 +89,10 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
   const rate = input.substituted ? { constraints: [] as ReturnType<typeof decideRate>['constraints'] } : decideRate({ policy, registry, principal, model, tokens: input.tokenBound });
   const buckets = rate.constraints.map((c) => ({ key: tag + c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
   const base = { policy, registry, principal, model, now, costMicros: input.worstCaseMicros };
+  if (input.unbounded !== undefined && input.unbounded.length > 0 && spendRules.length > 0) {
+    // Which caps apply does not depend on what was spent: decided before anything is taken.
+    if (decideSpend({ ...base, counters: {} }).hardCaps.length > 0) throw unboundable(input.unbounded[0]!);
+  }
 
   if (layout !== null && store.admit !== undefined) {
     const before = decideSpend({ ...base, counters: { layout, values: keys.map(() => 0) } });
@@ -232,6 +238,16 @@ function rateRefused(constraints: ReturnType<typeof decideRate>['constraints'], 
     refused?.reason ?? 'rate_limit',
     { 'retry-after': String(retryAfterS) },
   );
+}
+
+/** A field whose cost no bound covers, for a caller under a hard cap: 400 naming it, never sent. */
+function unboundable(field: CostField): AdmissionRefused {
+  const error = new GatewayError(
+    'invalid_request',
+    `The request field '${field.field}' cannot be used under a hard spend limit: ${field.reason}. Remove it, or use a key without a hard cap.`,
+    { param: field.field },
+  );
+  return new AdmissionRefused(error, `unbounded_cost:${field.field}`, {});
 }
 
 function rateUnavailable(cause: unknown): AdmissionRefused {

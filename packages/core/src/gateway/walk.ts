@@ -23,7 +23,8 @@ import { listModelsFor } from './discovery-route.js';
 import { completeReply, errorReply, guessFormat } from './render.js';
 import { respond } from './respond.js';
 import type { SecretCache } from './secrets.js';
-import { promptTokenBound, type SizingOptions } from './sizing.js';
+import type { SizingOptions } from './sizing.js';
+import { requestBounds } from './bounds.js';
 import { buildUpstreamCall, upstreamBody, type UpstreamTarget } from './upstream.js';
 import type { UsageSink } from './usage-record.js';
 import type { TenantOf } from './keys.js';
@@ -178,8 +179,8 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
       maxTokensEdit = fallback ?? 4096;
       ir = { ...ir, maxTokens: maxTokensEdit };
     }
-    ctx.promptBound = promptTokenBound(ir, deps.sizing);
-    const bounds = { promptTokens: ctx.promptBound, outputTokens: ir.maxTokens! + (ir.reasoning?.budgetTokens ?? 0) };
+    const bounds = requestBounds(ir, codec, m, raw.byteLength, deps.sizing);
+    ctx.promptBound = bounds.promptTokens;
     return admit({
       ctx,
       policy: deps.policy,
@@ -190,6 +191,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
       now: deps.now(),
       worstCaseMicros: maxWorstCase(candidates, bounds),
       tokenBound: bounds.promptTokens + bounds.outputTokens,
+      unbounded: bounds.unbounded,
       reservationTtlMs: deps.reservationTtlMs,
       substituted,
       ...(deps.notify === undefined ? {} : { notify: deps.notify }),
