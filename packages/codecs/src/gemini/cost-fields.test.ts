@@ -18,3 +18,13 @@ describe('Gemini cost-bearing fields', () => {
     expect(cost({ generationConfig: { temperature: 0.2 } })).toMatchObject({ outputMultiplier: 1, unbounded: [], unsizedInput: [] });
   });
 });
+
+describe('Gemini fields spelled both ways', () => {
+  it('refuses a request object that gives one field as camelCase and snake_case', () => {
+    const decode = (body: Record<string, unknown>) => () => decodeRequest({ contents: [{ parts: [{ text: 'hi' }] }], ...body }, { model: 'g' });
+    expect(decode({ generationConfig: { maxOutputTokens: 1, max_output_tokens: 9 } })).toThrow(/generationConfig\.max_output_tokens: is the same field as maxOutputTokens/);
+    expect(decode({ generationConfig: { maxOutputTokens: 1 }, generation_config: { maxOutputTokens: 9 } })).toThrow(/generation_config/);
+    expect(decode({ generationConfig: { thinkingConfig: { thinking_budget: 9, thinkingBudget: 1 } } })).toThrow(/thinkingConfig\.thinkingBudget/);
+    expect(decode({ generation_config: { max_output_tokens: 9 } })().request.maxTokens).toBe(9);
+  });
+});

@@ -24,3 +24,12 @@ describe('OpenAI Chat cost-bearing fields', () => {
     expect(cost({ service_tier: 'flex', modalities: ['text'], logprobs: true }).unbounded).toEqual([]);
   });
 });
+
+describe('OpenAI Chat output bound', () => {
+  it('takes the larger of max_tokens and max_completion_tokens when both are given', () => {
+    const decode = (extra: Record<string, unknown>) => decodeRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }], ...extra }).request.maxTokens;
+    expect(decode({ max_completion_tokens: 10, max_tokens: 500 })).toBe(500);
+    expect(decode({ max_completion_tokens: 700, max_tokens: 5 })).toBe(700);
+    expect(decode({ max_tokens: 5 })).toBe(5);
+  });
+});

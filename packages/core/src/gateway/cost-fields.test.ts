@@ -4,6 +4,8 @@ import { createVirtualKey } from '../identity/index.js';
 import { billingRegistry, billingUpstream } from './__tests__/billing-upstream.js';
 
 const open: Array<{ close(): Promise<void> }> = [];
+/** alice's key, per gateway, for tests that send raw text. */
+const KEYS = new WeakMap<Gateway, string>();
 afterEach(async () => {
   for (const o of open.splice(0).reverse()) await o.close();
 });
@@ -25,6 +27,7 @@ async function setup(usd = '1', registryOptions: Parameters<typeof billingRegist
     usage: (r) => void records.push(r),
   });
   open.push(store, gateway);
+  KEYS.set(gateway, alice.key);
   const keys = { alice: alice.key, bob: bob.key };
   const post = async (who: keyof typeof keys, path: string, body: unknown) => {
     const res = await gateway.handle(
@@ -128,5 +131,36 @@ describe('a field the gateway cannot bound is refused for a capped caller, with 
     const refused = await without.post('alice', '/v1/responses', body);
     expect(refused.status).toBe(400);
     expect(refused.body.error.param).toBe('previous_response_id');
+  });
+});
+
+describe('the bytes priced are the bytes sent', () => {
+  it('refuses a body that gives a sized key twice (the upstream may read the other value), naming it', async () => {
+    const { gateway, upstream, records } = await setup('1');
+    const send = async (text: string, path = '/v1/chat/completions') => {
+      const res = await gateway.handle(new Request(`http://gw${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEYS.get(gateway)!}`, 'content-type': 'application/json' }, body: text }));
+      return { status: res.status, body: (await res.json()) as Record<string, any> };
+    };
+    const twice = await send('{"model":"gpt-chat","max_completion_tokens":100000,"messages":[{"role":"user","content":"hi"}],"max_completion_tokens":10}');
+    expect(twice.status).toBe(400);
+    expect(twice.body.error).toMatchObject({ type: 'invalid_request_error', param: 'max_completion_tokens' });
+    const model = await send('{"model":"gpt-resp","messages":[{"role":"user","content":"hi"}],"model":"gpt-chat"}');
+    expect(model.status).toBe(400);
+    expect(model.body.error.param).toBe('model');
+    const nested = await send('{"model":"gpt-chat","messages":[{"role":"user","content":"hi","content":"' + 'x'.repeat(100) + '"}]}');
+    expect(nested.body.error.param).toBe('messages[0].content');
+    // Gemini reads `max_output_tokens` and `maxOutputTokens` as one field.
+    const gemini = await send('{"contents":[{"parts":[{"text":"hi"}]}],"generationConfig":{"maxOutputTokens":10,"max_output_tokens":4000}}', '/v1beta/models/gemini-x:generateContent');
+    expect(gemini.status).toBe(400);
+    expect(gemini.body.error.message).toContain('generationConfig.max_output_tokens');
+    expect(upstream.state.calls).toBe(0);
+    expect(records.map((r) => r.reason)).toEqual(['invalid_request', 'invalid_request', 'invalid_request', 'invalid_request']);
+  });
+
+  it('sizes the larger of max_tokens and max_completion_tokens when a Chat client sends both', async () => {
+    const { post, upstream } = await setup('0.5');
+    // 100,000 output tokens at $10/Mtok: $1, over the cap, whichever the upstream honours.
+    expect((await post('alice', '/v1/chat/completions', chat({ max_completion_tokens: 10, max_tokens: 100_000 }))).status).toBe(429);
+    expect(upstream.state.calls).toBe(0);
   });
 });
