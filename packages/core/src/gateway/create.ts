@@ -7,6 +7,7 @@ import { sha256Hex } from '../util/sha256.js';
 import { createMemoryStore } from '../store/index.js';
 import { DEFAULT_MAX_REQUEST_BYTES } from './body.js';
 import { Breakers } from './breaker.js';
+import { HoldKeeper } from './holds.js';
 import { GatewayConfigError } from './config-error.js';
 import { RequestContext } from './context.js';
 import type { GatewayReply, GatewayRequest, ReplyOptions } from './request.js';
@@ -74,7 +75,9 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   const store = options.store ?? createMemoryStore();
   const sinkStats: SinkStats = { written: 0, failed: 0 };
   const sink = toUsageSink(options.usage, sinkStats);
-  const stats = { requests: 0, settleFailures: 0 };
+  const stats = { requests: 0 };
+  const reservationTtlMs = options.reservationTtlMs ?? 5 * 60_000;
+  const holds = new HoldKeeper(store, reservationTtlMs, options.settleRetry);
   const openStreams = new Set<Promise<void>>();
   /** Deferred work not started yet: `close()` starts it. */
   const notStarted = new Set<() => Promise<void>>();
@@ -94,11 +97,11 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
     failover: options.failover ?? {},
     sizing: options.sizing ?? {},
-    reservationTtlMs: options.reservationTtlMs ?? 5 * 60_000,
+    reservationTtlMs,
     filters: options.filters ?? [],
     now,
     timezone: first.policy?.timezone ?? 'UTC',
-    onSettleFailure: () => void stats.settleFailures++,
+    holds,
     ...(options.notify === undefined ? {} : { notify: options.notify }),
     ...(options.tenantOf === undefined ? {} : { tenantOf: options.tenantOf }),
     ...(options.cacheShaping === undefined ? {} : { cacheShaping: options.cacheShaping }),
@@ -147,7 +150,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     } catch (error) {
       // Anything unexpected: fail closed, in the caller's format, and still record it.
       const e = GatewayError.from(error);
-      await store.release(ctx.id).catch(() => {});
+      await holds.release(ctx.id);
       ctx.reject(e.status, ctx.reason ?? `error:${e.code}`, 'error');
       writeRecord(ctx, sink);
       return errorReply(codecs, e, ctx.entryFormat, { 'x-tollgate-request-id': ctx.id });
@@ -198,13 +201,22 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       return { registryRevision: nextRegistry.revision, policyRevision: loaded.revision };
     },
     stats(): GatewayStats {
-      return { requests: stats.requests, usageWritten: sinkStats.written, usageFailed: sinkStats.failed, settleFailures: stats.settleFailures };
+      const h = holds.snapshot();
+      return {
+        requests: stats.requests,
+        usageWritten: sinkStats.written,
+        usageFailed: sinkStats.failed,
+        settleFailures: h.failed,
+        settlesPending: h.pending,
+        settleRetries: h.retries,
+      };
     },
     async close(closeOptions = {}) {
       closed = true;
       // Settling and recording handed to a caller that has not run them yet: run them now.
       for (const run of [...notStarted]) void run();
       const drainMs = closeOptions.drainMs ?? 30_000;
+      const drainUntil = holds.now() + drainMs;
       let timer: ReturnType<typeof setTimeout> | undefined;
       let drained = false;
       const deadline = new Promise<void>((resolve) => {
@@ -216,6 +228,8 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       void deadline.then(() => (drained = true));
       while (openStreams.size > 0 && !drained) await Promise.race([Promise.all([...openStreams]), deadline]);
       if (timer !== undefined) clearTimeout(timer);
+      // Settles the store failed are retried until the drain time is up; what is left is counted.
+      await holds.drain(drainUntil);
       await sink.flush().catch(() => {});
       await sink.close().catch(() => {});
       if (ownsStore) await store.close().catch(() => {});

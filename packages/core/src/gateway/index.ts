@@ -6,6 +6,7 @@ export type { RequestFilter, FilterContext } from './filters.js';
 export type { UsageRecord, UsageSink, UsageOption, RecordPrincipal, RecordUsage, RecordStatus } from './usage-record.js';
 export type { SecretsOption } from './secrets.js';
 export type { SizingOptions } from './sizing.js';
+export type { SettleRetryOptions } from './holds.js';
 export { promptTokenBound, utf8Length } from './sizing.js';
 export type { BreakerOptions } from './breaker.js';
 export type { FailoverOptions } from './dispatch.js';

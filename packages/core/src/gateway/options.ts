@@ -10,6 +10,7 @@ import type { RequestFilter } from './filters.js';
 import type { SecretsOption } from './secrets.js';
 import type { SizingOptions } from './sizing.js';
 import type { TenantOf } from './keys.js';
+import type { SettleRetryOptions } from './holds.js';
 import type { UsageOption } from './usage-record.js';
 
 export interface GatewayOptions {
@@ -35,8 +36,14 @@ export interface GatewayOptions {
   failover?: FailoverOptions;
   breaker?: BreakerOptions;
   sizing?: SizingOptions;
-  /** How long a reservation lives without renewal. Default 5 minutes; streams renew it. */
+  /**
+   * How long a reservation lives without renewal. Default 5 minutes. Every request renews its
+   * hold (about every quarter of this) from admission until its settle succeeds; only the holds
+   * of a gateway that died expire.
+   */
   reservationTtlMs?: number;
+  /** Retries of settles the store failed (backoff, how long, how many wait). */
+  settleRetry?: SettleRetryOptions;
   /** Request filters (DLP, policy prompts, cache shaping), run in order after routing. */
   filters?: RequestFilter[];
   /** Clock for records and policy windows. Default `Date.now`. */
@@ -79,8 +86,15 @@ export interface GatewayStats {
   /** Usage records handed to the sink, and those the sink failed to take. */
   usageWritten: number;
   usageFailed: number;
-  /** Settlements the store could not complete (the hold expires after its TTL). */
+  /**
+   * Settlements that never succeeded: retried for `settleRetry.maxRetryMs`, or still failing
+   * when `close()`'s drain time ran out (their holds expire after their TTL).
+   */
   settleFailures: number;
+  /** Settlements the store failed that are waiting for a retry now. */
+  settlesPending: number;
+  /** Settle attempts made after a failed one. */
+  settleRetries: number;
 }
 
 export interface Gateway {

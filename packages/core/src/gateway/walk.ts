@@ -28,6 +28,7 @@ import { requestBounds } from './bounds.js';
 import { buildUpstreamCall, upstreamBody, type UpstreamTarget } from './upstream.js';
 import type { UsageSink } from './usage-record.js';
 import type { TenantOf } from './keys.js';
+import type { HoldKeeper } from './holds.js';
 import { writeRecord } from './finalize.js';
 
 /** Everything the walk needs that lives as long as the gateway. */
@@ -49,7 +50,8 @@ export interface WalkDeps {
   filters: RequestFilter[];
   now: () => number;
   timezone: string;
-  onSettleFailure(): void;
+  /** Renews holds from admission until settle, and retries failed settles. */
+  holds: HoldKeeper;
   trackStream(done: Promise<void>): void;
   /** Work handed to `reply`'s `defer`: the returned runner does it once; `close()` runs it if nobody has. */
   trackDeferred(work: () => Promise<void>): () => Promise<void>;
@@ -221,6 +223,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     throw error;
   }
   ctx.reservedMicros = admission.reserved;
+  if (admission.reserved > 0) deps.holds.track(ctx.id);
 
   // 9. convert and dispatch, failing over before anything is committed
   const targets = list.map(toTarget);
@@ -267,7 +270,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     return respond({ deps, ctx, candidate, target: result.target, response: result.response, admission, clientModel, clientSignal, cleanup: unwatch });
   }
   unwatch();
-  await deps.store.release(ctx.id).catch(() => {});
+  await deps.holds.release(ctx.id);
   const e = GatewayError.from(result);
   ctx.attempts = Math.max(ctx.attempts, 1);
   if (e.code === 'cancelled') {

@@ -73,6 +73,16 @@ export function billingUpstream() {
       const n = typeof body.n === 'number' ? body.n : 1;
       const per = Number(body.max_completion_tokens ?? body.max_tokens ?? 16);
       bill(PROMPT_TOKENS, n * per);
+      if (body.stream === true) {
+        const chunk = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
+        const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-upstream' };
+        const text =
+          Array.from({ length: n }, (_, index) => chunk({ ...base, choices: [{ index, delta: { role: 'assistant', content: `choice ${index}` }, finish_reason: null }] })).join('') +
+          Array.from({ length: n }, (_, index) => chunk({ ...base, choices: [{ index, delta: {}, finish_reason: 'length' }] })).join('') +
+          chunk({ ...base, choices: [], usage: { prompt_tokens: PROMPT_TOKENS, completion_tokens: n * per, total_tokens: PROMPT_TOKENS + n * per } }) +
+          'data: [DONE]\n\n';
+        return new Response(text, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+      }
       const choices = Array.from({ length: n }, (_, index) => ({ index, finish_reason: 'length', message: { role: 'assistant', content: `choice ${index}` } }));
       return json({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-upstream', choices, usage: { prompt_tokens: PROMPT_TOKENS, completion_tokens: n * per, total_tokens: PROMPT_TOKENS + n * per } });
     }

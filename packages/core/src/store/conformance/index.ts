@@ -9,6 +9,7 @@ import { keyTests } from './keys.js';
 import { miscTests } from './misc.js';
 import { rateTests } from './rate.js';
 import { reserveTests } from './reserve.js';
+import { retryTests } from './retry.js';
 import { settleTests } from './settle.js';
 
 /**
@@ -78,6 +79,7 @@ export function describeStoreConformance(
     describe('holds over time', () => holdTimeTests(test));
     describe('settle and release', () => settleTests(test));
     describe('concurrency', () => concurrencyTests(test));
+    describe('renew until settle, settle retries', () => retryTests(test));
     describe('rate buckets', () => rateTests(test));
     describe('markers, isolation, sweep', () => miscTests(test));
     describe('keys as the gateway names them', () => keyTests(test));
