@@ -12,11 +12,13 @@ import {
   principalKey,
   type CounterValues,
   type SpendDecision,
+  type RateConstraint,
 } from '@tollgate/policy';
 import type { Registry } from '../registry/index.js';
-import type { AdmitResult, SpendConstraint, StateStore } from '../store/types.js';
+import type { AdmitResult, RateBucket, SpendConstraint, StateStore } from '../store/types.js';
 import type { RequestContext } from './context.js';
 import { counterKey, keyTag, type TenantOf } from './keys.js';
+import { tokenAdjustments } from './finalize.js';
 
 
 export interface Admission {
@@ -74,6 +76,21 @@ export class AdmissionRefused extends Error {
  * step-by-step path, which never reserves before deciding.
  */
 export async function admit(input: AdmissionInput): Promise<Admission> {
+  try {
+    return await admitOnce(input);
+  } catch (error) {
+    const ctx = input.ctx;
+    if (error instanceof AdmissionRefused && ctx.tokenBuckets.length > 0) {
+      // Refused after its token buckets were taken: nothing ran, so the tokens go back (the
+      // request still counts against requests per minute).
+      await input.store.settle({ id: ctx.id, charges: [], rate: tokenAdjustments(ctx, 0) }).catch(() => {});
+      ctx.tokenBuckets = [];
+    }
+    throw error;
+  }
+}
+
+async function admitOnce(input: AdmissionInput): Promise<Admission> {
   const { ctx, policy, store, principal, model, now } = input;
   // Every key of this principal carries its tenant's tag (when there is one); settle uses it too.
   const tag = (ctx.keyTag = keyTag(principal, input.tenantOf));
@@ -114,6 +131,7 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
     }
     if (result !== null) {
       if (!('counters' in result)) throw rateRefused(rate.constraints, result.rate, tag);
+      noteTokenBuckets(ctx, rate.constraints, buckets, result.rate.windows);
       const reserved = result.reserve;
       const values = result.counters;
       const counters: CounterValues = { layout, values: keys.map((k) => values[k] ?? 0) };
@@ -156,6 +174,7 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
       if (rate.constraints.some((c) => c.onStoreError === 'closed')) throw rateUnavailable(cause);
     }
     if (result !== null && !result.ok) throw rateRefused(rate.constraints, result, tag);
+    if (result !== null && result.ok) noteTokenBuckets(ctx, rate.constraints, buckets, result.windows);
   }
 
   if (layout === null || counterRead === null) return { spend: null, reserved: 0, holdKeys: [] };
@@ -230,13 +249,42 @@ function sameConstraints(a: readonly SpendConstraint[], b: readonly SpendConstra
   return a.length === b.length && a.every((c, i) => c.key === b[i]!.key && c.limit === b[i]!.limit && c.counters.join('\n') === b[i]!.counters.join('\n'));
 }
 
-function rateRefused(constraints: ReturnType<typeof decideRate>['constraints'], result: { key: string; retryAfterMs: number }, tag: string): AdmissionRefused {
+/** Remember the token buckets taken and their windows, so the settle can move them to what was used. */
+function noteTokenBuckets(ctx: RequestContext, constraints: readonly RateConstraint[], buckets: readonly RateBucket[], windows: readonly number[] | undefined): void {
+  if (windows === undefined) return; // a store that does not report windows keeps the worst case
+  constraints.forEach((c, i) => {
+    const start = windows[i];
+    if (c.kind === 'tokens' && start !== undefined) ctx.tokenBuckets.push({ key: buckets[i]!.key, windowMs: c.windowMs, start, amount: buckets[i]!.cost });
+  });
+}
+
+const per = (windowMs: number): string => (windowMs === 60_000 ? 'per minute' : `per ${Math.round(windowMs / 1000)} s`);
+
+/**
+ * A rate limit: 429 naming the limit that refused (requests or tokens, in the message and, for
+ * OpenAI clients, the error's `type`) with a `retry-after` that is when its window rolls over.
+ * A request that alone needs more tokens than the limit allows in a whole window will never
+ * pass: it says so, and asks clients not to retry (`x-should-retry: false`).
+ */
+function rateRefused(constraints: readonly RateConstraint[], result: { key: string; retryAfterMs: number }, tag: string): AdmissionRefused {
   const refused = constraints.find((c) => tag + c.key === result.key);
-  const retryAfterS = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
+  const reason = refused?.reason ?? 'rate_limit';
+  const kind = refused?.kind ?? 'requests';
+  if (refused !== undefined && kind === 'tokens' && (refused.amount ?? 0) > refused.limit) {
+    const error = new GatewayError(
+      'rate_limited',
+      `Request too large for the token rate limit: it may use up to ${refused.amount} tokens, and ${refused.limit} tokens ${per(refused.windowMs)} are allowed. Lower max_tokens or shorten the prompt.`,
+      { limit: 'tokens' },
+    );
+    return new AdmissionRefused(error, reason, { 'x-should-retry': 'false' });
+  }
+  const retryAfterMs = Math.max(1, Math.ceil(result.retryAfterMs));
+  const retryAfterS = Math.ceil(retryAfterMs / 1000);
+  const what = refused === undefined ? 'this key' : `${kind} ${per(refused.windowMs)} (limit ${refused.limit})`;
   return new AdmissionRefused(
-    new GatewayError('rate_limited', 'Rate limit reached for this key; retry shortly.', { retryAfterS }),
-    refused?.reason ?? 'rate_limit',
-    { 'retry-after': String(retryAfterS) },
+    new GatewayError('rate_limited', `Rate limit reached for ${what}; retry in ${retryAfterS} s.`, { retryAfterS, limit: kind }),
+    reason,
+    { 'retry-after': String(retryAfterS), 'retry-after-ms': String(retryAfterMs) },
   );
 }
 

@@ -42,6 +42,8 @@ export class RequestContext {
   promptBound = 0;
   /** The `{tenant}:` tag every store key of this request's principal carries ('' for none). */
   keyTag = '';
+  /** Token buckets admission took (the worst case), to move to the tokens used at settle. */
+  tokenBuckets: Array<{ key: string; windowMs: number; start: number; amount: number }> = [];
   /** Where work that need not delay the answer goes (`reply`'s `defer`), or null: do it first. */
   defer: ((work: () => Promise<void>) => void) | null = null;
   private recorded = false;

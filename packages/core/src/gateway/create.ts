@@ -11,7 +11,7 @@ import { HoldKeeper } from './holds.js';
 import { GatewayConfigError } from './config-error.js';
 import { RequestContext } from './context.js';
 import type { GatewayReply, GatewayRequest, ReplyOptions } from './request.js';
-import { writeRecord } from './finalize.js';
+import { tokenAdjustments, writeRecord } from './finalize.js';
 import { assertCodecsCover, codecTableFrom } from './codecs.js';
 import type { Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
 import { errorReply, replyToResponse } from './render.js';
@@ -150,7 +150,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     } catch (error) {
       // Anything unexpected: fail closed, in the caller's format, and still record it.
       const e = GatewayError.from(error);
-      await holds.release(ctx.id);
+      await holds.release(ctx.id, tokenAdjustments(ctx, 0));
       ctx.reject(e.status, ctx.reason ?? `error:${e.code}`, 'error');
       writeRecord(ctx, sink);
       return errorReply(codecs, e, ctx.entryFormat, { 'x-tollgate-request-id': ctx.id });

@@ -1,4 +1,5 @@
 import type { Usage } from '@tollgate/codecs/base';
+import type { RateAdjustment } from '../store/types.js';
 import { priceUsage, type Pricing } from '../pricing/index.js';
 import type { HoldKeeper } from './holds.js';
 import { chargeKeys } from './keys.js';
@@ -49,11 +50,28 @@ export async function settleUsage(input: SettleInput): Promise<void> {
   if (input.pricing !== null) ctx.cost = priceUsage(input.pricing, ctx.usage);
   const total = ctx.cost?.total ?? 0;
   if (ctx.principal === null || ctx.model === null) return;
+  const u = ctx.usage;
+  const used = u.input + u.cacheRead + u.cacheWrite + u.cacheWrite1h + u.output;
+  const rate = tokenAdjustments(ctx, used);
   await input.holds.settle({
     id: ctx.id,
     charges: chargeKeys(ctx.keyTag, ctx.principal, ctx.model, ctx.startedAt, input.timezone).map((counter) => ({ counter, amount: total })),
     counterTtlMs: COUNTER_TTL_MS,
+    ...(rate.length === 0 ? {} : { rate }),
   });
+}
+
+/**
+ * The token buckets admission took at the worst case, moved to `used` tokens (measured, or the
+ * estimate): a token limit bites on what requests used, not on what they might have used.
+ */
+export function tokenAdjustments(ctx: RequestContext, used: number): RateAdjustment[] {
+  const out: RateAdjustment[] = [];
+  for (const b of ctx.tokenBuckets) {
+    const delta = used - b.amount;
+    if (delta !== 0) out.push({ key: b.key, windowMs: b.windowMs, start: b.start, delta });
+  }
+  return out;
 }
 
 /** Write the record once; never throws into the request path. */

@@ -1,5 +1,5 @@
 import pRetry from 'p-retry';
-import type { SettleRequest, StateStore } from '../store/types.js';
+import type { RateAdjustment, SettleRequest, StateStore } from '../store/types.js';
 
 /** How settles the store failed are retried (`GatewayOptions.settleRetry`). */
 export interface SettleRetryOptions {
@@ -129,8 +129,16 @@ export class HoldKeeper {
     }
   }
 
-  /** Drop a hold without charging (refused, or failed before any upstream answer). Never throws. */
-  async release(id: string): Promise<void> {
+  /**
+   * Drop a hold without charging (refused, or failed before any upstream answer). With `rate`
+   * (the tokens the request took at admission, given back), it is a settle without charges,
+   * retried like any settle. Never throws.
+   */
+  async release(id: string, rate: RateAdjustment[] = []): Promise<void> {
+    if (rate.length > 0) {
+      await this.settle({ id, charges: [], rate });
+      return;
+    }
     this.untrack(id);
     await this.store.release(id).catch(() => {});
   }

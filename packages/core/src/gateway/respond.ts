@@ -2,7 +2,7 @@ import { GatewayError, codeForStatus, codecOf, type ErrorInfo } from '@tollgate/
 import type { Candidate } from '../registry/index.js';
 import type { Admission } from './admission.js';
 import type { RequestContext } from './context.js';
-import { settleUsage, writeRecord } from './finalize.js';
+import { settleUsage, tokenAdjustments, writeRecord } from './finalize.js';
 import { relayStream, type StreamOutcome } from './relay.js';
 import { completeReply, errorReply, streamReply } from './render.js';
 import { scrubMessage } from './scrub.js';
@@ -100,7 +100,7 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     }
     const decoded = upstreamCodec.decodeError(response.status, parsed);
     const info = upstreamErrorForClient(response, decoded, target, deps);
-    await deps.holds.release(ctx.id);
+    await deps.holds.release(ctx.id, tokenAdjustments(ctx, 0));
     ctx.reject(info.status, `upstream_${response.status}`, 'upstream_error');
     writeRecord(ctx, deps.sink);
     return errorReply(deps.codecs, info, entry, headers);
@@ -217,6 +217,7 @@ function upstreamErrorForClient(response: UpstreamResponse, decoded: ErrorInfo, 
   }
   const info: ErrorInfo = { code: decoded.code ?? codeForStatus(status), status: decoded.status || status, message: scrubMessage(decoded.message) };
   if (decoded.param !== undefined) info.param = decoded.param;
+  if (decoded.limit !== undefined) info.limit = decoded.limit;
   const retryAfter = Number(response.headers.get('retry-after'));
   if (Number.isFinite(retryAfter) && retryAfter > 0) info.retryAfterS = Math.ceil(retryAfter);
   return info;

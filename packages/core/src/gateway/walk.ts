@@ -29,7 +29,7 @@ import { buildUpstreamCall, upstreamBody, type UpstreamTarget } from './upstream
 import type { UsageSink } from './usage-record.js';
 import type { TenantOf } from './keys.js';
 import type { HoldKeeper } from './holds.js';
-import { writeRecord } from './finalize.js';
+import { tokenAdjustments, writeRecord } from './finalize.js';
 
 /** Everything the walk needs that lives as long as the gateway. */
 export interface WalkDeps {
@@ -270,7 +270,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     return respond({ deps, ctx, candidate, target: result.target, response: result.response, admission, clientModel, clientSignal, cleanup: unwatch });
   }
   unwatch();
-  await deps.holds.release(ctx.id);
+  await deps.holds.release(ctx.id, tokenAdjustments(ctx, 0));
   const e = GatewayError.from(result);
   ctx.attempts = Math.max(ctx.attempts, 1);
   if (e.code === 'cancelled') {

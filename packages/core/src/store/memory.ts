@@ -119,6 +119,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
 
   /** `hitRate` at `now`, synchronously (checked by the caller). */
   const hitRateAt = (buckets: readonly RateBucket[], now: number): RateResult => {
+    const starts: number[] = [];
     // Units this call already takes from a key, so a key named twice is counted twice.
     const pending = new Map<string, number>();
     for (const b of buckets) {
@@ -132,8 +133,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
     for (const b of buckets) {
       const start = Math.floor(now / b.windowMs) * b.windowMs;
       windows.set(b.key, { start, windowMs: b.windowMs, used: windowUsed(b, start) + b.cost });
+      starts.push(start);
     }
-    return { ok: true };
+    return { ok: true, windows: starts };
   };
 
   const countersAt = (keys: readonly string[], now: number): Record<string, number> =>
@@ -179,6 +181,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
         const expiresAt =
           request.counterTtlMs !== undefined ? now + request.counterTtlMs : alive ? previous.expiresAt : Infinity;
         counters.set(counter, { value: (alive ? previous.value : 0) + amount, expiresAt });
+      }
+      for (const a of request.rate ?? []) {
+        const w = windows.get(a.key);
+        if (w !== undefined && w.start === a.start && w.windowMs === a.windowMs) w.used = Math.max(0, w.used + a.delta);
       }
       settled.delete(request.id);
       settled.set(request.id, now + settledTtlMs);

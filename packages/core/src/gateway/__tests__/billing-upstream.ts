@@ -8,8 +8,8 @@
 /** $1 per Mtok in, $10 per Mtok out: 1 and 10 micro-USD per token. */
 export const PRICING = { unit: 'usd_per_mtok', input: '1', output: '10' } as const;
 
-export function billingRegistry(options: { contextWindow?: number } = {}) {
-  const capabilities = { max_output_tokens: 4000, ...(options.contextWindow === undefined ? {} : { context_window: options.contextWindow }) };
+export function billingRegistry(options: { contextWindow?: number; maxOutputTokens?: number } = {}) {
+  const capabilities = { max_output_tokens: options.maxOutputTokens ?? 4000, ...(options.contextWindow === undefined ? {} : { context_window: options.contextWindow }) };
   const model = (brand: string, format: string, provider: string, upstream: string) => ({
     brand,
     entry_formats: [format],
@@ -59,7 +59,17 @@ const PROMPT_TOKENS = 10;
  * `gate` (when set) makes calls wait until released: a slow upstream.
  */
 export function billingUpstream() {
-  const state = { billedMicros: 0, calls: 0, bodies: [] as Array<Record<string, unknown>>, gate: null as Promise<void> | null };
+  const state = {
+    billedMicros: 0,
+    calls: 0,
+    bodies: [] as Array<Record<string, unknown>>,
+    gate: null as Promise<void> | null,
+    /** Output tokens each choice uses; null: all the request allows. */
+    outputTokens: null as number | null,
+    /** The next call fails with a 500 (and bills nothing). */
+    failNext: false,
+  };
+  const used = (allowed: number) => (state.outputTokens === null ? allowed : Math.min(allowed, state.outputTokens));
   const bill = (input: number, output: number) => (state.billedMicros += input * 1 + output * 10);
   const json = (value: unknown) => new Response(JSON.stringify(value), { status: 200, headers: { 'content-type': 'application/json' } });
   const fetchImpl = (async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -68,10 +78,14 @@ export function billingUpstream() {
     state.calls++;
     state.bodies.push(body);
     if (state.gate !== null) await state.gate;
+    if (state.failNext) {
+      state.failNext = false;
+      return new Response(JSON.stringify({ error: { message: 'boom', type: 'server_error', code: null } }), { status: 500, headers: { 'content-type': 'application/json' } });
+    }
     const url = new URL(request.url);
     if (url.pathname === '/v1/chat/completions') {
       const n = typeof body.n === 'number' ? body.n : 1;
-      const per = Number(body.max_completion_tokens ?? body.max_tokens ?? 16);
+      const per = used(Number(body.max_completion_tokens ?? body.max_tokens ?? 16));
       bill(PROMPT_TOKENS, n * per);
       if (body.stream === true) {
         const chunk = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
@@ -87,7 +101,7 @@ export function billingUpstream() {
       return json({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-upstream', choices, usage: { prompt_tokens: PROMPT_TOKENS, completion_tokens: n * per, total_tokens: PROMPT_TOKENS + n * per } });
     }
     if (url.pathname === '/v1/responses') {
-      const per = Number(body.max_output_tokens ?? 16);
+      const per = used(Number(body.max_output_tokens ?? 16));
       bill(PROMPT_TOKENS, per);
       return json({
         id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model: 'gpt-resp-upstream',
@@ -98,12 +112,12 @@ export function billingUpstream() {
     if (url.pathname.startsWith('/v1beta/models/')) {
       const config = (body.generationConfig ?? {}) as Record<string, unknown>;
       const n = typeof config.candidateCount === 'number' ? config.candidateCount : 1;
-      const per = Number(config.maxOutputTokens ?? 16);
+      const per = used(Number(config.maxOutputTokens ?? 16));
       bill(PROMPT_TOKENS, n * per);
       const candidates = Array.from({ length: n }, (_, index) => ({ index, finishReason: 'MAX_TOKENS', content: { role: 'model', parts: [{ text: `candidate ${index}` }] } }));
       return json({ candidates, modelVersion: 'gemini-upstream', usageMetadata: { promptTokenCount: PROMPT_TOKENS, candidatesTokenCount: n * per, totalTokenCount: PROMPT_TOKENS + n * per } });
     }
-    const per = Number(body.max_tokens ?? 16);
+    const per = used(Number(body.max_tokens ?? 16));
     bill(PROMPT_TOKENS, per);
     return json({
       id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-upstream', content: [{ type: 'text', text: 'ok' }],
