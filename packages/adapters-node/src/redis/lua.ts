@@ -122,7 +122,8 @@ local function take_rate(now, k0, n, a0)
     local wn = tonumber(w)
     local start = math.floor(now / wn) * wn
     local taken = pending[key] or 0
-    if used(key, start, w) + taken + cost > lim then
+    local u = used(key, start, w) + taken
+    if u + cost > lim or (cost == 0 and u >= lim) then
       return {i, math.max(1, math.ceil(start + wn - now))}
     end
     pending[key] = taken + cost

@@ -266,7 +266,7 @@ const per = (windowMs: number): string => (windowMs === 60_000 ? 'per minute' : 
  * A request that alone needs more tokens than the limit allows in a whole window will never
  * pass: it says so, and asks clients not to retry (`x-should-retry: false`).
  */
-function rateRefused(constraints: readonly RateConstraint[], result: { key: string; retryAfterMs: number }, tag: string): AdmissionRefused {
+export function rateRefused(constraints: readonly RateConstraint[], result: { key: string; retryAfterMs: number }, tag: string): AdmissionRefused {
   const refused = constraints.find((c) => tag + c.key === result.key);
   const reason = refused?.reason ?? 'rate_limit';
   const kind = refused?.kind ?? 'requests';
@@ -310,7 +310,7 @@ function rateUnavailable(cause: unknown): AdmissionRefused {
  * A spend cap: 429 with the format's quota error and `x-should-retry: false`, and no
  * retry-after (SDKs would otherwise sleep until the window resets).
  */
-function quota(reason: string): AdmissionRefused {
+export function quota(reason: string): AdmissionRefused {
   const error = new GatewayError('quota_exceeded', 'The spend limit for this model has been reached.');
   return new AdmissionRefused(error, reason, { 'x-should-retry': 'false' });
 }

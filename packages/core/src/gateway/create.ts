@@ -8,6 +8,7 @@ import { createMemoryStore } from '../store/index.js';
 import { DEFAULT_MAX_REQUEST_BYTES } from './body.js';
 import { Breakers } from './breaker.js';
 import { HoldKeeper } from './holds.js';
+import { DEFAULT_EARLY_CHECK_BYTES } from './early-check.js';
 import { GatewayConfigError } from './config-error.js';
 import { RequestContext } from './context.js';
 import type { GatewayReply, GatewayRequest, ReplyOptions } from './request.js';
@@ -95,6 +96,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
     breakers: new Breakers(options.breaker, now),
     maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
+    earlyCheckBytes: options.earlyCheckBytes ?? DEFAULT_EARLY_CHECK_BYTES,
     failover: options.failover ?? {},
     sizing: options.sizing ?? {},
     reservationTtlMs,

@@ -33,6 +33,13 @@ export interface GatewayOptions {
   fetch?: UpstreamFetch;
   /** Request bodies larger than this are refused with 413. Default 32 MiB. */
   maxRequestBytes?: number;
+  /**
+   * Request bodies at least this large (declared, or once read) are first checked against the
+   * rate limits and hard spend caps that would refuse them whatever they hold, before they are
+   * parsed: a capped key cannot make the gateway parse megabytes only to refuse them. Default
+   * 1 MiB.
+   */
+  earlyCheckBytes?: number;
   failover?: FailoverOptions;
   breaker?: BreakerOptions;
   sizing?: SizingOptions;

@@ -25,6 +25,7 @@ import { respond } from './respond.js';
 import type { SecretCache } from './secrets.js';
 import type { SizingOptions } from './sizing.js';
 import { requestBounds } from './bounds.js';
+import { earlyRefusal } from './early-check.js';
 import { buildUpstreamCall, upstreamBody, type UpstreamTarget } from './upstream.js';
 import type { UsageSink } from './usage-record.js';
 import type { TenantOf } from './keys.js';
@@ -44,6 +45,8 @@ export interface WalkDeps {
   fetch: UpstreamFetch;
   breakers: Breakers;
   maxRequestBytes: number;
+  /** Bodies at least this large are checked against rate limits and caps before being parsed. */
+  earlyCheckBytes: number;
   failover: FailoverOptions;
   sizing: SizingOptions;
   reservationTtlMs: number;
@@ -94,12 +97,18 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   const principal = auth.principal;
   ctx.principal = principal;
 
-  // 3. parse, bounded
+  // 3. parse, bounded. A large body is first checked against the rate limits and hard caps
+  // that would refuse it whatever it holds, before it is read (declared size) or parsed.
+  const early = async (size: number) => (size >= deps.earlyCheckBytes ? earlyRefusal(deps, principal, format, entry.model) : null);
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  let refusal = await early(declared);
+  if (refusal !== null) return refuse(deps, ctx, refusal.error, refusal.reason, refusal.headers);
   let raw: Uint8Array;
   let body: unknown;
   let ir: IRRequest;
   try {
     raw = await readBoundedBody(request, deps.maxRequestBytes);
+    if (!(declared >= 0) && (refusal = await early(raw.byteLength)) !== null) return refuse(deps, ctx, refusal.error, refusal.reason, refusal.headers);
     body = parseJsonBody(raw);
     const decodeOptions: { model?: string; stream?: boolean } = {};
     if (entry.model !== null) decodeOptions.model = entry.model;

@@ -125,7 +125,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
     for (const b of buckets) {
       const start = Math.floor(now / b.windowMs) * b.windowMs;
       const taken = pending.get(b.key) ?? 0;
-      if (windowUsed(b, start) + taken + b.cost > b.limit) {
+      const used = windowUsed(b, start) + taken;
+      if (used + b.cost > b.limit || (b.cost === 0 && used >= b.limit)) {
         return { ok: false, key: b.key, retryAfterMs: Math.max(1, Math.ceil(start + b.windowMs - now)) };
       }
       pending.set(b.key, taken + b.cost);

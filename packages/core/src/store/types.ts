@@ -71,7 +71,10 @@ export interface RateBucket {
   key: string;
   limit: number;
   windowMs: number;
-  /** Units this request takes (1 for requests, the token bound for tokens). */
+  /**
+   * Units this request takes (1 for requests, the token bound for tokens). 0 takes nothing and
+   * asks whether the bucket has any room left: it is refused when the window is full.
+   */
   cost: number;
 }
 

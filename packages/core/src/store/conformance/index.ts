@@ -7,7 +7,7 @@ import type { StoreTestContext } from './context.js';
 import { holdTimeTests } from './hold-time.js';
 import { keyTests } from './keys.js';
 import { miscTests } from './misc.js';
-import { rateAdjustmentTests, rateTests } from './rate.js';
+import { rateAdjustmentTests, rateRoomTests, rateTests } from './rate.js';
 import { reserveTests } from './reserve.js';
 import { retryTests } from './retry.js';
 import { settleTests } from './settle.js';
@@ -82,6 +82,7 @@ export function describeStoreConformance(
     describe('renew until settle, settle retries', () => retryTests(test));
     describe('rate buckets', () => rateTests(test));
     describe('rate reconciliation at settle', () => rateAdjustmentTests(test));
+    describe('rate room (zero-cost hits)', () => rateRoomTests(test));
     describe('markers, isolation, sweep', () => miscTests(test));
     describe('keys as the gateway names them', () => keyTests(test));
     if (options.admit ?? true) describe('admit: rate, counters and reservation in one step', () => admitTests(test));

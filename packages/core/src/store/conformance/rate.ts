@@ -120,3 +120,17 @@ export function rateAdjustmentTests(test: Register): void {
     expect(await store.hitRate([{ key: k('tpm'), limit: 100, windowMs: HOUR, cost: 90 }])).toMatchObject({ ok: true });
   });
 }
+
+/** A zero-cost hit: does the bucket have room left? It takes nothing. */
+export function rateRoomTests(test: Register): void {
+  test('a zero-cost hit is refused when the window is full and takes nothing otherwise', async ({ store, k }) => {
+    const bucket = (cost: number) => ({ key: k('rpm'), limit: 2, windowMs: 3_600_000, cost });
+    expect(await store.hitRate([bucket(0)])).toMatchObject({ ok: true });
+    expect(await store.hitRate([bucket(1)])).toMatchObject({ ok: true });
+    expect(await store.hitRate([bucket(0)])).toMatchObject({ ok: true });
+    expect(await store.hitRate([bucket(1)])).toMatchObject({ ok: true });
+    const refused = await store.hitRate([bucket(0)]);
+    expect(refused).toMatchObject({ ok: false, key: k('rpm') });
+    if (!refused.ok) expect(refused.retryAfterMs).toBeGreaterThan(0);
+  });
+}
