@@ -133,6 +133,7 @@ export async function startService(service: LoadedService, options: StartService
   let stopping: Promise<void> | null = null;
   async function shutdown(): Promise<void> {
     const drainMs = config.drain_timeout_s * 1000;
+    const drainUntil = Date.now() + drainMs;
     // Not ready from now on; the listener stays open so probes see 503, new requests are refused,
     // and every answer closes its connection (idle ones are not cut: a client may be reusing one).
     draining = true;
@@ -152,12 +153,16 @@ export async function startService(service: LoadedService, options: StartService
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     await closed;
-    // Streams cut above settle as cancelled within a chunk; then usage is flushed and the store closed.
-    await gateway.close({ drainMs: 2000 });
+    // Streams cut above settle as cancelled within a chunk; settles the store failed are retried
+    // for what is left of the drain time (2 s at least); then usage is flushed and the store closed.
+    await gateway.close({ drainMs: Math.max(2000, drainUntil - Date.now()) });
     upstreamFetch.close();
     await parts.store.close().catch(() => {});
     const stats = gateway.stats();
-    log(`tollgate: stopped — ${stats.requests} requests, ${stats.usageWritten} usage records written, ${stats.usageFailed} lost`);
+    log(
+      `tollgate: stopped — ${stats.requests} requests, ${stats.usageWritten} usage records written, ${stats.usageFailed} lost` +
+        (stats.settleFailures > 0 ? `, ${stats.settleFailures} settles the store never took (their holds expire after the reservation TTL)` : ''),
+    );
   }
 
   async function reload(): Promise<ReloadResult> {
