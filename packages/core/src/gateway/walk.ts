@@ -99,16 +99,17 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
 
   // 3. parse, bounded. A large body is first checked against the rate limits and hard caps
   // that would refuse it whatever it holds, before it is read (declared size) or parsed.
-  const early = async (size: number) => (size >= deps.earlyCheckBytes ? earlyRefusal(deps, principal, format, entry.model) : null);
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  let refusal = await early(declared);
+  let refusal = declared >= deps.earlyCheckBytes ? await earlyRefusal(deps, principal, format, entry.model) : null;
   if (refusal !== null) return refuse(deps, ctx, refusal.error, refusal.reason, refusal.headers);
   let raw: Uint8Array;
   let body: unknown;
   let ir: IRRequest;
   try {
     raw = await readBoundedBody(request, deps.maxRequestBytes);
-    if (!(declared >= 0) && (refusal = await early(raw.byteLength)) !== null) return refuse(deps, ctx, refusal.error, refusal.reason, refusal.headers);
+    if (!(declared >= 0) && raw.byteLength >= deps.earlyCheckBytes && (refusal = await earlyRefusal(deps, principal, format, entry.model)) !== null) {
+      return refuse(deps, ctx, refusal.error, refusal.reason, refusal.headers);
+    }
     body = parseJsonBody(raw);
     const decodeOptions: { model?: string; stream?: boolean } = {};
     if (entry.model !== null) decodeOptions.model = entry.model;
