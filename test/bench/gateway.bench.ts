@@ -168,7 +168,7 @@ async function renewalCost(): Promise<string[]> {
   }
   for (const [name, store, cleanup] of stores) {
     let t = 0;
-    const keeper = new HoldKeeper(store, 300_000, {}, () => t);
+    const keeper = new HoldKeeper(store, 300_000, {}, () => {}, () => t);
     const n = 1000;
     const constraints = [{ key: 'spend:bench', limit: Number.MAX_SAFE_INTEGER, counters: ['c:bench'] }];
     await Promise.all(Array.from({ length: n }, (_, i) => store.reserve({ id: `hold-${i}`, amount: 1, ttlMs: 300_000, constraints })));

@@ -8,6 +8,7 @@ import { createKeyEntry, renderKey } from './key.js';
 import { identitySummary } from './config.js';
 import { formatViolations, loadService } from './load.js';
 import { startService, type RunningService } from './service.js';
+import { explainCommand, reportCommand, whatIfCommand } from './money.js';
 
 export interface CliIo {
   out: (text: string) => void;
@@ -26,20 +27,33 @@ Commands:
   validate --config FILE     Check the config, registry, policy and identity; exit 1 listing every violation
   key create --user NAME [--tier TIER] [--bu BU] [--leaders a,b] [--json]
                              Print a new virtual key (once) and its config entry
+  report   --usage SRC [--since ISO] [--until ISO] [--by user,model,bu,team,day] [--format table|csv|json]
+                             Spend, requests and tokens from usage records, grouped
+  what-if  --policy FILE --registry FILE --usage SRC [--since ISO] [--until ISO] [--format table|csv|json]
+                             Replay recorded requests through a candidate policy; list what it decides otherwise
+  explain  --usage SRC [--policy FILE] [--registry FILE] [--format text|json] REQUEST_ID
+                             The decision of one recorded request: rules, windows, counters, thresholds
+
+  SRC is file:PATH (JSON lines, as the file: and stdout sinks write) or a postgres:// URL
+  (table tollgate_usage, or --table NAME).
 
 Options:
   -h, --help                 Show this help
 `;
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
-type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
-type Values = Record<string, string | boolean | undefined>;
+export type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+export type Values = Record<string, string | boolean | undefined>;
 
 function parse(args: string[], options: OptionSpec): Values {
+  return parseWith(args, options, false).values;
+}
+
+export function parseWith(args: string[], options: OptionSpec, allowPositionals: boolean): { values: Values; positionals: string[] } {
   try {
-    const { values } = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: false, strict: true });
-    return values as Values;
+    const { values, positionals } = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
+    return { values: values as Values, positionals };
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -169,6 +183,12 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
         return await validate(args, io);
       case 'key':
         return await key(args, io);
+      case 'report':
+        return await reportCommand(args, io);
+      case 'what-if':
+        return await whatIfCommand(args, io);
+      case 'explain':
+        return await explainCommand(args, io);
       case undefined:
       case '-h':
       case '--help':

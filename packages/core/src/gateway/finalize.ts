@@ -77,5 +77,7 @@ export function tokenAdjustments(ctx: RequestContext, used: number): RateAdjustm
 /** Write the record once; never throws into the request path. */
 export function writeRecord(ctx: RequestContext, sink: UsageSink): void {
   const record = ctx.takeRecord();
-  if (record !== null) sink.write(record);
+  if (record === null) return;
+  sink.write(record);
+  ctx.observer?.recorded(record);
 }

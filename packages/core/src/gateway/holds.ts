@@ -68,6 +68,8 @@ export class HoldKeeper {
     private readonly store: StateStore,
     private readonly ttlMs: number,
     retry: SettleRetryOptions = {},
+    /** Told of each settle that never succeeded (telemetry). */
+    private readonly onFailed: () => void = () => {},
     private readonly clock: () => number = () => performance.now(),
   ) {
     this.retry = {
@@ -214,6 +216,7 @@ export class HoldKeeper {
     this.outbox.delete(id);
     this.stats.pending = this.outbox.size;
     this.stats.failed++;
+    this.onFailed();
     // Its hold stays in the store until its TTL: the cap is not shrunk, only held up.
     this.untrack(id);
   }
