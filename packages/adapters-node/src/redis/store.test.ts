@@ -290,6 +290,22 @@ describe.skipIf(redis.skip)('Redis store', () => {
     expect(pointers).toEqual([`${prefix}p:ok-1`]);
   });
 
+  it('with a hash tag per key, a bucket correction tagged apart from the charges is left out, never splitting the settle', async () => {
+    const store = makeStore('settle-split', { hashTag: hashTagFromKey() });
+    const taken = await store.hitRate([{ key: '{acme}:tpm', limit: 100, windowMs: 60_000, cost: 90 }]);
+    const start = taken.ok ? taken.windows![0]! : 0;
+    expect(await store.reserve({ id: 's1', amount: 5, ttlMs: LONG, constraints: [cap('{globex}:cap', 20, ['{globex}:c'])] })).toEqual({ ok: true });
+    const settled = await store.settle({ id: 's1', charges: [{ counter: '{globex}:c', amount: 3 }], rate: [{ key: '{acme}:tpm', windowMs: 60_000, start, delta: -80 }] });
+    expect(settled).toBe(true);
+    expect(await store.getCounters(['{globex}:c'])).toEqual({ '{globex}:c': 3 });
+    expect(await store.getHeld(['{globex}:cap'])).toEqual({ '{globex}:cap': 0 });
+    // The bucket kept what it took (unless its window rolled over meanwhile).
+    const after = await store.hitRate([{ key: '{acme}:tpm', limit: 100, windowMs: 60_000, cost: 20 }]);
+    if (after.ok) expect(after.windows![0]!).toBeGreaterThan(start);
+    // Under one tag, the correction goes through.
+    expect(await store.settle({ id: 's2', charges: [], rate: [{ key: '{acme}:tpm', windowMs: 60_000, start, delta: -80 }] })).toBe(true);
+  });
+
   describe('Redis unreachable', () => {
     it('rejects every call quickly with StoreUnavailableError', async () => {
       const port = await freePort();

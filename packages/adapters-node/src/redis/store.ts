@@ -289,11 +289,17 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     async settle(request: SettleRequest): Promise<boolean> {
       checkSettle(request);
       const { id, charges } = request;
-      const rate = request.rate ?? [];
-      const chargeTag = layout.commonTag(
-        [...charges.map((c) => c.counter), ...rate.map((a) => a.key)],
-        `settle ${id}`,
-      );
+      const counterKeys = charges.map((c) => c.counter);
+      // Bucket corrections ride along only under the charges' tag (one atomic script); a bucket
+      // tagged apart keeps what it took (the conservative side), it never splits the settle.
+      let rate = request.rate ?? [];
+      let chargeTag: string | undefined;
+      try {
+        chargeTag = layout.commonTag([...counterKeys, ...rate.map((a) => a.key)], `settle ${id}`);
+      } catch {
+        rate = [];
+        chargeTag = layout.commonTag(counterKeys, `settle ${id}`);
+      }
       const holdTag = layout.fixed ? null : await pointedTag('settle', id);
       const tag = chargeTag ?? holdTag ?? layout.tagOf(id);
       const base = layout.base(tag);
