@@ -10,3 +10,4 @@ export * from './response.js';
 export * from './stream-event.js';
 export * from './warning.js';
 export * from './embedding.js';
+export * from './cost.js';

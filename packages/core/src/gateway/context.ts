@@ -55,6 +55,10 @@ export class RequestContext {
   streamDrops = 0;
   /** For count_tokens: the input tokens counted (the answer). */
   countedTokens: number | null = null;
+  /** The `{tenant}:` tag every store key of this request's principal carries ('' for none). */
+  keyTag = '';
+  /** Token buckets admission took (the worst case), to move to the tokens used at settle. */
+  tokenBuckets: Array<{ key: string; windowMs: number; start: number; amount: number }> = [];
   /** DLP counts on the request and on the answer, by entity (never values). */
   dlp: RecordDlp = {};
   dlpResponse: RecordDlp = {};
@@ -146,6 +150,7 @@ export class RequestContext {
           : {
               kind: p.kind,
               id: p.id,
+              issuer: p.issuer ?? null,
               leaders: p.leaders === undefined ? [] : [...p.leaders],
               tier: p.tier ?? null,
               bu: p.bu ?? null,

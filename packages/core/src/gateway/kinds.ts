@@ -28,7 +28,7 @@ import { parseJsonBody, readBoundedBody } from './body.js';
 import type { RequestContext } from './context.js';
 import { dispatch } from './dispatch.js';
 import { countPolicy, embedPolicy } from './kind-policy.js';
-import { settleUsage, writeRecord } from './finalize.js';
+import { settleUsage, tokenAdjustments, writeRecord } from './finalize.js';
 import { completeReply, errorReply } from './render.js';
 import type { GatewayReply, GatewayRequest } from './request.js';
 import { readText, upstreamErrorForClient } from './respond.js';
@@ -164,6 +164,7 @@ async function admitKind(ctx: RequestContext, deps: WalkDeps, principal: Princip
     // Budget-tier substitution is for generation: a count or embedding of the model asked for.
     substituted: false,
     ...(deps.notify === undefined ? {} : { notify: deps.notify }),
+    ...(deps.tenantOf === undefined ? {} : { tenantOf: deps.tenantOf }),
   });
 }
 
@@ -192,10 +193,11 @@ async function countTokens(
     throw error;
   }
   ctx.reservedMicros = admission.reserved;
+  if (admission.reserved > 0) deps.holds.track(ctx.id);
   const finish = async (tokens: number): Promise<GatewayReply> => {
     ctx.countedTokens = tokens;
     ctx.usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0, measured: true };
-    await settleUsage({ ctx, store: deps.store, pricing: null, timezone: deps.timezone, completed: true, onSettleFailure: deps.onSettleFailure });
+    await settleUsage({ ctx, holds: deps.holds, pricing: null, timezone: deps.timezone, completed: true });
     ctx.cost = { ...ZERO_COST };
     ctx.httpStatus = 200;
     writeRecord(ctx, deps.sink);
@@ -207,7 +209,7 @@ async function countTokens(
     ctx.deployment = null;
     const tokens = await countLocally(ir, counter!).catch(() => null);
     if (tokens === null) {
-      await deps.store.release(ctx.id).catch(() => {});
+      await deps.holds.release(ctx.id, tokenAdjustments(ctx, 0));
       return refuse(deps, ctx, new GatewayError('not_found', 'The request holds images or files, which the local tokenizer cannot count.'), 'count_tokens_unsupported');
     }
     return finish(tokens);
@@ -254,6 +256,7 @@ async function embed(
     throw error;
   }
   ctx.reservedMicros = admission.reserved;
+  if (admission.reserved > 0) deps.holds.track(ctx.id);
   const answer = await call(request, ctx, deps, list, (target) => embeddingsCodecs[target.upstreamFormat]!.encodeRequest(embedRequest, { model: target.upstreamModel }).body);
   if (answer.reply !== undefined) return answer.reply;
   const candidate = list.find((c) => c.deployment.id === answer.target.deploymentId)!;
@@ -268,7 +271,7 @@ async function embed(
   }
   // Gemini reports no usage for embeddings: the bound, marked unmeasured.
   if (ctx.usage === null) ctx.usage = estimatedEmbedUsage(ctx.promptBound);
-  await settleUsage({ ctx, store: deps.store, pricing: candidate.deployment.pricing, timezone: deps.timezone, completed: true, onSettleFailure: deps.onSettleFailure });
+  await settleUsage({ ctx, holds: deps.holds, pricing: candidate.deployment.pricing, timezone: deps.timezone, completed: true });
   ctx.httpStatus = 200;
   writeRecord(ctx, deps.sink);
   return completeReply(200, out, { 'content-type': 'application/json', 'x-tollgate-request-id': ctx.id });
@@ -279,7 +282,7 @@ function estimatedEmbedUsage(bound: number): Usage {
 }
 
 async function upstreamBad(ctx: RequestContext, deps: WalkDeps, cause: unknown, candidate?: Candidate): Promise<GatewayReply> {
-  await settleUsage({ ctx, store: deps.store, pricing: candidate?.deployment.pricing ?? null, timezone: deps.timezone, completed: false, onSettleFailure: deps.onSettleFailure });
+  await settleUsage({ ctx, holds: deps.holds, pricing: candidate?.deployment.pricing ?? null, timezone: deps.timezone, completed: false });
   ctx.reject(502, 'upstream_bad_response', 'upstream_error');
   writeRecord(ctx, deps.sink);
   return errorReply(deps.codecs, new GatewayError('upstream_error', 'The upstream returned a response that could not be read.', { cause }), ctx.entryFormat);
@@ -304,7 +307,7 @@ async function call(
     ctx.observer,
   ).catch((error: unknown) => error as Error);
   if (result instanceof Error) {
-    await deps.store.release(ctx.id).catch(() => {});
+    await deps.holds.release(ctx.id, tokenAdjustments(ctx, 0));
     const e = GatewayError.from(result);
     ctx.attempts = Math.max(ctx.attempts, 1);
     if (e.code === 'cancelled') {
@@ -334,7 +337,7 @@ async function call(
     }
     const decodedError = deps.codecs[candidate.upstreamFormat]!.decodeError(response.status, parsed, response.headers);
     const info = upstreamErrorForClient(response, decodedError, result.target, deps);
-    await deps.store.release(ctx.id).catch(() => {});
+    await deps.holds.release(ctx.id, tokenAdjustments(ctx, 0));
     ctx.reject(info.status, `upstream_${response.status}`, 'upstream_error');
     writeRecord(ctx, deps.sink);
     return { reply: errorReply(deps.codecs, info, ctx.entryFormat) };
@@ -343,7 +346,7 @@ async function call(
   ctx.observer?.upstreamDone();
   ctx.markFirstByte();
   if (text === null) {
-    await settleUsage({ ctx, store: deps.store, pricing: candidate.deployment.pricing, timezone: deps.timezone, completed: false, onSettleFailure: deps.onSettleFailure });
+    await settleUsage({ ctx, holds: deps.holds, pricing: candidate.deployment.pricing, timezone: deps.timezone, completed: false });
     if (signal.aborted) {
       ctx.reject(499, 'client_cancelled', 'cancelled');
       writeRecord(ctx, deps.sink);
