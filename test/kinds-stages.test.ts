@@ -196,3 +196,31 @@ describe('telemetry names what the request did', () => {
     await sdk.shutdown();
   });
 });
+
+describe('a large body meets the refusals its content cannot change before it is read', () => {
+  it('embed: the request-rate window is full, so an 8 MB body is refused at once, barely read', async () => {
+    const { gateway, openai, records } = gatewayWith({ rate_limits: [{ id: 'rpm', rpm: 1 }] });
+    await openai.embeddings.create({ model: 'embedder', input: 'first' });
+    const MB = 1024 * 1024;
+    const piece = new TextEncoder().encode('x'.repeat(64 * 1024));
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += piece.byteLength;
+        controller.enqueue(piece);
+        if (pulled >= 8 * MB) controller.close();
+      },
+    });
+    const res = await gateway.handle({
+      method: 'POST',
+      url: 'http://gw/v1/embeddings',
+      headers: new Headers({ authorization: `Bearer ${keys.alice!}`, 'content-type': 'application/json', 'content-length': String(8 * MB) }),
+      signal: new AbortController().signal,
+      body,
+    });
+    expect(res.status).toBe(429);
+    expect(pulled).toBeLessThan(MB);
+    expect(records.at(-1)).toMatchObject({ kind: 'embed', status: 'rejected', reason: 'rate_limit:rpm' });
+    await gateway.close();
+  });
+});

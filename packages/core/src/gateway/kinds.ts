@@ -27,6 +27,7 @@ import { admit, AdmissionRefused, type Admission } from './admission.js';
 import { parseJsonBody, readBoundedBody } from './body.js';
 import type { RequestContext } from './context.js';
 import { dispatch } from './dispatch.js';
+import { earlyRefusal } from './early-check.js';
 import { countPolicy, embedPolicy } from './kind-policy.js';
 import { settleUsage, tokenAdjustments, writeRecord } from './finalize.js';
 import { completeReply, errorReply } from './render.js';
@@ -93,10 +94,16 @@ export async function walkKind(request: GatewayRequest, ctx: RequestContext, dep
   const principal = auth.principal;
   ctx.principal = principal;
 
-  // 3. parse, bounded
+  // 3. parse, bounded; a large body first meets the refusals its content cannot change
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  let refusal = declared >= deps.earlyCheckBytes ? await earlyRefusal(deps, principal, format, entry.model) : null;
+  if (refusal !== null) return refuse(deps, ctx, refusal.error, refusal.reason, refusal.headers);
   let decoded: Decoded;
   try {
     const raw = await readBoundedBody(request, deps.maxRequestBytes);
+    if (!(declared >= 0) && raw.byteLength >= deps.earlyCheckBytes && (refusal = await earlyRefusal(deps, principal, format, entry.model)) !== null) {
+      return refuse(deps, ctx, refusal.error, refusal.reason, refusal.headers);
+    }
     const body = parseJsonBody(raw);
     const options = entry.model === null ? {} : { model: entry.model };
     if (entry.kind === 'count_tokens') {
