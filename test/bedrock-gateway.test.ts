@@ -281,3 +281,38 @@ describe('the AWS SDK (BedrockRuntimeClient) as a client of the gateway', () => 
     expect(denied.name).toBe('UnrecognizedClientException');
   });
 });
+
+describe('Bedrock’s own fields: what they cost, which tools they run', () => {
+  it('a system tool reaches Bedrock; a hard-capped caller’s is refused naming it; a tool allow list sees it', async () => {
+    const ids = await keysFor({ user: 'free' }, { user: 'capped' }, { user: 'listed', bu: 'ops' });
+    const seen: UsageRecord[] = [];
+    const gw = createGateway({
+      registry: registry(upstream.url),
+      policy: {
+        spend: { rules: [{ id: 'capped-daily', matches: [{ match: { users: ['capped'], scope: 'all', window: 'daily', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }] }] },
+        tools: { allow_lists: [{ id: 'ops', match: { bus: ['ops'] }, allow: ['get_weather'] }] },
+      },
+      identity: ids.identity,
+      secrets: { ...SECRETS, ...AWS_KEYS },
+      usage: (r) => void seen.push(r),
+    });
+    const tools = [{ toolSpec: { name: 'get_weather', inputSchema: { json: { type: 'object' } } } }, { systemTool: { name: 'nova_grounding' } }];
+    const body = { messages: [{ role: 'user', content: [{ text: 'News today?' }] }], inferenceConfig: { maxTokens: 100 }, toolConfig: { tools } };
+    const post = (key: string) =>
+      gw.handle(new Request('http://gw/model/nova-micro/converse', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+
+    const ok = await post(ids.keys.free!);
+    expect(ok.status).toBe(200);
+    expect(JSON.parse(upstream.requests.at(-1)!.body).toolConfig.tools).toEqual(tools);
+
+    const sent = upstream.requests.length;
+    const capped = await post(ids.keys.capped!);
+    expect(capped.status).toBe(400);
+    expect(((await capped.json()) as { message: string }).message).toContain('toolConfig.tools.systemTool.nova_grounding');
+    const listed = await post(ids.keys.listed!);
+    expect(listed.status).toBe(403);
+    expect(upstream.requests.length).toBe(sent);
+    expect(seen.map((r) => r.reason)).toEqual([null, 'unbounded_cost:toolConfig.tools.systemTool.nova_grounding', 'tool_not_allowed:nova_grounding']);
+    await gw.close();
+  });
+});

@@ -28,7 +28,7 @@ export function decodeRequest(body: unknown, options: DecodeRequestOptions = {})
   if (options.model !== undefined) request.model = options.model;
 
   decodeInferenceConfig(body['inferenceConfig'], request);
-  decodeToolConfig(body['toolConfig'], request, warnings);
+  decodeToolConfig(body['toolConfig'], request, vendor, warnings);
   decodeAdditionalFields(body['additionalModelRequestFields'], request, vendor);
   decodeRequestMetadata(body['requestMetadata'], request);
   const tier = body['serviceTier'];
@@ -103,7 +103,13 @@ function decodeInferenceConfig(value: unknown, request: Request): void {
   }
 }
 
-function decodeToolConfig(value: unknown, request: Request, warnings: ConversionWarning[]): void {
+/**
+ * Tool specs become canonical tools. Tools Bedrock defines and runs itself (`systemTool`, e.g.
+ * Nova web grounding) have no canonical form: they stay with the request for Bedrock only, as
+ * the vendor field `toolConfig` (`{ tools: [...] }`), so a Bedrock upstream still gets them and
+ * what they cost is seen (`costFields`).
+ */
+function decodeToolConfig(value: unknown, request: Request, vendor: JsonObject, warnings: ConversionWarning[]): void {
   if (value === undefined || value === null) return;
   if (!isObject(value)) throw invalid('toolConfig', 'must be an object');
   const tools = asArray(value['tools']);
@@ -117,6 +123,11 @@ function decodeToolConfig(value: unknown, request: Request, warnings: Conversion
       const cache = cachePointOf(tool);
       if (last !== undefined && cache !== undefined) last.cacheControl = cache;
       else warnings.push(dropped(path, 'a cache point with no tool before it'));
+      return;
+    }
+    if (member === 'systemTool') {
+      const kept = isObject(vendor['toolConfig']) ? vendor['toolConfig'] : (vendor['toolConfig'] = { tools: [] });
+      (kept['tools'] as unknown[]).push(tool);
       return;
     }
     if (member !== 'toolSpec') {

@@ -5,6 +5,7 @@ import { createStreamDecoder } from './decode-stream.js';
 import { encodeRequest } from './encode-request.js';
 import { encodeResponse } from './encode-response.js';
 import { createStreamEncoder } from './encode-stream.js';
+import { costFields } from './cost-fields.js';
 import { decodeError, renderError } from './errors.js';
 import { eventStreamFraming } from './framing.js';
 import { FORMAT, KNOWN_REQUEST_FIELDS } from './schemas.js';
@@ -28,9 +29,10 @@ export const bedrockConverseCodec: Codec = {
   createStreamEncoder,
   renderError,
   decodeError,
+  costFields,
 };
 
-export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder, renderError, decodeError };
+export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder, renderError, decodeError, costFields };
 export { decodeUsage, encodeUsage } from './usage.js';
 export { decodeFinishReason, encodeFinishReason } from './finish-reason.js';
 export { eventStreamFraming, EVENT_STREAM_CONTENT_TYPE, eventFrame, exceptionFrame } from './framing.js';
