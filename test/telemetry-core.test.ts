@@ -62,7 +62,7 @@ async function setup(options: { policy?: unknown; store?: StateStore; anthropic?
         ...(signal === undefined ? {} : { signal }),
       }),
     );
-  return { gateway, sdk, records, post, traceparents, upstream };
+  return { gateway, sdk, records, post, traceparents, upstream, key: ids.keys.alice! };
 }
 
 const chat = (model: string, extra: Record<string, unknown> = {}) => ({ model, messages: [{ role: 'user', content: 'hello' }], ...extra });
@@ -229,6 +229,54 @@ describe('traces', () => {
     expect(span!.kind).toBe(SpanKind.SERVER);
     expect(span!.parentSpanContext).toBeUndefined();
     expect(span!.attributes).toMatchObject({ 'tollgate.status': 'rejected', 'tollgate.reason': 'model_not_found', 'gen_ai.request.model': 'no-such-model' });
+  });
+});
+
+describe('the SDK’s work comes after the answer', () => {
+  it('an answer is handed back before its spans end and its metrics are recorded; a collection right after it still sees them', async () => {
+    const { gateway, sdk, records, key } = await setup();
+    const answer = await gateway.reply(
+      new Request('http://gw/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify(chat('claude-sonnet')),
+      }),
+    );
+    expect(answer.status).toBe(200);
+    // The record is written (no `defer` was offered), but the SDK has not been called yet.
+    expect(records).toHaveLength(1);
+    expect(sdk.spans()).toHaveLength(0);
+    // A metric collection hands over what is pending first: nothing is missing from it.
+    const all = await sdk.series();
+    expect(seriesOf(all, 'gen_ai.server.request.duration').reduce((n, s) => n + s.value, 0)).toBe(1);
+    expect(seriesOf(all, 'gen_ai.client.operation.duration').reduce((n, s) => n + s.value, 0)).toBe(1);
+    expect(seriesOf(all, 'tollgate.store.duration').length).toBeGreaterThan(0);
+    expect(sdk.spans()).toHaveLength(2);
+  });
+
+  it('spans carry the times measured during the request: the SERVER span spans the request, the CLIENT span its upstream call', async () => {
+    const { post, sdk, records } = await setup();
+    const res = await post(chat('gpt-mini', { stream: true }));
+    await res.text();
+    await expect.poll(() => sdk.spans().length).toBe(2);
+    const ms = (t: [number, number]) => t[0] * 1000 + t[1] / 1e6;
+    const server = sdk.spans().find((s) => s.kind === SpanKind.SERVER)!;
+    const client = sdk.spans().find((s) => s.kind === SpanKind.CLIENT)!;
+    expect(client.parentSpanContext?.spanId).toBe(server.spanContext().spanId);
+    expect(ms(server.startTime)).toBeLessThanOrEqual(ms(client.startTime));
+    expect(ms(client.endTime)).toBeLessThanOrEqual(ms(server.endTime));
+    // The stream is paced (5 ms per chunk): the client span lasts as long as the upstream stream did.
+    expect(ms(client.duration)).toBeGreaterThan(5);
+    expect(Math.abs(ms(server.duration) - records[0]!.duration_ms)).toBeLessThan(5);
+    expect(new Date(ms(server.startTime)).toISOString().slice(0, 16)).toBe(records[0]!.ts.slice(0, 16));
+  });
+
+  it('close() hands everything pending to the SDK', async () => {
+    const { post, sdk, gateway } = await setup();
+    const res = await post(chat('no-such-model'));
+    await res.text();
+    await gateway.close();
+    expect(sdk.spans()).toHaveLength(1);
   });
 });
 

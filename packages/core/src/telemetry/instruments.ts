@@ -21,6 +21,7 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
+import { DeferredWork } from './deferred.js';
 import { BoundedLabel } from './labels.js';
 import type { TelemetryOption } from './options.js';
 import { ATTR, DURATION_BUCKETS, METRIC, STORE_BUCKETS, TOKEN_BUCKETS, TPOT_BUCKETS, TTFT_BUCKETS } from './semconv.js';
@@ -80,6 +81,8 @@ export interface Telemetry {
   /** Guards for labels that come from reason codes. */
   readonly reasons: BoundedLabel;
   readonly errorTypes: BoundedLabel;
+  /** SDK calls left for after the answer (metric records, span ends), run on the next event-loop turn. */
+  readonly deferred: DeferredWork;
   /** Start reading the gateway's state for the observable instruments. */
   observe(sources: TelemetrySources): void;
   /** Stop the observable callbacks (the gateway closed). */
@@ -154,12 +157,14 @@ export function createTelemetry(option: TelemetryOption | undefined): Telemetry 
   if (m === null && tracer === null) return null;
 
   let observers: { callback: BatchObservableCallback; observables: Array<ObservableCounter | ObservableGauge> } | null = null;
+  const deferred = new DeferredWork();
   return {
     tracer,
     propagator: option?.propagator ?? propagation,
     metrics: m,
     reasons: new BoundedLabel(500),
     errorTypes: new BoundedLabel(200),
+    deferred,
     observe(sources) {
       if (m === null || observers !== null) return;
       const requests = meter.createObservableCounter(METRIC.requests, { description: 'Requests handled, by outcome and reason.', unit: '{request}' });
@@ -180,6 +185,9 @@ export function createTelemetry(option: TelemetryOption | undefined): Telemetry 
         unit: '1',
       });
       const callback: BatchObservableCallback = (result) => {
+        // What requests left for after their answers goes in first, so a collection is complete
+        // (the SDK reads the observable instruments before the histograms).
+        deferred.drain();
         for (const s of m.requests.series.values()) result.observe(requests, s.value, s.attributes);
         for (const s of m.spend.series.values()) result.observe(spend, s.value, s.attributes);
         for (const s of m.tokens.series.values()) result.observe(tokens, s.value, s.attributes);

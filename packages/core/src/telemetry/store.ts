@@ -15,7 +15,11 @@ interface Hold {
 /** Bounded memory of ids whose settle failed (a retry is counted when one comes back). */
 const MAX_FAILED = 10_000;
 
-export function instrumentStore(store: StateStore, m: Metrics): StateStore {
+/**
+ * `later` takes the histogram records (the SDK's work) off the request's path: they are handed
+ * over after the answer, with the times measured here.
+ */
+export function instrumentStore(store: StateStore, m: Metrics, later: (work: () => void) => void = (work) => work()): StateStore {
   const holds = new Map<string, Hold>();
   const failedSettles = new Set<string>();
   const okAttrs = new Map<string, Record<string, string>>();
@@ -35,13 +39,15 @@ export function instrumentStore(store: StateStore, m: Metrics): StateStore {
     const t = performance.now();
     return pending.then(
       (result) => {
-        m.storeDuration.record((performance.now() - t) / 1000, attrsFor(operation, null));
+        const seconds = (performance.now() - t) / 1000;
+        later(() => m.storeDuration.record(seconds, attrsFor(operation, null)));
         after?.(result);
         return result;
       },
       (error: unknown) => {
+        const seconds = (performance.now() - t) / 1000;
         const name = error instanceof Error && /^[A-Za-z]{1,64}$/.test(error.name) ? error.name : '_OTHER';
-        m.storeDuration.record((performance.now() - t) / 1000, attrsFor(operation, name));
+        later(() => m.storeDuration.record(seconds, attrsFor(operation, name)));
         throw error;
       },
     );
