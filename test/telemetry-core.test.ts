@@ -280,6 +280,19 @@ describe('the SDK’s work comes after the answer', () => {
   });
 });
 
+describe('a hostile client and the spans', () => {
+  it('a model name the client made up is never a span name, and is cut to 256 characters on the span', async () => {
+    const { post, sdk } = await setup();
+    const made = ['ignore-previous-instructions-', 'x'.repeat(10_000)].join('');
+    for (const model of [made, `${made}-2`, 'claude-sonnet']) await (await post(chat(model))).text();
+    await expect.poll(() => sdk.spans().filter((s) => s.kind === SpanKind.SERVER).length).toBe(3);
+    const servers = sdk.spans().filter((s) => s.kind === SpanKind.SERVER);
+    expect(servers.map((s) => s.name).sort()).toEqual(['chat', 'chat', 'chat claude-sonnet']);
+    for (const s of servers) expect(String(s.attributes['gen_ai.request.model']).length).toBeLessThanOrEqual(257);
+    expect(servers.find((s) => s.attributes['tollgate.reason'] === 'model_not_found')!.attributes['gen_ai.request.model']).toBe(`${made.slice(0, 256)}…`);
+  });
+});
+
 describe('server-timing and the request id on every answer', () => {
   it('ok, streamed, refused and not-found answers all carry them', async () => {
     const { post, gateway } = await setup();

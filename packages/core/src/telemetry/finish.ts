@@ -90,7 +90,9 @@ function finishAttempt(tel: Telemetry, a: FinishedAttempt, record: UsageRecord |
 function endServerSpan(span: Span | null, record: UsageRecord, provider: string, endedAt: number): void {
   if (span === null) return;
   const op = operationName(record.entry_format);
-  span.updateName(`${op} ${record.model ?? record.requested_model ?? ''}`.trim());
+  // Span names stay low-cardinality (trace backends index them): the catalog model, never a
+  // model name a client typed (that is on `gen_ai.request.model`, cut to a sane length).
+  span.updateName(record.model === null ? op : `${op} ${record.model}`);
   // What an on-call engineer looks a request up by; the rest is in its usage record (same request id).
   const attributes: Attributes = {
     [ATTR.operation]: op,
@@ -100,7 +102,7 @@ function endServerSpan(span: Span | null, record: UsageRecord, provider: string,
     'http.response.status_code': record.http_status,
     'tollgate.attempts': record.attempts,
   };
-  if (record.requested_model !== null) attributes[ATTR.requestModel] = record.requested_model;
+  if (record.requested_model !== null) attributes[ATTR.requestModel] = clip(record.requested_model);
   if (record.model !== null) attributes[ATTR.responseModel] = record.model;
   if (record.reason !== null) attributes[ATTR.reason] = record.reason;
   if (record.deployment !== null) attributes[ATTR.deployment] = record.deployment;
@@ -189,6 +191,12 @@ function recordMetrics(tel: Telemetry, record: UsageRecord, provider: string): v
     const d = deployment ?? OTHER;
     m.spend.add(`${model}\u0000${d}\u0000${provider}`, cost, () => ({ [ATTR.model]: model, [ATTR.deployment]: d, [ATTR.provider]: provider }));
   }
+}
+
+/** At most 256 characters of a value a client chose. */
+const MAX_CLIENT_VALUE = 256;
+function clip(value: string): string {
+  return value.length <= MAX_CLIENT_VALUE ? value : `${value.slice(0, MAX_CLIENT_VALUE)}…`;
 }
 
 /** The attribute set for `key`, made on first use (label values are bounded, so the map is). */
