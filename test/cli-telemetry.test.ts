@@ -255,6 +255,43 @@ describe('tollgate serve with telemetry', () => {
     expect(lines.at(-1)).toMatch(/telemetry: 0 spans exported, [1-9]\d* lost/);
   });
 
+  it('a collector that hangs: traffic unaffected, spans the full queue dropped counted as lost, shutdown bounded', async () => {
+    // Accepts connections and never answers.
+    const hanging = createServer(() => {});
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+    const lines: string[] = [];
+    const loaded = await loadService(writeService({ usage: 'none', telemetry: { otlp: { endpoint: hangingUrl, protocol: 'http/json' } } }));
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+    const saved = { ...process.env };
+    // A queue of 2 spans, batches of 2, no timer: the third span on waits behind an export that
+    // never returns (the exporter's own timeout is its default, 10 s).
+    const env = { OTEL_BSP_MAX_QUEUE_SIZE: '2', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2', OTEL_BSP_SCHEDULE_DELAY: '60000' };
+    Object.assign(process.env, SECRETS, env);
+    const service = await startService(loaded.service, { log: (l) => void lines.push(l) });
+    for (const k of Object.keys(env)) delete process.env[k];
+    try {
+      const client = new OpenAI({ apiKey: key, baseURL: `${service.url}/v1`, maxRetries: 0 });
+      for (let i = 0; i < 6; i++) {
+        const started = performance.now();
+        const answer = await client.chat.completions.create({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] });
+        expect(answer.choices[0]!.message.content).toBeTypeOf('string');
+        expect(performance.now() - started).toBeLessThan(2000);
+      }
+      const stopping = performance.now();
+      await service.shutdown();
+      // Bounded: the exporter would wait 10 s for the collector; shutdown does not.
+      expect(performance.now() - stopping).toBeLessThan(8000);
+    } finally {
+      await service.shutdown();
+      hanging.closeAllConnections();
+      await new Promise<void>((r) => hanging.close(() => r()));
+      for (const k of Object.keys(SECRETS)) if (saved[k] === undefined) delete process.env[k];
+    }
+    // 6 requests, a SERVER and a CLIENT span each: none reached the collector.
+    expect(lines.at(-1)).toMatch(/telemetry: 0 spans exported, 12 lost/);
+  }, 15_000);
+
   it('refuses a telemetry section with no exporter, and an unsupported protocol', async () => {
     for (const [telemetry, message] of [
       [{ service_name: 'x' }, /telemetry needs prometheus and\/or otlp/],

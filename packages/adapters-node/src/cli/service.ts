@@ -243,7 +243,10 @@ function stoppedLine(gateway: Gateway, telemetry: ServiceTelemetry | null, acces
   if (stats.settleFailures > 0) line += `; ${stats.settleFailures} settlements failed`;
   if (telemetry !== null) {
     const t = telemetry.stats();
-    line += `; telemetry: ${t.spans.exported} spans exported, ${t.spans.failed} lost; ${t.metrics.exported} metric points exported, ${t.metrics.failed} lost`;
+    // A span is lost when it never reached the collector: a failed export, the batch queue full,
+    // or still waiting when the bounded shutdown gave up.
+    const spansLost = Math.max(t.spans.failed, t.spans.ended - t.spans.exported);
+    line += `; telemetry: ${t.spans.exported} spans exported, ${spansLost} lost; ${t.metrics.exported} metric points exported, ${t.metrics.failed} lost`;
   }
   if (accessLog !== null) {
     const a = accessLog.stats();

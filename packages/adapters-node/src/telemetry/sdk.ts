@@ -20,7 +20,7 @@ import { MeterProvider, PeriodicExportingMetricReader, type MetricReader, type P
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TelemetryOptions } from '@tollgate/core';
 import type { ServiceConfig } from '../cli/config.js';
-import { countingMetricExporter, countingSpanExporter, type ExportCounts } from './counting.js';
+import { EndedSpans, countingMetricExporter, countingSpanExporter, type ExportCounts } from './counting.js';
 
 export type TelemetryConfig = NonNullable<ServiceConfig['telemetry']>;
 
@@ -31,7 +31,11 @@ export interface ServiceTelemetry {
   metricsUrl: string | null;
   /** For the start-up line. */
   describe: string;
-  stats(): { spans: ExportCounts; metrics: ExportCounts };
+  /**
+   * Spans: exported, failed (exports the collector refused or that timed out) and ended (sampled
+   * spans handed to the exporter's queue, or dropped by it when full): lost = ended − exported.
+   */
+  stats(): { spans: ExportCounts & { ended: number }; metrics: ExportCounts };
   /** Flush what is pending (bounded) and stop. */
   shutdown(timeoutMs?: number): Promise<void>;
 }
@@ -112,6 +116,7 @@ export async function startTelemetry(config: TelemetryConfig, log: (line: string
     .merge(detectResources({ detectors: [envDetector] }));
   const readers: MetricReader[] = [];
   const counts = { spans: { exported: 0, failed: 0 }, metrics: { exported: 0, failed: 0 } };
+  const ended = new EndedSpans();
   const parts: string[] = [];
   let tracerProvider: BasicTracerProvider | undefined;
   let metricsServer: Server | null = null;
@@ -148,7 +153,7 @@ export async function startTelemetry(config: TelemetryConfig, log: (line: string
     if (getStringFromEnv('OTEL_TRACES_EXPORTER') !== 'none') {
       tracerProvider = new BasicTracerProvider({
         resource,
-        spanProcessors: [new BatchSpanProcessor(countingSpanExporter(otlp.traces, `OTLP trace export to ${otlp.where}`, log, counts.spans))],
+        spanProcessors: [ended, new BatchSpanProcessor(countingSpanExporter(otlp.traces, `OTLP trace export to ${otlp.where}`, log, counts.spans))],
       });
     }
     parts.push(`otlp ${otlp.where} (traces ${tracerProvider === undefined ? 'off' : otlp.tracesProtocol}, metrics ${readers.some((r) => r instanceof PeriodicExportingMetricReader) ? otlp.metricsProtocol : 'off'})`);
@@ -163,7 +168,7 @@ export async function startTelemetry(config: TelemetryConfig, log: (line: string
     options,
     metricsUrl,
     describe: parts.join(', '),
-    stats: () => ({ spans: { ...counts.spans }, metrics: { ...counts.metrics } }),
+    stats: () => ({ spans: { ...counts.spans, ended: ended.count }, metrics: { ...counts.metrics } }),
     async shutdown(timeoutMs = 5000) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const stop = Promise.allSettled([meterProvider?.shutdown(), tracerProvider?.shutdown()]);
