@@ -229,7 +229,8 @@ describe('tollgate serve with telemetry', () => {
     const deadPort = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
     const lines: string[] = [];
-    const loaded = await loadService(writeService({ usage: 'none', telemetry: { prometheus: { port: busyPort }, otlp: { endpoint: `http://127.0.0.1:${deadPort}` } } }));
+    // Credentials in the endpoint never reach a log line.
+    const loaded = await loadService(writeService({ usage: 'none', telemetry: { prometheus: { port: busyPort }, otlp: { endpoint: `http://sre:s3cret-token@127.0.0.1:${deadPort}` } } }));
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
     const saved = { ...process.env };
     // The exporter retries a refused connection until its timeout: keep that short here.
@@ -253,6 +254,8 @@ describe('tollgate serve with telemetry', () => {
       for (const k of Object.keys(SECRETS)) if (saved[k] === undefined) delete process.env[k];
     }
     expect(lines.at(-1)).toMatch(/telemetry: 0 spans exported, [1-9]\d* lost/);
+    expect(lines.join('\n')).toMatch(new RegExp(`OTLP trace export to http://\\*\\*\\*@127\\.0\\.0\\.1:${deadPort}`));
+    expect(lines.join('\n')).not.toContain('s3cret-token');
   });
 
   it('a collector that hangs: traffic unaffected, spans the full queue dropped counted as lost, shutdown bounded', async () => {

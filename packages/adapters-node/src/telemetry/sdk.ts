@@ -57,6 +57,19 @@ function propagatorFromEnv(): TextMapPropagator {
   return new CompositePropagator({ propagators: list });
 }
 
+/** A URL as log lines show it: credentials in it (`https://user:token@collector`) hidden. */
+export function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.username === '' && u.password === '') return url;
+    u.username = '***';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return 'the configured OTLP endpoint';
+  }
+}
+
 const signalUrl = (endpoint: string, path: string) => `${endpoint.replace(/\/+$/, '')}/${path}`;
 
 async function otlpExporters(otlp: NonNullable<TelemetryConfig['otlp']>) {
@@ -78,7 +91,7 @@ async function otlpExporters(otlp: NonNullable<TelemetryConfig['otlp']>) {
     metricsProtocol === 'http/json'
       ? new (await import('@opentelemetry/exporter-metrics-otlp-http')).OTLPMetricExporter(config('v1/metrics'))
       : new (await import('@opentelemetry/exporter-metrics-otlp-proto')).OTLPMetricExporter(config('v1/metrics'));
-  const where = otlp.endpoint ?? getStringFromEnv('OTEL_EXPORTER_OTLP_ENDPOINT') ?? 'http://localhost:4318';
+  const where = shownUrl(otlp.endpoint ?? getStringFromEnv('OTEL_EXPORTER_OTLP_ENDPOINT') ?? 'http://localhost:4318');
   return { traces, metrics, where, tracesProtocol, metricsProtocol };
 }
 
