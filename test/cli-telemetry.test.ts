@@ -220,6 +220,42 @@ describe('tollgate serve with telemetry', () => {
     }
   });
 
+  it('the access log of a request the client left before its answer: 499, not completed, with the request id of its record', async () => {
+    // An upstream that takes its time with a whole answer.
+    const stalling = createServer((_req, res) => {
+      const timer = setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 5000);
+      res.on('close', () => clearTimeout(timer));
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+    const stallUrl = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}`;
+    const file = writeService({ usage: 'stdout', log: { access: 'stdout' } });
+    const registry = registryFor(upstream.url, slow.url);
+    registry.providers.openai = { ...registry.providers.openai!, base_url: `${stallUrl}/openai` };
+    writeFileSync(join(file, '..', 'registry.yaml'), stringify(registry));
+    const p = spawnTs([CLI, 'serve', '--config', file], { env: SECRETS });
+    try {
+      const [, url] = await p.waitFor('stderr', /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      const controller = new AbortController();
+      const leaving = fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] }),
+        signal: controller.signal,
+      }).catch((e: unknown) => e);
+      setTimeout(() => controller.abort(), 300);
+      expect(await leaving).toBeInstanceOf(Error);
+      await expect.poll(() => jsonLines(p.stdout()).filter((l) => l.log === 'access').length, { timeout: 5000 }).toBe(1);
+      await expect.poll(() => jsonLines(p.stdout()).filter((l) => l.schema === 1).length, { timeout: 5000 }).toBe(1);
+      const record = jsonLines(p.stdout()).find((l) => l.schema === 1)!;
+      expect(record).toMatchObject({ status: 'cancelled', http_status: 499 });
+      expect(jsonLines(p.stdout()).find((l) => l.log === 'access')).toMatchObject({ status: 499, completed: false, request_id: record.request_id });
+    } finally {
+      p.kill('SIGKILL');
+      stalling.closeAllConnections();
+      await new Promise<void>((r) => stalling.close(() => r()));
+    }
+  });
+
   it('a busy metrics port and an unreachable collector leave traffic alone, each said once', async () => {
     const busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));

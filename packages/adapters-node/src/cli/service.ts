@@ -12,7 +12,7 @@ import { createNodeUpstream } from '../http/upstream-fetch.js';
 import { buildParts } from './build.js';
 import { identitySummary } from './config.js';
 import { formatViolations, loadService, type LoadedService, type Violation } from './load.js';
-import { createAccessLog, type AccessLog } from '../telemetry/access-log.js';
+import { createAccessLog, type AccessLog, type Answered } from '../telemetry/access-log.js';
 import { startTelemetry, type ServiceTelemetry } from '../telemetry/sdk.js';
 
 export interface StartServiceOptions {
@@ -103,9 +103,9 @@ export async function startService(service: LoadedService, options: StartService
       res.end(req.method === 'HEAD' ? undefined : answer.body);
       return;
     }
-    accessLog?.track(req, res);
     // Draining: this replica takes no new work; clients retry elsewhere (503 is retryable for every SDK).
     if (draining) {
+      accessLog?.track(req, res);
       res.writeHead(503, { 'content-type': 'application/json', connection: 'close', 'retry-after': '1' });
       res.end(JSON.stringify({ type: 'error', error: { type: 'unavailable', code: 'unavailable', message: 'tollgate is shutting down; retry the request.' } }));
       return;
@@ -115,10 +115,13 @@ export async function startService(service: LoadedService, options: StartService
       inFlight--;
       if (inFlight === 0) idle?.();
     });
-    void handleNodeRequest(gateway, req, res, {
+    let answered: Answered = null;
+    const handled = handleNodeRequest(gateway, req, res, {
       maxRequestBytes: config.max_request_bytes,
       onError: (error) => log(`tollgate: request failed: ${error instanceof Error ? error.message : String(error)}`),
+      ...(accessLog === null ? {} : { onAnswer: (answer: NonNullable<Answered>) => void (answered = answer) }),
     });
+    accessLog?.track(req, res, handled.then(() => answered));
   });
   server.on('clientError', (_error, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
