@@ -240,6 +240,21 @@ describe('tollgate what-if', () => {
     expect(out.not_replayed).toEqual({ 'refused outside the policy: model_not_found': 1 });
   });
 
+  it('with --since inside a window, the counters are rebuilt from the window’s start: still no difference', async () => {
+    // From the first refusal of the daily opus cap on: the spend that filled the cap came before.
+    const firstRefused = records.filter((x) => x.reason === 'spend_limit:opus-cap').map((x) => x.ts).sort()[0]!;
+    const r = await cli(['what-if', '--policy', policyFile, '--registry', registryFile, '--usage', `file:${usageFile}`, '--since', firstRefused, '--format', 'json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.out) as { replayed: number; differences: unknown[]; warm_up: { from: string; records: number } };
+    expect(out.differences).toEqual([]);
+    const from = records.filter((x) => x.ts >= firstRefused);
+    expect(out.replayed).toBe(from.filter((x) => x.reason !== 'model_not_found').length);
+    // The day's earlier requests were replayed to rebuild the counters, and not reported.
+    expect(out.warm_up).toEqual({ from: `${firstRefused.slice(0, 10)}T00:00:00.000Z`, records: records.length - from.length });
+    const text = await cli(['what-if', '--policy', policyFile, '--registry', registryFile, '--usage', `file:${usageFile}`, '--since', firstRefused]);
+    expect(text.out).toContain(`counters rebuilt from ${firstRefused.slice(0, 10)}T00:00:00.000Z`);
+  });
+
   it('a stricter candidate lists what it would refuse, with the rule and the spend avoided; a looser one what it would admit', async () => {
     const strict = join(dir, 'strict.yaml');
     writeFileSync(
