@@ -363,6 +363,30 @@ describe('store and settle telemetry', () => {
   });
 });
 
+describe('a store whose errors carry ever new names', () => {
+  it('cannot grow tollgate.store.duration without bound', async () => {
+    const sdk = testSdk();
+    const m = createTelemetry(sdk.telemetry)!.metrics!;
+    const inner = createMemoryStore();
+    let n = 0;
+    const odd: StateStore = Object.assign(Object.create(inner) as StateStore, {
+      hasMarker: async () => {
+        const name = `Failure${String.fromCharCode(65 + (n % 26))}${String.fromCharCode(65 + Math.floor(n / 26) % 26)}`;
+        n++;
+        throw Object.assign(new Error('odd'), { name });
+      },
+    });
+    const store = instrumentStore(odd, m);
+    for (let i = 0; i < 500; i++) await store.hasMarker('k').catch(() => {});
+    const series = seriesOf(await sdk.series(), 'tollgate.store.duration', { 'tollgate.store.operation': 'has_marker' });
+    expect(series.length).toBeLessThanOrEqual(101);
+    expect(series.reduce((c, s) => c + s.value, 0)).toBe(500);
+    expect(series.some((s) => s.attributes['error.type'] === '_OTHER')).toBe(true);
+    await inner.close();
+    await sdk.shutdown();
+  });
+});
+
 describe('without an SDK', () => {
   it('the global no-op providers give no telemetry at all, and telemetry: false turns it off', () => {
     expect(createTelemetry(undefined)).toBeNull();

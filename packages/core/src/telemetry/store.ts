@@ -5,12 +5,16 @@
  */
 import type { AdmitRequest, ReserveRequest, SettleRequest, StateStore } from '../store/types.js';
 import type { Metrics } from './instruments.js';
+import { OTHER } from './labels.js';
 import { ATTR } from './semconv.js';
 
 interface Hold {
   micros: number;
   expiresAt: number;
 }
+
+/** Distinct (operation, error class) series of `tollgate.store.duration` at most. */
+const MAX_ERROR_SERIES = 100;
 
 /** Bounded memory of ids whose settle failed (a retry is counted when one comes back). */
 const MAX_FAILED = 10_000;
@@ -26,8 +30,14 @@ export function instrumentStore(store: StateStore, m: Metrics, later: (work: () 
   const errAttrs = new Map<string, Record<string, string>>();
   const attrsFor = (operation: string, error: string | null) => {
     const table = error === null ? okAttrs : errAttrs;
-    const key = error === null ? operation : `${operation}\u0000${error}`;
+    let key = error === null ? operation : `${operation}\u0000${error}`;
     let a = table.get(key);
+    // A store whose errors carry ever new names cannot grow the metric: past the cap, `_OTHER`.
+    if (a === undefined && error !== null && errAttrs.size >= MAX_ERROR_SERIES) {
+      error = OTHER;
+      key = `${operation}\u0000${error}`;
+      a = table.get(key);
+    }
     if (a === undefined) {
       a = error === null ? { [ATTR.storeOperation]: operation } : { [ATTR.storeOperation]: operation, [ATTR.errorType]: error };
       table.set(key, a);
@@ -46,7 +56,7 @@ export function instrumentStore(store: StateStore, m: Metrics, later: (work: () 
       },
       (error: unknown) => {
         const seconds = (performance.now() - t) / 1000;
-        const name = error instanceof Error && /^[A-Za-z]{1,64}$/.test(error.name) ? error.name : '_OTHER';
+        const name = error instanceof Error && /^[A-Za-z]{1,64}$/.test(error.name) ? error.name : OTHER;
         later(() => m.storeDuration.record(seconds, attrsFor(operation, name)));
         throw error;
       },
