@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SpanKind } from '@opentelemetry/api';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { createGateway, createMemoryStore, type StateStore, type UsageRecord } from '@tollgate/core';
 import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
 import { replay, startMockUpstream, status, type Scenario } from './support/mock-upstream.js';
@@ -277,6 +278,44 @@ describe('the SDK’s work comes after the answer', () => {
     await res.text();
     await gateway.close();
     expect(sdk.spans()).toHaveLength(1);
+  });
+});
+
+describe('what the upstream call carries', () => {
+  it('the trace context, never the caller’s baggage (with a baggage propagator installed too)', async () => {
+    const seen: Array<Record<string, string | null>> = [];
+    const upstream = await startMockUpstream({
+      openai: (request, body) => {
+        seen.push({ traceparent: request.headers.get('traceparent'), baggage: request.headers.get('baggage') });
+        return replay('openai-chat/stream-text.sse', 'openai-chat/response-text.json')(request, body);
+      },
+    });
+    const ids = await keysFor({ user: 'alice', tier: 'normal' });
+    const sdk = testSdk();
+    const propagator = new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] });
+    const gateway = createGateway({ registry: testRegistry(upstream.url), identity: ids.identity, secrets: SECRETS, usage: () => {}, telemetry: { ...sdk.telemetry, propagator } });
+    cleanups.push(async () => {
+      await gateway.close({ drainMs: 1000 });
+      await sdk.shutdown();
+      await upstream.close();
+    });
+    const res = await gateway.handle(
+      new Request('http://gw/v1/chat/completions', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${ids.keys.alice!}`,
+          traceparent: `00-${INCOMING_TRACE}-${INCOMING_SPAN}-01`,
+          baggage: 'user.email=alice%40example.com,tenant=acme',
+        },
+        body: JSON.stringify(chat('gpt-mini')),
+      }),
+    );
+    expect(res.status).toBe(200);
+    await res.text();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.traceparent).toMatch(new RegExp(`^00-${INCOMING_TRACE}-[0-9a-f]{16}-01$`));
+    expect(seen[0]!.baggage).toBeNull();
   });
 });
 

@@ -5,7 +5,7 @@
  * Everything else — span attributes and ends, metric records — is handed to the SDK after the
  * answer (`Telemetry.deferred`), with the times measured here. Never throws into the request path.
  */
-import { SpanKind, context, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { SpanKind, context, propagation, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import type { HeaderReader } from '../gateway/request.js';
 import type { UpstreamTarget } from '../gateway/upstream.js';
 import type { UsageRecord } from '../gateway/usage-record.js';
@@ -119,7 +119,9 @@ export class RequestObserver {
         a.span = span;
         ctx = trace.setSpan(serverContext, span);
       }
-      tel.propagator.inject(ctx, headers, headerSetter);
+      // Trace context only: baggage (the caller's, or the host's own) is free-form data, and the
+      // gateway sends a provider nothing from the caller it was not configured to send.
+      tel.propagator.inject(propagation.deleteBaggage(ctx), headers, headerSetter);
     } catch {
       // Telemetry never fails a request.
     }
