@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { createGateway, type UsageRecord } from '@tollgate/core';
+import { createGateway, createMemoryStore, type UsageRecord } from '@tollgate/core';
 import { createJsonLinesSink } from '@tollgate/adapters-node';
 import { createPostgresSink } from '@tollgate/adapters-node/postgres';
 import { runCli as runCliInProcess } from '../packages/adapters-node/src/cli/run.js';
@@ -253,6 +253,54 @@ describe('tollgate what-if', () => {
     expect(out.warm_up).toEqual({ from: `${firstRefused.slice(0, 10)}T00:00:00.000Z`, records: records.length - from.length });
     const text = await cli(['what-if', '--policy', policyFile, '--registry', registryFile, '--usage', `file:${usageFile}`, '--since', firstRefused]);
     expect(text.out).toContain(`counters rebuilt from ${firstRefused.slice(0, 10)}T00:00:00.000Z`);
+  });
+
+  it('decides each request when the gateway admitted it, not when it arrived: a rate window boundary in between agrees too', async () => {
+    // A scripted clock: a request arrives at `clock`, and the filter stage (between arrival and
+    // admission) moves the clock on, as a slow JWKS fetch or a large body would.
+    const minute = Math.floor(Date.parse('2026-11-30T10:00:30Z') / 60_000) * 60_000;
+    let clock = 0;
+    const store = createMemoryStore({ now: () => clock, sweepIntervalMs: 0 });
+    const policy = { rate_limits: [{ id: 'one-a-minute', match: { users: ['carol'] }, rpm: 1 }] };
+    const ids = await keysFor({ user: 'carol', tier: 'normal' });
+    const file = join(dir, 'boundary.jsonl');
+    const sink = createJsonLinesSink({ path: file });
+    let delay = 0;
+    const gateway = createGateway({
+      registry: testRegistry(upstream.url),
+      policy,
+      identity: ids.identity,
+      secrets: SECRETS,
+      usage: sink,
+      store,
+      now: () => clock,
+      filters: [{ name: 'slow', apply: (ir) => ((clock += delay), ir) }],
+    });
+    const post = async (arrival: number, admittedAfter: number) => {
+      clock = arrival;
+      delay = admittedAfter;
+      const res = await gateway.handle(
+        new Request('http://gw/v1/chat/completions', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${ids.keys.carol!}` },
+          body: JSON.stringify({ model: 'gpt-mini', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+        }),
+      );
+      await res.text();
+      return res.status;
+    };
+    // Arrives in minute M, admitted in minute M+1; the next, in M+1, finds the minute's one request taken.
+    expect(await post(minute + 59_990, 30)).toBe(200);
+    expect(await post(minute + 60_500, 0)).toBe(429);
+    await gateway.close();
+    await store.close();
+    const live = jsonl(file);
+    expect(live[0]!.decision!.at_ms).toBe(30);
+    const candidate = join(dir, 'one-a-minute.yaml');
+    writeFileSync(candidate, stringify(policy));
+    const r = await cli(['what-if', '--policy', candidate, '--registry', registryFile, '--usage', `file:${file}`, '--format', 'json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).differences).toEqual([]);
   });
 
   it('a stricter candidate lists what it would refuse, with the rule and the spend avoided; a looser one what it would admit', async () => {

@@ -77,6 +77,7 @@ export function notARecord(value: unknown): string | null {
     if (typeof d !== 'object' || Array.isArray(d)) return 'decision is not an object';
     const x = d as Record<string, unknown>;
     if (!isCount(x.worst_case_micros) || !isCount(x.token_bound) || !Array.isArray(x.spend) || !Array.isArray(x.rate)) return 'decision is not one this version can read';
+    if (x.at_ms !== undefined && !(typeof x.at_ms === 'number' && x.at_ms >= 0)) return 'decision.at_ms is not a non-negative number';
   }
   return null;
 }

@@ -157,7 +157,9 @@ export async function runWhatIf(source: UsageSource, registry: Registry, candida
   // Time order: a file holds records in the order requests ended; the replay needs their starts.
   const records: UsageRecord[] = [];
   for await (const r of source.records()) records.push(r);
-  records.sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts));
+  // Decided in the order admission decided them (a request's start plus the time to its admission).
+  const decidedAt = (r: UsageRecord) => Date.parse(r.ts) + (r.decision?.at_ms ?? 0);
+  records.sort((a, b) => decidedAt(a) - decidedAt(b));
 
   const replay = createPolicyReplay(registry, candidatePolicy);
   const ends = new Ends();
@@ -173,7 +175,8 @@ export async function runWhatIf(source: UsageSource, registry: Registry, candida
   let seq = 0;
   try {
     for (const r of records) {
-      const at = Date.parse(r.ts);
+      const startedAt = Date.parse(r.ts);
+      const at = decidedAt(r);
       for (let next = ends.peek(); next !== undefined && next.end <= at; next = ends.peek()) {
         ends.pop();
         await next.handle.settle(next.end, next.cost);
@@ -182,7 +185,7 @@ export async function runWhatIf(source: UsageSource, registry: Registry, candida
       const principal = principalOf(r);
       const asked = r.substituted_from ?? r.model ?? r.requested_model;
       // Before --since: replayed only for the counters it leaves behind.
-      const reported = at >= reportFrom;
+      const reported = startedAt >= reportFrom;
       if (!reported) report.warm_up!.records++;
       if (live === null || principal === null || asked === null) {
         if (reported) notReplayed(r.status === 'rejected' ? `refused outside the policy: ${r.reason ?? 'unknown'}` : 'no principal or model');
@@ -191,14 +194,14 @@ export async function runWhatIf(source: UsageSource, registry: Registry, candida
       if (reported) report.replayed++;
       const decision = r.decision ?? null;
       const worst = decision?.worst_case_micros ?? r.reserved_micros ?? 0;
-      const { outcome, handle } = await replay.decide({ at, principal, model: asked, worstCaseMicros: worst, tokenBound: decision?.token_bound ?? 0 });
+      const { outcome, handle } = await replay.decide({ at, startedAt, principal, model: asked, worstCaseMicros: worst, tokenBound: decision?.token_bound ?? 0 });
       const liveCost = r.cost_micros?.total ?? 0;
       // What the candidate's own counters are charged: the recorded cost, repriced when it serves another model.
       let candidateCost: number | null = liveCost;
       if (live.type === 'refused') candidateCost = null;
       else if (outcome.type === 'substituted' && outcome.to !== r.model && r.usage !== null) candidateCost = replay.priceAt(outcome.to, r.usage);
       else if (outcome.type === 'admitted' && live.type === 'substituted' && r.usage !== null) candidateCost = replay.priceAt(outcome.model, r.usage);
-      if (outcome.type !== 'refused') ends.push({ end: at + Math.max(0, r.duration_ms), seq: seq++, handle, cost: candidateCost ?? 0 });
+      if (outcome.type !== 'refused') ends.push({ end: Math.max(at, startedAt + Math.max(0, r.duration_ms)), seq: seq++, handle, cost: candidateCost ?? 0 });
 
       const change = compare(live, outcome);
       if (change === null || !reported) continue;

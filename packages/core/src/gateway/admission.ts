@@ -84,7 +84,7 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
   const keys = layout === null ? [] : layout.slots.map((slot) => counterKey(principal.id, slot.windowKey, slot.model));
   const rate = input.substituted ? { constraints: [] as ReturnType<typeof decideRate>['constraints'] } : decideRate({ policy, registry, principal, model, tokens: input.tokenBound });
   const buckets = rate.constraints.map((c) => ({ key: c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
-  ctx.noteAdmission(input.worstCaseMicros, input.tokenBound, rate.constraints);
+  ctx.noteAdmission(input.worstCaseMicros, input.tokenBound, rate.constraints, now);
   const base = { policy, registry, principal, model, now, costMicros: input.worstCaseMicros };
 
   if (layout !== null && store.admit !== undefined) {
