@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SpanKind } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { createGateway, createMemoryStore, type StateStore, type UsageRecord } from '@tollgate/core';
+import { createGateway, createMemoryStore, type PolicyFileInput, type StateStore, type UsageRecord } from '@tollgate/core';
 import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
 import { replay, startMockUpstream, status, type Scenario } from './support/mock-upstream.js';
 import { seriesOf, testSdk } from './support/otel.js';
@@ -42,7 +42,7 @@ async function setup(options: { policy?: unknown; store?: StateStore; anthropic?
   const records: UsageRecord[] = [];
   const gateway = createGateway({
     registry: testRegistry(upstream.url),
-    policy: options.policy,
+    policy: options.policy as PolicyFileInput | undefined,
     identity: ids.identity,
     secrets: SECRETS,
     ...(options.store === undefined ? {} : { store: options.store }),

@@ -7,11 +7,15 @@ import { policyInstant, type SpendWindow } from './calendar.js';
 import type { IssueList } from './issues.js';
 import { parseUsdMicros } from './money.js';
 import { overrideTarget } from './overrides.js';
+import { BUILTIN_DLP_ENTITIES } from './dlp-entities.js';
 import type {
-  AccessRule, BusinessUnit, DlpUseCase, LimitedAccess, Pilot, RateLimitRule, SpendEntry, ToolAllowList,
+  AccessRule, BusinessUnit, DlpCustomPattern, DlpUseCase, LimitedAccess, Pilot, PolicyPrompt, RateLimitRule, SpendEntry, ToolAllowList,
 } from './policy-types.js';
+import type { PopulationSpec } from './principal.js';
+import { PROMPT_FORMATS } from './schema.js';
 import { compilePopulation } from './principal.js';
-import { isKnownScope, modelsInScope, type RegistryView } from './registry-view.js';
+import { aliasOwner, isKnownScope, knownScopes, modelsInScope, type RegistryView } from './registry-view.js';
+import { didYouMean } from './suggest.js';
 
 /** A spend rule whose valid entries survived, positions kept. */
 export interface SalvagedRule {
@@ -28,6 +32,7 @@ export interface SalvagedIds {
   pilots: (string | undefined)[];
   toolLists: (string | undefined)[];
   dlpUseCases: (string | undefined)[];
+  dlpCustom: (string | undefined)[];
 }
 
 /** The entries that passed the schema; arrays keep positions (`undefined` where invalid). */
@@ -42,6 +47,20 @@ export interface SalvagedPolicy {
   rateLimits: (RateLimitRule | undefined)[];
   toolLists: (ToolAllowList | undefined)[];
   dlpUseCases: (DlpUseCase | undefined)[];
+  /** `dlp.default` entries that passed the schema. */
+  dlpDefault: Record<string, unknown>;
+  dlpCustom: (DlpCustomPattern | undefined)[];
+  prompts: (PolicyPrompt | undefined)[];
+}
+
+/**
+ * What DLP validation needs beyond the file: the entity types recognizers plugged into the
+ * gateway report, and the compiler custom patterns run on (`compileCustom` of
+ * `@tollgate/policy/detectors`), which says why a pattern cannot be used.
+ */
+export interface DlpValidation {
+  entities?: readonly string[];
+  compile?: (spec: DlpCustomPattern) => { ok: true } | { ok: false; path: 'pattern' | 'flags'; message: string };
 }
 
 type Path = readonly PropertyKey[];
@@ -57,9 +76,14 @@ function duplicateIds(ids: readonly (string | undefined)[], at: Path, what: stri
 }
 
 function scope(registry: RegistryView | undefined, s: string, path: Path, issues: IssueList): void {
-  if (registry !== undefined && !isKnownScope(registry, s)) {
-    issues.add(path, `unknown scope "${s}": not a model id or a tag in the registry`);
-  }
+  if (registry !== undefined && !isKnownScope(registry, s)) issues.add(path, unknownScope(registry, s));
+}
+
+/** Why a scope is unknown, and what was probably meant. */
+function unknownScope(registry: RegistryView, s: string): string {
+  const owner = aliasOwner(registry, s);
+  if (owner !== undefined) return `unknown scope "${s}": an alias of model "${owner}"; a scope names a model id or a tag`;
+  return `unknown scope "${s}": not a model id or a tag in the registry${didYouMean(s, knownScopes(registry))}`;
 }
 
 const WINDOW_RANK: Record<SpendWindow, number> = { daily: 0, weekly: 1, monthly: 2, quarterly: 3, yearly: 4 };
@@ -80,7 +104,9 @@ function spendChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issu
         if (a.type !== 'substitute') return;
         a.to.forEach((model, j) => {
           if (registry === undefined) return;
-          if (!Object.hasOwn(registry.models, model)) issues.add([...at, 'actions', k, 'to', j], `unknown model "${model}"`);
+          if (!Object.hasOwn(registry.models, model)) {
+            issues.add([...at, 'actions', k, 'to', j], `unknown model "${model}"${didYouMean(model, Object.keys(registry.models))}`);
+          }
           else if (inScope.includes(model)) {
             issues.add([...at, 'actions', k, 'to', j], `substitute "${model}" is inside the entry's own scope "${m.scope}"`);
           }
@@ -114,7 +140,7 @@ function overrideChecks(p: SalvagedPolicy, registry: RegistryView | undefined, i
       const at: Path = ['business_units', bu, 'spend_overrides', i];
       scope(registry, o.scope, [...at, 'scope'], issues);
       const rule = rules.get(o.rule);
-      if (rule === undefined) return issues.add([...at, 'rule'], `unknown spend rule "${o.rule}"`);
+      if (rule === undefined) return issues.add([...at, 'rule'], `unknown spend rule "${o.rule}"${didYouMean(o.rule, rules.keys())}`);
       const target = overrideTarget(rule.matches, o);
       if ('error' in target) {
         const which = o.actions === undefined ? '' : ` with actions ${o.actions.map((a) => a.type).join('+')}`;
@@ -134,8 +160,66 @@ function overrideChecks(p: SalvagedPolicy, registry: RegistryView | undefined, i
   }
 }
 
+/** A population no principal can be in: a list that names nobody, or users who are all exempt. */
+function nobody(m: PopulationSpec): string | null {
+  for (const key of ['users', 'tiers', 'bus', 'leaders', 'applications'] as const) {
+    if (m[key] !== undefined && m[key]!.length === 0) return `"${key}: []" matches nobody`;
+  }
+  if (m.users !== undefined && m.exempt_users !== undefined && m.users.every((u) => m.exempt_users!.includes(u))) {
+    return 'every user it names is also in exempt_users: it matches nobody';
+  }
+  return null;
+}
+
+function dlpChecks(p: SalvagedPolicy, dlp: DlpValidation, issues: IssueList): void {
+  duplicateIds(p.ids.dlpCustom, ['dlp', 'custom'], 'custom DLP pattern', issues);
+  const builtin = new Set<string>(BUILTIN_DLP_ENTITIES);
+  const known = new Set<string>([...builtin, ...(dlp.entities ?? [])]);
+  p.dlpCustom.forEach((c, i) => {
+    if (c === undefined) return;
+    if (builtin.has(c.id)) issues.add(['dlp', 'custom', i, 'id'], `"${c.id}" is a built-in entity type; give the pattern its own id`);
+    known.add(c.id);
+    const compiled = dlp.compile?.(c);
+    if (compiled !== undefined && !compiled.ok) issues.add(['dlp', 'custom', i, compiled.path], compiled.message);
+  });
+  for (const id of p.ids.dlpCustom) if (id !== undefined) known.add(id);
+  const names = `the built-in ${[...builtin].join(', ')}${known.size > builtin.size ? `, or ${[...known].filter((k) => !builtin.has(k)).join(', ')}` : ''}`;
+  const entity = (e: string, path: readonly PropertyKey[]) => {
+    if (e !== '*' && !known.has(e)) issues.add(path, `unknown DLP entity "${e}": no detector finds it (use ${names}, a dlp.custom id, or *)`);
+  };
+  for (const e of Object.keys(p.dlpDefault)) entity(e, ['dlp', 'default', e]);
+  p.dlpUseCases.forEach((u, i) => {
+    if (u === undefined) return;
+    for (const e of Object.keys(u.actions)) entity(e, ['dlp', 'use_cases', i, 'actions', e]);
+    const why = nobody(u.match ?? {});
+    if (why !== null) issues.add(['dlp', 'use_cases', i, 'match'], why);
+  });
+}
+
+function promptChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issues: IssueList): void {
+  const seen = new Map<string, number>();
+  const formats = new Set<string>(PROMPT_FORMATS);
+  p.prompts.forEach((prompt, i) => {
+    if (prompt === undefined) return;
+    const key = `${prompt.id}@${prompt.version}`;
+    const first = seen.get(key);
+    if (first !== undefined) issues.add(['prompts', i, 'version'], `duplicate prompt "${key}" (first at index ${first})`);
+    else seen.set(key, i);
+    const m = prompt.match ?? {};
+    if (m.scope !== undefined) scope(registry, m.scope, ['prompts', i, 'match', 'scope'], issues);
+    m.formats?.forEach((f, j) => {
+      if (!formats.has(f)) issues.add(['prompts', i, 'match', 'formats', j], `unknown wire format "${f}" (one of ${[...formats].join(', ')})`);
+    });
+    if (m.formats !== undefined && m.formats.length === 0) issues.add(['prompts', i, 'match', 'formats'], '"formats: []" matches no request');
+    const why = nobody(m);
+    if (why !== null) issues.add(['prompts', i, 'match'], why);
+  });
+}
+
 /** Runs every cross-entry check, adding to `issues`. */
-export function checkPolicy(p: SalvagedPolicy, registry: RegistryView | undefined, issues: IssueList): void {
+export function checkPolicy(p: SalvagedPolicy, registry: RegistryView | undefined, issues: IssueList, dlp: DlpValidation = {}): void {
+  dlpChecks(p, dlp, issues);
+  promptChecks(p, registry, issues);
   duplicateIds(p.ids.spendRules, ['spend', 'rules'], 'spend rule', issues);
   duplicateIds(p.ids.rateLimits, ['rate_limits'], 'rate limit', issues);
   duplicateIds(p.ids.pilots, ['pilots'], 'pilot', issues);
@@ -156,6 +240,8 @@ export function checkPolicy(p: SalvagedPolicy, registry: RegistryView | undefine
   });
   p.toolLists.forEach((t, i) => {
     if (t?.match?.scope !== undefined) scope(registry, t.match.scope, ['tools', 'allow_lists', i, 'match', 'scope'], issues);
+    const why = t === undefined ? null : nobody(t.match ?? {});
+    if (why !== null) issues.add(['tools', 'allow_lists', i, 'match'], `${why}: the list would apply to no caller`);
   });
   spendChecks(p, registry, issues);
   overrideChecks(p, registry, issues);

@@ -7,7 +7,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway, type GatewayOptions, type UsageRecord } from '@tollgate/core';
+import { createGateway, type Gateway, type GatewayOptions, type RegistryFileInput, type UsageRecord } from '@tollgate/core';
 import { SECRETS, keysFor, testRegistry } from '../../../../test/support/gateway-fixture.js';
 import { replay, startMockUpstream, type MockUpstream } from '../../../../test/support/mock-upstream.js';
 import { eventually, startSlowUpstream, type SlowUpstream } from './slow-upstream.js';
@@ -78,7 +78,7 @@ export function describeAdapter(name: string, serve: (gateway: Gateway) => Promi
     const ids = await keysFor({ user: 'alice', tier: 'normal', bu: 'payments' });
     key = ids.keys.alice!;
     gateway = createGateway({
-      registry: adapterRegistry(upstream.url, slow.url),
+      registry: adapterRegistry(upstream.url, slow.url) as RegistryFileInput,
       identity: ids.identity,
       secrets: SECRETS,
       usage: (r) => void records.push(r),

@@ -6,7 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { loadRegistry, type Registry } from '@tollgate/core';
-import { parsePolicy } from '@tollgate/policy';
+import { dlpEngine } from '@tollgate/core/dlp';
+import { parsePolicy, schemaHints, type Policy, type PolicyFileInput } from '@tollgate/policy';
 import { ServiceConfigSchema, type ServiceConfig } from './config.js';
 
 export interface Violation {
@@ -24,8 +25,8 @@ export interface LoadedService {
   config: ServiceConfig;
   registry: Registry;
   registryFile: string;
-  /** The policy document as parsed from its file (the gateway validates it again), or undefined. */
-  policy: unknown;
+  /** The policy document as parsed from its file (checked here; the gateway validates it again), or undefined. */
+  policy: PolicyFileInput | undefined;
   policyFile: string | null;
 }
 
@@ -71,15 +72,39 @@ export async function loadService(configFile: string): Promise<LoadResult> {
   const raw = await readYaml(file, errors);
   if (!raw.ok) return { ok: false, errors };
 
-  const parsed = ServiceConfigSchema.safeParse(raw.value ?? {});
+  const hints = schemaHints();
+  const parsed = ServiceConfigSchema.safeParse(raw.value ?? {}, { error: hints.error });
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) errors.push({ file: display(file), path: zodPath(issue.path), message: issue.message });
+    for (const issue of parsed.error.issues) {
+      if (issue.code === 'unrecognized_keys') {
+        for (const key of issue.keys) errors.push({ file: display(file), path: zodPath([...issue.path, key]), message: hints.unknownKey(issue.path, key) });
+      } else {
+        errors.push({ file: display(file), path: zodPath(issue.path), message: issue.message });
+      }
+    }
   }
   // Check the registry and policy even when the config has other problems, so one run lists everything.
   const source = (raw.value ?? {}) as Record<string, unknown>;
   const registryPath = typeof source.registry === 'string' && source.registry !== '' ? resolve(dir, source.registry) : null;
   const policyPath = typeof source.policy === 'string' && source.policy !== '' ? resolve(dir, source.policy) : null;
 
+  const { registry, policy } = await checkFiles(registryPath, policyPath, errors);
+  if (errors.length > 0 || !parsed.success || registry === null || registryPath === null) return { ok: false, errors };
+  return {
+    ok: true,
+    service: { file, dir, config: parsed.data, registry, registryFile: registryPath, policy, policyFile: policyPath },
+  };
+}
+
+/**
+ * Read and check a registry file and a policy file (either may be null); the policy is checked
+ * against the registry when both are given and the registry is valid. Violations go to `errors`.
+ */
+async function checkFiles(
+  registryPath: string | null,
+  policyPath: string | null,
+  errors: Violation[],
+): Promise<{ registry: Registry | null; policy: PolicyFileInput | undefined }> {
   let registry: Registry | null = null;
   if (registryPath !== null) {
     const doc = await readYaml(registryPath, errors);
@@ -89,22 +114,37 @@ export async function loadService(configFile: string): Promise<LoadResult> {
       else for (const e of loaded.errors) errors.push({ file: display(registryPath), path: e.path, message: e.message });
     }
   }
-
-  let policy: unknown;
+  let policy: PolicyFileInput | undefined;
   if (policyPath !== null) {
     const doc = await readYaml(policyPath, errors);
     if (doc.ok) {
-      policy = doc.value ?? {};
-      const checked = parsePolicy(policy, registry === null ? {} : { registry });
+      // Only returned once it passed `parsePolicy` here (any violation fails the load).
+      policy = (doc.value ?? {}) as PolicyFileInput;
+      // As `serve` will check it: custom DLP patterns compiled by the engine the gateway runs.
+      const dlp = dlpEngine.validation([]);
+      const checked = parsePolicy(policy, registry === null ? { dlp } : { registry, dlp });
       if (!checked.ok) for (const e of checked.errors) errors.push({ file: display(policyPath), path: e.path, message: e.message });
     }
   }
+  return { registry, policy };
+}
 
-  if (errors.length > 0 || !parsed.success || registry === null || registryPath === null) return { ok: false, errors };
-  return {
-    ok: true,
-    service: { file, dir, config: parsed.data, registry, registryFile: registryPath, policy, policyFile: policyPath },
-  };
+export type FilesResult =
+  | { ok: true; registry: Registry | null; policy: Policy | null }
+  | { ok: false; errors: Violation[] };
+
+/**
+ * `tollgate validate --registry FILE --policy FILE`: check a registry file, a policy file, or
+ * both (the policy's scopes and models against the registry), without a service config.
+ */
+export async function loadFiles(files: { registry?: string; policy?: string }): Promise<FilesResult> {
+  const errors: Violation[] = [];
+  const registryPath = files.registry === undefined ? null : resolve(files.registry);
+  const policyPath = files.policy === undefined ? null : resolve(files.policy);
+  const { registry, policy } = await checkFiles(registryPath, policyPath, errors);
+  if (errors.length > 0) return { ok: false, errors };
+  const parsed = policy === undefined ? null : parsePolicy(policy, registry === null ? {} : { registry });
+  return { ok: true, registry, policy: parsed?.ok === true ? parsed.policy : null };
 }
 
 /** Violations as lines: `file: path: message`. */

@@ -49,6 +49,12 @@ export interface RedisStoreOptions {
 export interface RedisStore extends StateStore {
   /** The ioredis client in use. */
   readonly client: RedisClient;
+  /**
+   * Resolves when Redis answers a PING; rejects with `StoreUnavailableError` saying why when it
+   * cannot be reached (waiting at most `connectTimeoutMs` for a first connection). `tollgate
+   * serve` uses it for `/readyz`.
+   */
+  ping(): Promise<void>;
 }
 
 const DEFAULT_SWEEP_MS = 30_000;
@@ -144,7 +150,10 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
 
   let everReady = client.status === 'ready';
   let warned = false;
+  /** The last connection error seen, to say why Redis cannot be reached. */
+  let lastError: Error | undefined;
   const onError = (error: unknown): void => {
+    if (error instanceof Error) lastError = error;
     if (options.onError !== undefined) {
       options.onError(error);
       return;
@@ -411,6 +420,15 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     },
 
     sweep,
+
+    async ping(): Promise<void> {
+      try {
+        await call('ping', () => client.ping());
+      } catch (error) {
+        if (client.status === 'ready' || lastError === undefined) throw error;
+        throw new StoreUnavailableError(`tollgate redis store: Redis cannot be reached: ${lastError.message}`, { cause: error });
+      }
+    },
 
     async close(): Promise<void> {
       if (closed) return;

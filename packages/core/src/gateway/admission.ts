@@ -64,10 +64,10 @@ export class AdmissionRefused extends Error {
  * decision made over the counters, and the worst-case cost reserved atomically against every
  * hard cap. Refusals throw `AdmissionRefused`.
  *
- * With a store that has `admit`, that is one store call (one round trip to Redis, as DESIGN
- * asks): which caps apply does not depend on what has been spent, so they are known before the
- * counters are read, and the store takes the buckets, reads the counters and reserves in one
- * atomic step. The decision is then made over the counters it read; when it refuses, or picks a
+ * With a store that has `admit`, that is one store call (one round trip to Redis: governance
+ * costs one per request, see docs/architecture.md): which caps apply does not depend on what
+ * has been spent, so they are known before the counters are read, and the store takes the
+ * buckets, reads the counters and reserves in one atomic step. The decision is then made over the counters it read; when it refuses, or picks a
  * substitute model, the hold is released. A decision that would refuse even with nothing spent
  * (or substitutes), and a store that answers `null` (keys it cannot take in one step), take the
  * step-by-step path, which never reserves before deciding.

@@ -1,7 +1,8 @@
 import type { Request as IRRequest, Usage, WireFormat } from '@tollgate/codecs/base';
 import type { Principal, RateConstraint, SpendDecision } from '@tollgate/policy';
 import type { RequestObserver } from '../telemetry/request.js';
-import type { CostMicros, RecordDecision, RecordStatus, UsageRecord } from './usage-record.js';
+import type { AnswerGuard } from './answer-guard.js';
+import type { CostMicros, RecordDecision, RecordDlp, RecordStatus, UsageRecord } from './usage-record.js';
 
 /** Everything the gateway learns about one request as it walks the stages; becomes the usage record. */
 export class RequestContext {
@@ -41,6 +42,15 @@ export class RequestContext {
   clientCancelled = false;
   outputBytes = 0;
   promptBound = 0;
+  /** DLP counts on the request and on the answer, by entity (never values). */
+  dlp: RecordDlp = {};
+  dlpResponse: RecordDlp = {};
+  /** Policy prompts put before the client's system prompt, as `id@version`. */
+  policyPrompts: string[] = [];
+  /** How the answer is guarded (tool calls, DLP), or null. */
+  answerGuard: AnswerGuard | null = null;
+  /** Set when the output guard withheld the answer: the record's reason. */
+  guardReason: string | null = null;
   /** Where work that need not delay the answer goes (`reply`'s `defer`), or null: do it first. */
   defer: ((work: () => Promise<void>) => void) | null = null;
   /** Timings and telemetry of this request (spans, metrics, `server-timing`). */
@@ -165,6 +175,9 @@ export class RequestContext {
       unclassified_fields: this.unclassified,
       tools_declared: this.toolsDeclared,
       tools_invoked: [...this.toolsInvoked],
+      dlp: this.dlp,
+      dlp_response: this.dlpResponse,
+      policy_prompts: this.policyPrompts,
       registry_revision: this.registryRevision,
       policy_revision: this.policyRevision,
     };

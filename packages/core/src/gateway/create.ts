@@ -10,7 +10,7 @@ import { RequestContext } from './context.js';
 import type { GatewayReply, GatewayRequest, ReplyOptions } from './request.js';
 import { writeRecord } from './finalize.js';
 import { assertCodecsCover, codecTableFrom } from './codecs.js';
-import type { Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
+import type { DlpOptions, Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
 import { errorReply, replyToResponse } from './render.js';
 import { SecretCache, secretResolver } from './secrets.js';
 import { toUsageSink, type SinkStats } from './usage-record.js';
@@ -46,6 +46,26 @@ export function pairedReply(gateway: Pick<Gateway, 'handle'> & Partial<Pick<Gate
   return reply !== undefined && PAIRS.get(reply) === gateway.handle ? reply : undefined;
 }
 
+/** True when a policy asks for DLP: actions, custom patterns or response scanning. */
+function usesDlp(policy: Policy): boolean {
+  const d = policy.dlp;
+  if (d === undefined) return false;
+  return Object.keys(d.default ?? {}).length > 0 || (d.use_cases ?? []).length > 0 || (d.custom ?? []).length > 0 || d.scan_responses === true;
+}
+
+/** The surrogate key: from `options.dlp.key`, else random; made on first use (Workers allow no randomness at start). */
+function dlpKey(secret: string | undefined): () => Promise<CryptoKey> {
+  let key: Promise<CryptoKey> | undefined;
+  return () =>
+    (key ??= crypto.subtle.importKey(
+      'raw',
+      secret === undefined ? crypto.getRandomValues(new Uint8Array(32)) : new TextEncoder().encode(secret),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['sign'],
+    ));
+}
+
 /** Load and validate the registry, or refuse to start listing every violation. */
 function registryFrom(raw: unknown): Registry {
   if (isRegistry(raw)) return raw;
@@ -54,10 +74,18 @@ function registryFrom(raw: unknown): Registry {
   return loaded.registry;
 }
 
-function policyFrom(raw: unknown, registry: Registry): { policy: Policy | null; revision: string | null } {
+function policyFrom(raw: unknown, registry: Registry, dlp: DlpOptions = {}): { policy: Policy | null; revision: string | null } {
   if (raw === undefined || raw === null) return { policy: null, revision: null };
-  const parsed = parsePolicy(raw, { registry });
+  const recognizers = dlp.recognizers ?? [];
+  const validation = dlp.engine?.validation(recognizers) ?? { entities: recognizers.flatMap((r) => r.entities) };
+  const parsed = parsePolicy(raw, { registry, dlp: validation });
   if (!parsed.ok) throw new GatewayConfigError('policy', parsed.errors.map((e) => ({ path: e.path, message: e.message })));
+  if (dlp.engine === undefined && usesDlp(parsed.policy)) {
+    throw new GatewayConfigError('policy', [{
+      path: 'dlp',
+      message: "the policy asks for DLP but this gateway has no DLP engine: pass dlp: { engine: dlpEngine } (import { dlpEngine } from '@tollgate/core/dlp'), or use createGateway from '@tollgate/core'",
+    }]);
+  }
   return { policy: parsed.policy, revision: policyRevisionOf(raw) };
 }
 
@@ -80,7 +108,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   const registry = registryFrom(options.registry);
   const codecs = codecTableFrom(options.codecs);
   assertCodecsCover(registry, codecs);
-  const first = policyFrom(options.policy, registry);
+  const first = policyFrom(options.policy, registry, options.dlp);
   let policyInput: unknown = options.policy;
   let policyRevision = first.revision;
   const identity = identityFrom(options);
@@ -121,6 +149,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     sizing: options.sizing ?? {},
     reservationTtlMs: options.reservationTtlMs ?? 5 * 60_000,
     filters: options.filters ?? [],
+    dlp: options.dlp?.engine === undefined ? null : { engine: options.dlp.engine, recognizers: options.dlp.recognizers ?? [], key: dlpKey(options.dlp.key) },
     now,
     timezone: first.policy?.timezone ?? 'UTC',
     onSettleFailure: () => {
@@ -230,7 +259,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       assertCodecsCover(nextRegistry, deps.codecs);
       const nextInput = next.policy === undefined ? policyInput : next.policy;
       // The policy is checked against the registry it will run with, also when only the registry changed.
-      const loaded = policyFrom(nextInput, nextRegistry);
+      const loaded = policyFrom(nextInput, nextRegistry, options.dlp);
       // A new identity is a new resolver (its keys and issuers whole); JWKS are fetched again on first use.
       const nextIdentity = next.identity === undefined ? deps.identity : identityFrom({ ...options, identity: next.identity });
       deps = { ...deps, registry: nextRegistry, policy: loaded.policy, timezone: loaded.policy?.timezone ?? 'UTC', identity: nextIdentity };

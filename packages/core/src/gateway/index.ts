@@ -1,13 +1,13 @@
 export { createGateway, pairedReply, pendingTelemetry } from './create.js';
-export type { Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions, UsageStats } from './options.js';
+export type { DlpOptions, Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions, PolicyFileInput, UsageStats } from './options.js';
 export type { GatewayReply, GatewayRequest, ReplyOptions, HeaderReader, UpstreamFetch, UpstreamResponse, BodySource } from './request.js';
 export { GatewayConfigError, type ConfigIssue } from './config-error.js';
 export type { RequestFilter, FilterContext } from './filters.js';
-export type { UsageRecord, UsageSink, UsageSinkStats, UsageOption, RecordPrincipal, RecordUsage, RecordStatus, RecordDecision, RecordSpendRule } from './usage-record.js';
+export type { UsageRecord, UsageSink, UsageSinkStats, UsageOption, RecordPrincipal, RecordUsage, RecordStatus, RecordDecision, RecordSpendRule, RecordDlp } from './usage-record.js';
 export type { TelemetryOptions, TelemetryOption } from '../telemetry/options.js';
 export type { SecretsOption } from './secrets.js';
 export type { SizingOptions } from './sizing.js';
-export { promptTokenBound, utf8Length } from './sizing.js';
+export { promptTokenBound } from './sizing.js';
 export type { BreakerOptions } from './breaker.js';
 export type { FailoverOptions } from './dispatch.js';
 export { counterKey } from './admission.js';

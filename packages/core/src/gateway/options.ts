@@ -1,7 +1,7 @@
 import type { CacheShapingOptions, Codec } from '@tollgate/codecs/base';
-import type { Policy, Principal, SpendNotification } from '@tollgate/policy';
+import type { Policy, PolicyFileInput, Principal, SpendNotification } from '@tollgate/policy';
 import type { IdentityOptions } from '../identity/index.js';
-import type { Registry } from '../registry/index.js';
+import type { Registry, RegistryFileInput } from '../registry/index.js';
 import type { StateStore } from '../store/types.js';
 import type { GatewayReply, GatewayRequest, ReplyOptions, UpstreamFetch } from './request.js';
 import type { BreakerOptions } from './breaker.js';
@@ -11,12 +11,37 @@ import type { SecretsOption } from './secrets.js';
 import type { SizingOptions } from './sizing.js';
 import type { UsageOption } from './usage-record.js';
 import type { TelemetryOption } from '../telemetry/options.js';
+import type { DlpEngine } from '../dlp/engine.js';
+import type { Recognizer } from '@tollgate/policy/detectors';
+
+/** DLP beyond the policy file: the engine, recognizers a team plugs in, the surrogate key. */
+export interface DlpOptions {
+  /**
+   * The DLP engine (`dlpEngine` of `@tollgate/core/dlp`). `createGateway` of `@tollgate/core`
+   * passes it by default; `@tollgate/core/minimal` refuses a policy with DLP keys without it.
+   */
+  engine?: DlpEngine;
+  /** Async recognizers (a model-based PII recognizer), run on every request text within their timeout; failing closed. */
+  recognizers?: readonly Recognizer[];
+  /**
+   * The secret surrogates are derived from (HMAC-SHA256): the same value gets the same
+   * surrogate while the key is the same, so prompt caches and signed reasoning stay valid
+   * across turns. Default: a random key per gateway instance.
+   */
+  key?: string;
+}
 
 export interface GatewayOptions {
-  /** The registry: the object a registry YAML/JSON file parses to, or an already loaded one. */
-  registry: unknown | Registry;
-  /** The policy: the object a policy file parses to. Without one, every catalog model is allowed and nothing is capped. */
-  policy?: unknown;
+  /**
+   * The registry: the object a registry YAML/JSON file parses to (`RegistryFileInput`), or one
+   * already loaded by `loadRegistry`. Validated here; an invalid one throws `GatewayConfigError`.
+   */
+  registry: RegistryFileInput | Registry;
+  /**
+   * The policy: the object a policy file parses to (`PolicyFileInput`). Without one, every
+   * catalog model is allowed and nothing is capped.
+   */
+  policy?: PolicyFileInput | null;
   /** Virtual keys, JWT issuers and applications (the service config's `identity`), or a key-hash lookup. */
   identity: IdentityOptions;
   /** Where counters, holds and rate buckets live. Default: a new in-memory store (per process). */
@@ -39,6 +64,8 @@ export interface GatewayOptions {
   reservationTtlMs?: number;
   /** Request filters (DLP, policy prompts, cache shaping), run in order after routing. */
   filters?: RequestFilter[];
+  /** DLP engine, recognizers and surrogate key (the policy's `dlp` says what to do). */
+  dlp?: DlpOptions;
   /** Clock for records and policy windows. Default `Date.now`. */
   now?: () => number;
   /** JWKS fetching (identity): the fetch to use and its cache timings. */
@@ -123,7 +150,7 @@ export interface Gateway {
    * validated first: on any violation it throws `GatewayConfigError` listing them all and the
    * last good revision stays in force.
    */
-  reload(next: { registry?: unknown; policy?: unknown; identity?: IdentityOptions }): { registryRevision: string; policyRevision: string | null };
+  reload(next: { registry?: RegistryFileInput | Registry; policy?: PolicyFileInput | null; identity?: IdentityOptions }): { registryRevision: string; policyRevision: string | null };
   stats(): GatewayStats;
   /**
    * Refuse new calls; wait for calls under way and open streams to finish, their settling and
@@ -133,6 +160,6 @@ export interface Gateway {
   close(options?: { drainMs?: number }): Promise<void>;
 }
 
-export type { Policy };
-export type { Registry };
+export type { Policy, PolicyFileInput };
+export type { Registry, RegistryFileInput };
 export type { UsageOption, SecretsOption };

@@ -63,11 +63,14 @@ export interface RecordUsage {
   measured: boolean;
 }
 
+/** DLP counts by entity type: the action taken and how many values. Never a value or a surrogate. */
+export type RecordDlp = Record<string, { action: string; count: number }>;
+
 export type RecordStatus = 'ok' | 'rejected' | 'upstream_error' | 'cancelled' | 'error';
 
 /**
  * One record per request, rejections and aborts included. Field names are a contract
- * (DESIGN.md): add fields freely, never rename. Never holds prompt text or secrets.
+ * (docs/usage-records.md): add fields freely, never rename. Never holds prompt text or secrets.
  */
 export interface UsageRecord {
   schema: 1;
@@ -98,6 +101,12 @@ export interface UsageRecord {
   unclassified_fields: number;
   tools_declared: string[];
   tools_invoked: string[];
+  /** What request-side DLP found and did, by entity: `{ email: { action: 'redact', count: 2 } }`. */
+  dlp: RecordDlp;
+  /** The same for the answer (`dlp.scan_responses`); `pseudonymize` acts as `redact` there. */
+  dlp_response: RecordDlp;
+  /** Policy prompts placed before the client's system prompt, as `id@version`. */
+  policy_prompts: string[];
   registry_revision: string;
   policy_revision: string | null;
 }

@@ -18,9 +18,11 @@ import type { Breakers } from './breaker.js';
 import type { RequestContext } from './context.js';
 import { dispatch, type FailoverOptions } from './dispatch.js';
 import type { RequestFilter } from './filters.js';
+import { policyStage, type DlpDeps } from './policy-stage.js';
 import type { GatewayReply, GatewayRequest, UpstreamFetch } from './request.js';
 import { listModelsFor } from './discovery-route.js';
 import { completeReply, errorReply, guessFormat } from './render.js';
+import { notOfferedError } from './not-offered.js';
 import { respond } from './respond.js';
 import type { SecretCache } from './secrets.js';
 import { promptTokenBound, type SizingOptions } from './sizing.js';
@@ -45,6 +47,8 @@ export interface WalkDeps {
   sizing: SizingOptions;
   reservationTtlMs: number;
   filters: RequestFilter[];
+  /** The DLP engine and its recognizers, or null (no DLP in this gateway). */
+  dlp: DlpDeps | null;
   now: () => number;
   timezone: string;
   onSettleFailure(): void;
@@ -64,7 +68,7 @@ function refuse(deps: WalkDeps, ctx: RequestContext, error: GatewayError, reason
 
 const DISCOVERY_PATHS = new Set(['/v1/models', '/v1beta/models', '/models']);
 
-/** The walk of one request (DESIGN.md): each stage has one home, in this order. */
+/** The walk of one request (docs/architecture.md): each stage has one home, in this order. */
 export async function walk(request: GatewayRequest, ctx: RequestContext, deps: WalkDeps): Promise<GatewayReply> {
   const url = new URL(request.url);
   const path = url.pathname;
@@ -150,21 +154,19 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     );
     return refuse(deps, ctx, e, 'stateful_unsupported');
   }
-  if (list.length === 0) return refuse(deps, ctx, notFound(), model.entryFormats.includes(format) ? 'no_route' : 'format_not_offered');
-
-  // 7. filters
-  const original = ir;
-  for (const filter of deps.filters) {
-    try {
-      ir = await filter.apply(ir, { principal, model: model.id, requestId: ctx.id });
-    } catch (error) {
-      const e = GatewayError.isInstance(error)
-        ? error
-        : new GatewayError('unavailable', 'A required request check could not complete; the request was not sent.', { cause: error });
-      return refuse(deps, ctx, e, `filter:${filter.name}`);
-    }
+  if (list.length === 0) {
+    // Access was granted above, so saying where the model is offered tells the caller nothing secret.
+    if (!model.entryFormats.includes(format)) return refuse(deps, ctx, notOfferedError(deps.registry, model, format, requested ?? model.id), 'format_not_offered');
+    return refuse(deps, ctx, notFound(), 'no_route');
   }
-  const irChanged = ir !== original;
+
+  // 7. filters: tool allow lists, request filters, DLP, policy prompts
+  const original = ir;
+  const filtered = await policyStage({ policy: deps.policy, registry: deps.registry, filters: deps.filters, dlp: deps.dlp, ctx, principal, model: model.id, format, ir });
+  if (!filtered.ok) return refuse(deps, ctx, filtered.error, filtered.reason);
+  ir = filtered.ir;
+  // With DLP on, the client's bytes are never relayed: what leaves is encoded from what was scanned.
+  const irChanged = ir !== original || filtered.reencode;
 
   // 8. size the worst case, rate + spend, reserve
   const clientMaxTokens = ir.maxTokens;
