@@ -179,6 +179,31 @@ describe('metrics after real traffic', () => {
   });
 });
 
+describe('DLP and policy prompts', () => {
+  it('counts the values DLP acted on by entity and action, and the requests each policy prompt was placed in', async () => {
+    const policy = {
+      dlp: { default: { email: 'redact', phone: 'log' }, custom: [{ id: 'employee_id', pattern: 'EMP-[0-9]{6}' }] },
+      prompts: [{ id: 'conduct', version: 3, match: {}, text: 'Be kind.' }],
+    } satisfies PolicyFileInput;
+    const { post, sdk, records } = await setup({ policy });
+    const text = 'mail alice@example.com or bob@example.com, call +14155552671, badge EMP-123456';
+    const res = await post({ model: 'claude-sonnet', messages: [{ role: 'user', content: text }] });
+    expect(res.status).toBe(200);
+    await res.text();
+    await expect.poll(() => records.length).toBe(1);
+    expect(records[0]!.dlp).toMatchObject({ email: { action: 'redact', count: 2 }, phone: { action: 'log', count: 1 } });
+    const all = await sdk.series();
+    const dlp = seriesOf(all, 'tollgate.dlp.actions');
+    const count = (entity: string, action: string) => seriesOf(dlp, 'tollgate.dlp.actions', { 'tollgate.dlp.entity': entity, 'tollgate.dlp.action': action, 'tollgate.dlp.direction': 'request' })[0]?.value;
+    expect(count('email', 'redact')).toBe(2);
+    expect(count('phone', 'log')).toBe(1);
+    for (const s of dlp) expect(Object.keys(s.attributes).sort()).toEqual(['tollgate.dlp.action', 'tollgate.dlp.direction', 'tollgate.dlp.entity']);
+    // Never a value found.
+    expect(JSON.stringify(dlp)).not.toMatch(/example\.com|4155552671|EMP-/);
+    expect(seriesOf(all, 'tollgate.policy_prompts', { 'tollgate.prompt': 'conduct@3' })[0]?.value).toBe(1);
+  });
+});
+
 describe('traces', () => {
   it('continues the caller’s traceparent: SERVER span, CLIENT child per attempt, traceparent sent upstream', async () => {
     const { post, sdk, traceparents, records } = await setup({ anthropic: status(503, { type: 'error', error: { type: 'overloaded_error', message: 'busy' } }) });

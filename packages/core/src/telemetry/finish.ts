@@ -186,12 +186,26 @@ function recordMetrics(tel: Telemetry, record: UsageRecord, provider: string): v
       if (n > 0) m.tokens.add(`${model}\u0000${deployment}\u0000${type}`, n, () => ({ [ATTR.model]: model, [ATTR.deployment]: deployment, [ATTR.tokenType]: type }));
     }
   }
+  for (const [direction, found] of [['request', record.dlp], ['response', record.dlp_response]] as const) {
+    for (const [entity, { action, count }] of Object.entries(found ?? {})) {
+      if (count <= 0) continue;
+      const e = tel.dlpEntities.value(entity);
+      const a = DLP_ACTIONS.has(action) ? action : OTHER;
+      m.dlp.add(`${direction}\u0000${e}\u0000${a}`, count, () => ({ [ATTR.dlpDirection]: direction, [ATTR.dlpEntity]: e, [ATTR.dlpAction]: a }));
+    }
+  }
+  for (const id of record.policy_prompts ?? []) {
+    const p = tel.prompts.value(id);
+    m.prompts.add(p, 1, () => ({ [ATTR.prompt]: p }));
+  }
   const cost = record.cost_micros?.total ?? 0;
   if (cost > 0) {
     const d = deployment ?? OTHER;
     m.spend.add(`${model}\u0000${d}\u0000${provider}`, cost, () => ({ [ATTR.model]: model, [ATTR.deployment]: d, [ATTR.provider]: provider }));
   }
 }
+
+const DLP_ACTIONS = new Set(['allow', 'log', 'pseudonymize', 'redact', 'block']);
 
 /** At most 256 characters of a value a client chose. */
 const MAX_CLIENT_VALUE = 256;

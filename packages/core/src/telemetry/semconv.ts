@@ -32,6 +32,8 @@ export const METRIC = {
   usageQueued: 'tollgate.usage.queued',
   storeDuration: 'tollgate.store.duration',
   breakerState: 'tollgate.breaker.state',
+  dlpActions: 'tollgate.dlp.actions',
+  policyPrompts: 'tollgate.policy_prompts',
 } as const;
 
 export const ATTR = {
@@ -51,6 +53,10 @@ export const ATTR = {
   providerId: 'tollgate.provider',
   storeOperation: 'tollgate.store.operation',
   outcome: 'tollgate.outcome',
+  dlpEntity: 'tollgate.dlp.entity',
+  dlpAction: 'tollgate.dlp.action',
+  dlpDirection: 'tollgate.dlp.direction',
+  prompt: 'tollgate.prompt',
 } as const;
 
 /** `gen_ai.operation.name` by the caller's (or upstream's) wire format. */
