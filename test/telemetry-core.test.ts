@@ -204,6 +204,25 @@ describe('DLP and policy prompts', () => {
   });
 });
 
+describe('reasons that name what a client or model chose', () => {
+  it('a refused tool is counted under tool_not_allowed, whatever the client named it', async () => {
+    const policy = { tools: { allow_lists: [{ id: 'weather-only', match: { users: ['alice'] }, allow: ['get_weather'] }] } } satisfies PolicyFileInput;
+    const { post, sdk, records } = await setup({ policy });
+    const tool = (name: string) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: {} } } });
+    for (const name of ['steal_keys', 'rm_rf', 'x_1', 'x_2']) {
+      const res = await post(chat('claude-sonnet', { tools: [tool(name)] }));
+      expect(res.status).toBe(403);
+      await res.text();
+    }
+    await expect.poll(() => records.length).toBe(4);
+    expect(records.map((r) => r.reason)).toEqual(['tool_not_allowed:steal_keys', 'tool_not_allowed:rm_rf', 'tool_not_allowed:x_1', 'tool_not_allowed:x_2']);
+    const requests = seriesOf(await sdk.series(), 'tollgate.requests');
+    expect(requests.map((s) => [s.attributes['tollgate.reason'], s.value])).toEqual([['tool_not_allowed', 4]]);
+    await expect.poll(() => sdk.spans().length).toBe(4);
+    expect(sdk.spans().map((s) => s.attributes['tollgate.reason']).sort()).toEqual(records.map((r) => r.reason).sort());
+  });
+});
+
 describe('traces', () => {
   it('continues the caller’s traceparent: SERVER span, CLIENT child per attempt, traceparent sent upstream', async () => {
     const { post, sdk, traceparents, records } = await setup({ anthropic: status(503, { type: 'error', error: { type: 'overloaded_error', message: 'busy' } }) });

@@ -9,7 +9,7 @@ import type { UpstreamTarget } from '../gateway/upstream.js';
 import type { UsageRecord } from '../gateway/usage-record.js';
 import type { Telemetry } from './instruments.js';
 import { OTHER } from './labels.js';
-import { ATTR, brandProvider, operationName, providerName, reasonClass } from './semconv.js';
+import { ATTR, brandProvider, metricReason, operationName, providerName, reasonClass } from './semconv.js';
 
 /** One upstream attempt as measured (performance-clock milliseconds; -1: never happened). */
 export interface FinishedAttempt {
@@ -104,7 +104,7 @@ function endServerSpan(span: Span | null, record: UsageRecord, provider: string,
   };
   if (record.requested_model !== null) attributes[ATTR.requestModel] = clip(record.requested_model);
   if (record.model !== null) attributes[ATTR.responseModel] = record.model;
-  if (record.reason !== null) attributes[ATTR.reason] = record.reason;
+  if (record.reason !== null) attributes[ATTR.reason] = clip(record.reason);
   if (record.deployment !== null) attributes[ATTR.deployment] = record.deployment;
   if (record.substituted_from !== null) attributes['tollgate.substituted_from'] = record.substituted_from;
   if (record.principal !== null) attributes['tollgate.principal.id'] = record.principal.id;
@@ -124,7 +124,7 @@ function recordMetrics(tel: Telemetry, record: UsageRecord, provider: string): v
   const model = record.model ?? OTHER;
   const entry = record.entry_format ?? OTHER;
   const status = record.status;
-  const reason = tel.reasons.value(record.reason);
+  const reason = tel.reasons.value(metricReason(record.reason));
   const requested = record.substituted_from ?? model;
   m.requests.add(`${status}\u0000${reason}\u0000${entry}\u0000${model}`, 1, () => ({ [ATTR.status]: status, [ATTR.reason]: reason, [ATTR.entryFormat]: entry, [ATTR.model]: model }));
 

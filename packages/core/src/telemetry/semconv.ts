@@ -102,6 +102,20 @@ export function brandProvider(brand: string | null | undefined): string {
   }
 }
 
+/**
+ * Reason classes whose detail is not the operator's: a tool name the client declared
+ * (`tool_not_allowed:<name>`) or the model called (`tool_call_blocked:<name>`). On a metric they
+ * are their class alone; the name is on the span and in the record.
+ */
+const FOREIGN_DETAIL = new Set(['tool_not_allowed', 'tool_call_blocked']);
+
+/** A reason as a metric label: rule ids, entity types and codes kept; names a client or model chose dropped. */
+export function metricReason(reason: string | null): string | null {
+  if (reason === null) return null;
+  const cls = reasonClass(reason);
+  return FOREIGN_DETAIL.has(cls) ? cls : reason;
+}
+
 /** The class of a reason code (`spend_limit:frontier` → `spend_limit`), for `error.type`. */
 export function reasonClass(reason: string): string {
   const colon = reason.indexOf(':');
