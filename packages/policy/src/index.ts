@@ -3,6 +3,7 @@
  * `now` is always an input; the gateway gathers state and performs effects.
  */
 export type { Principal, PopulationSpec } from './principal.js';
+export { keySegment, principalKey } from './keys.js';
 export { ALL_TAG, isKnownScope, modelTags, modelsInScope, type RegistryView } from './registry-view.js';
 export { MICROS_PER_USD, formatMicros, parseUsdMicros } from './money.js';
 export {

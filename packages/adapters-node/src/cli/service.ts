@@ -176,6 +176,7 @@ export async function startService(service: LoadedService, options: StartService
   let stopping: Promise<void> | null = null;
   async function shutdown(): Promise<void> {
     const drainMs = config.drain_timeout_s * 1000;
+    const drainUntil = Date.now() + drainMs;
     // Not ready from now on; the listener stays open so probes see 503, new requests are refused,
     // and every answer closes its connection (idle ones are not cut: a client may be reusing one).
     draining = true;
@@ -196,8 +197,9 @@ export async function startService(service: LoadedService, options: StartService
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     await closed;
-    // Streams cut above settle as cancelled within a chunk; then usage is flushed and the store closed.
-    await gateway.close({ drainMs: 2000 });
+    // Streams cut above settle as cancelled within a chunk; settles the store failed are retried
+    // for what is left of the drain time (2 s at least); then usage is flushed and the store closed.
+    await gateway.close({ drainMs: Math.max(2000, drainUntil - Date.now()) });
     upstreamFetch.close();
     await parts.store.close().catch(() => {});
     // Spans and metrics still pending go out now (bounded), then the metrics listener closes.
@@ -263,7 +265,7 @@ function stoppedLine(gateway: Gateway, telemetry: ServiceTelemetry | null, acces
   let line =
     `tollgate: stopped — ${stats.requests} requests; usage records: ${u.handed} handed, ${u.written} written, ` +
     `${u.queued} still queued, ${u.dropped} dropped, ${u.failed} failed (${lost + u.queued} lost)`;
-  if (stats.settleFailures > 0) line += `; ${stats.settleFailures} settlements failed`;
+  if (stats.settleFailures > 0) line += `; ${stats.settleFailures} settlements the store never took (their holds expire after the reservation TTL)`;
   if (telemetry !== null) {
     const t = telemetry.stats();
     // A span is lost when it never reached the collector: a failed export, the batch queue full,

@@ -7,8 +7,9 @@ export type { UsageRecord, UsageSink, UsageSinkStats, UsageOption, RecordPrincip
 export type { TelemetryOptions, TelemetryOption } from '../telemetry/options.js';
 export type { SecretsOption } from './secrets.js';
 export type { SizingOptions } from './sizing.js';
+export type { SettleRetryOptions } from './holds.js';
 export { promptTokenBound } from './sizing.js';
 export type { BreakerOptions } from './breaker.js';
 export type { FailoverOptions } from './dispatch.js';
-export { counterKey } from './admission.js';
+export { chargeKeys, counterKey, keyTag, type TenantOf } from './keys.js';
 export { completeBodyOf, replyToResponse, takeChunks } from './render.js';

@@ -7,6 +7,8 @@ export type { CostMicros };
 export interface RecordPrincipal {
   kind: string;
   id: string;
+  /** A JWT principal's issuer (its counters are kept apart from other issuers'); null otherwise. */
+  issuer: string | null;
   /** Reporting chain, nearest leader first (access rules by leader can be replayed). */
   leaders?: string[];
   tier: string | null;
