@@ -19,6 +19,7 @@ import type { AdmitResult, RateBucket, SpendConstraint, StateStore } from '../st
 import type { RequestContext } from './context.js';
 import { counterKey, keyTag, type TenantOf } from './keys.js';
 import { tokenAdjustments } from './finalize.js';
+import { countShadowRate } from './shadow-rate.js';
 
 
 export interface Admission {
@@ -76,9 +77,13 @@ export class AdmissionRefused extends Error {
  * step-by-step path, which never reserves before deciding.
  */
 export async function admit(input: AdmissionInput): Promise<Admission> {
+  const shadow = countShadowRate(input);
   try {
-    return await admitOnce(input);
+    const admission = await admitOnce(input);
+    await shadow;
+    return admission;
   } catch (error) {
+    await shadow;
     const ctx = input.ctx;
     if (error instanceof AdmissionRefused && ctx.tokenBuckets.length > 0) {
       // Refused after its token buckets were taken: nothing ran, so the tokens go back (the
