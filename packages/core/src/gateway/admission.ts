@@ -48,6 +48,8 @@ export interface AdmissionInput {
   notify?: (notification: SpendNotification, principal: Principal) => void;
   /** Set after a substitution: rate limits were taken already and no further substitution. */
   substituted?: boolean;
+  /** Whether a budget-tier substitute can serve this request (capabilities, context, route); skipped when not. */
+  canSubstitute?: (model: string, spend: SpendDecision) => boolean;
   /** The tenant whose hash tag the principal's keys carry (`GatewayOptions.tenantOf`). */
   tenantOf?: TenantOf;
 }
@@ -222,7 +224,9 @@ async function decide(input: AdmissionInput, base: SpendBase, counters: CounterV
 function concluded(input: AdmissionInput, spend: SpendDecision, counters: CounterValues): Admission | null {
   if (spend.substitute !== undefined && !input.substituted) {
     const { policy, registry, principal, model, now } = input;
-    const choice = decideSubstitution({ policy: policy!, registry, principal, model, spend, now, counters });
+    const can = input.canSubstitute;
+    const eligible = can === undefined ? undefined : (to: string) => can(to, spend);
+    const choice = decideSubstitution({ policy: policy!, registry, principal, model, spend, now, counters, ...(eligible === undefined ? {} : { eligible }) });
     if (choice.type === 'substitute') return { spend, reserved: 0, holdKeys: [], substitute: { from: choice.from, to: choice.to, ruleId: choice.ruleId } };
     if (choice.type === 'refuse') throw quota(choice.reason);
   }

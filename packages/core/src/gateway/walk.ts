@@ -33,6 +33,7 @@ import type { UsageSink } from './usage-record.js';
 import type { TenantOf } from './keys.js';
 import type { HoldKeeper } from './holds.js';
 import { tokenAdjustments, writeRecord } from './finalize.js';
+import { capabilityRefusal, ContextFit } from './route-constraints.js';
 
 /** Everything the walk needs that lives as long as the gateway. */
 export interface WalkDeps {
@@ -142,7 +143,9 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     for (const d of access.wouldDeny) if (!ctx.wouldBlock.includes(d.detail)) ctx.wouldBlock.push(d.detail);
     if (!access.allowed) return refuse(deps, ctx, notFound(), access.reason ?? 'access_denied');
   }
-  // 6. route: candidates by priority/plan/weight, sticky per conversation, healthy first
+  // 6. route: what the model can do, candidates by priority/plan/weight, sticky per conversation, healthy first
+  const unfit = capabilityRefusal(model, ir, format, requested ?? model.id);
+  if (unfit !== null) return refuse(deps, ctx, unfit.error, unfit.reason);
   const issuer = vendorScopedIssuer(ir);
   // Made on first need, always from the conversation as the client sent it (filters come later).
   const clientIr = ir;
@@ -182,6 +185,16 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   ir = filtered.ir;
   // With DLP on, the client's bytes are never relayed: what leaves is encoded from what was scanned.
   const irChanged = ir !== original || filtered.reencode;
+  // Context fit, on the prompt as it will be sent (policy prompts included).
+  const fit = new ContextFit();
+  const tooLong = fit.refusal(model, ir, format);
+  if (tooLong !== null) return refuse(deps, ctx, tooLong.error, tooLong.reason);
+  /** A budget-tier substitute must be able to take this request, as the requested model did. */
+  const canServe = (id: string): boolean => {
+    const m = resolveModel(deps.registry, id);
+    if (m === null || m.staged || capabilityRefusal(m, ir, format, id) !== null || fit.refusal(m, ir, format) !== null) return false;
+    return route(m).length > 0;
+  };
 
   // 8. size the worst case, rate + spend, reserve
   const clientMaxTokens = ir.maxTokens;
@@ -208,6 +221,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
       unbounded: bounds.unbounded,
       reservationTtlMs: deps.reservationTtlMs,
       substituted,
+      canSubstitute: canServe,
       ...(deps.notify === undefined ? {} : { notify: deps.notify }),
       ...(deps.tenantOf === undefined ? {} : { tenantOf: deps.tenantOf }),
     });

@@ -1,0 +1,111 @@
+/**
+ * Stage 6 of the walk, what narrows routing beyond the registry's candidates: the model's
+ * capabilities (`tools`, `reasoning`) against what the request asks for, and whether the
+ * prompt can fit its `context_window`. Each check only narrows; a model that fails one is not
+ * a candidate (nor a budget-tier substitute), and when the requested model fails, the caller
+ * gets a clear 400 in its own format.
+ */
+import { GatewayError, type Request as IRRequest, type WireFormat } from '@tollgate/codecs/base';
+import type { Model } from '../registry/index.js';
+import { floorTextLength, promptTokenFloor } from './token-floor.js';
+
+/** Why a model cannot take the request: the caller's error and the record's reason. */
+export interface Unroutable {
+  error: GatewayError;
+  reason: string;
+}
+
+/** Where each entry format carries reasoning parameters, for the error's `param`. */
+const REASONING_PARAM: Record<WireFormat, string> = {
+  openai_chat: 'reasoning_effort',
+  openai_responses: 'reasoning',
+  anthropic_messages: 'thinking',
+  anthropic_vertex: 'thinking',
+  gemini_generate_content: 'generationConfig.thinkingConfig',
+};
+
+const PROMPT_PARAM: Record<WireFormat, string> = {
+  openai_chat: 'messages',
+  openai_responses: 'input',
+  anthropic_messages: 'messages',
+  anthropic_vertex: 'messages',
+  gemini_generate_content: 'contents',
+};
+
+/** Function tools, or a vendor's built-in tools (Responses `web_search`, Anthropic server tools). */
+export function declaresTools(ir: IRRequest): boolean {
+  if (ir.tools.length > 0) return true;
+  const vendor = ir.vendor?.fields['tools'];
+  return Array.isArray(vendor) && vendor.length > 0;
+}
+
+/** The request asks the model to reason: an effort, a budget, thinking on, or thought summaries. Explicitly off is not asking. */
+export function asksForReasoning(ir: IRRequest): boolean {
+  const r = ir.reasoning;
+  // A level the codec does not know is kept as the vendor's own field.
+  const vendorEffort = ir.vendor?.fields['reasoning_effort'];
+  if (r === undefined) return typeof vendorEffort === 'string' && vendorEffort !== 'none';
+  if (r.enabled === false || r.effort === 'none') return false;
+  return r.enabled === true || r.effort !== undefined || (r.budgetTokens ?? 0) > 0 || r.summary !== undefined || r.includeThoughts === true;
+}
+
+/**
+ * The capabilities the request needs and `model` says it lacks (`tools: false`,
+ * `reasoning: false`); a capability the registry leaves out is not checked. Null when none.
+ * `name` is the model as the caller named it.
+ */
+export function capabilityRefusal(model: Model, ir: IRRequest, format: WireFormat, name: string): Unroutable | null {
+  const caps = model.capabilities;
+  if (caps.tools === false && declaresTools(ir)) {
+    const error = new GatewayError('unsupported_feature', `The model '${name}' does not support tools. Remove the tools from the request, or use a model that supports them.`, { param: 'tools' });
+    return { error, reason: 'capability:tools' };
+  }
+  if (caps.reasoning === false && asksForReasoning(ir)) {
+    const param = REASONING_PARAM[format];
+    const error = new GatewayError('unsupported_feature', `The model '${name}' does not support reasoning; remove '${param}' from the request, or use a reasoning model.`, { param });
+    return { error, reason: 'capability:reasoning' };
+  }
+  return null;
+}
+
+/** The context-length error as each vendor words it (clients and tools recognise these). */
+function tooLongMessage(format: WireFormat, floor: number, window: number): string {
+  switch (format) {
+    case 'anthropic_messages':
+    case 'anthropic_vertex':
+      return `prompt is too long: at least ${floor} tokens > ${window} maximum`;
+    case 'gemini_generate_content':
+      return `The input token count (at least ${floor}) exceeds the maximum number of tokens allowed (${window}).`;
+    default:
+      return `This model's maximum context length is ${window} tokens. However, your messages resulted in at least ${floor} tokens. Please reduce the length of the messages.`;
+  }
+}
+
+/** Counts a request's prompt floor once, for every model it is checked against. */
+export class ContextFit {
+  private counted: { system: IRRequest['system']; messages: IRRequest['messages']; floor: number } | null = null;
+
+  /** The prompt's token floor (see `promptTokenFloor`), counted again only when the prompt changed. */
+  floor(ir: IRRequest): number {
+    const c = this.counted;
+    if (c !== null && c.system === ir.system && c.messages === ir.messages) return c.floor;
+    const floor = promptTokenFloor(ir);
+    this.counted = { system: ir.system, messages: ir.messages, floor };
+    return floor;
+  }
+
+  /**
+   * Refuse a prompt that certainly cannot fit `model`'s `context_window`: its floor (one token
+   * per word) is over the window. A prompt that may fit is sent; when it does not, the
+   * upstream's own context error is relayed. A text no longer than the window has no more
+   * words than it: nothing needs counting then.
+   */
+  refusal(model: Model, ir: IRRequest, format: WireFormat): Unroutable | null {
+    const window = model.capabilities.context_window;
+    if (window === undefined || floorTextLength(ir) <= window) return null;
+    const floor = this.floor(ir);
+    if (floor <= window) return null;
+    const error = new GatewayError('context_length_exceeded', tooLongMessage(format, floor, window), { param: PROMPT_PARAM[format] });
+    return { error, reason: 'context_length_exceeded' };
+  }
+}
