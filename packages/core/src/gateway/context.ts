@@ -15,6 +15,8 @@ export class RequestContext {
   model: string | null = null;
   substitutedFrom: string | null = null;
   deployment: string | null = null;
+  /** The region of the deployment that answered. */
+  region: string | null = null;
   provider: string | null = null;
   upstreamModel: string | null = null;
   stream = false;
@@ -151,6 +153,7 @@ export class RequestContext {
       model: this.model,
       substituted_from: this.substitutedFrom,
       deployment: this.deployment,
+      region: this.region,
       provider: this.provider,
       upstream_model: this.upstreamModel,
       stream: this.stream,

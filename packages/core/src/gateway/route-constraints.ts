@@ -1,12 +1,14 @@
 /**
  * Stage 6 of the walk, what narrows routing beyond the registry's candidates: the model's
- * capabilities (`tools`, `reasoning`) against what the request asks for, and whether the
- * prompt can fit its `context_window`. Each check only narrows; a model that fails one is not
- * a candidate (nor a budget-tier substitute), and when the requested model fails, the caller
- * gets a clear 400 in its own format.
+ * capabilities (`tools`, `reasoning`) against what the request asks for, whether the prompt
+ * can fit its `context_window`, and the regions the policy and the caller allow deployments
+ * in. Each check only narrows; a model that fails one is not a candidate (nor a budget-tier
+ * substitute), and when the requested model fails, the caller gets a clear error in its own
+ * format.
  */
 import { GatewayError, type Request as IRRequest, type WireFormat } from '@tollgate/codecs/base';
-import type { Model } from '../registry/index.js';
+import { decideRegions, type Policy, type Principal, type RegionLimit } from '@tollgate/policy';
+import type { Deployment, Model, Registry } from '../registry/index.js';
 import { floorTextLength, promptTokenFloor } from './token-floor.js';
 
 /** Why a model cannot take the request: the caller's error and the record's reason. */
@@ -107,5 +109,99 @@ export class ContextFit {
     if (floor <= window) return null;
     const error = new GatewayError('context_length_exceeded', tooLongMessage(format, floor, window), { param: PROMPT_PARAM[format] });
     return { error, reason: 'context_length_exceeded' };
+  }
+}
+
+/** The request header a caller names the deployment regions it accepts with (comma-separated). */
+export const REGION_HEADER = 'x-tollgate-region';
+
+/** The regions the caller asks for in `x-tollgate-region`, or null when it names none. */
+export function requestedRegions(headers: Pick<Headers, 'get'>): ReadonlySet<string> | null {
+  const value = headers.get(REGION_HEADER);
+  if (value === null) return null;
+  const regions = value.split(',').map((r) => r.trim()).filter((r) => r !== '');
+  return regions.length === 0 ? null : new Set(regions);
+}
+
+const inRegions = (d: Pick<Deployment, 'region'>, allowed: { has(region: string): boolean } | readonly string[]): boolean =>
+  d.region !== null && ('has' in allowed ? allowed.has(d.region) : allowed.includes(d.region));
+
+export interface RegionRoutingInput {
+  policy: Policy | null;
+  registry: Registry;
+  principal: Principal;
+  /** From `x-tollgate-region`: narrows further, never widens what the policy allows. */
+  requested: ReadonlySet<string> | null;
+  /** The model the caller asked for, and the name it used: its shadow reports go to `wouldBlock` at once. */
+  model: string;
+  name: string;
+  wouldBlock: string[];
+}
+
+/**
+ * Routing by region: the policy's region rules, then the caller's `x-tollgate-region`, each
+ * keeping only deployments whose `region` they allow (a deployment without one is in none).
+ * What emptied a model's candidates is kept, for the refusal.
+ */
+export class RegionRouting {
+  private readonly emptied = new Map<string, Unroutable>();
+  private readonly shadow = new Map<string, string[]>();
+
+  constructor(private readonly input: RegionRoutingInput) {}
+
+  private rules(model: string): RegionLimit[] {
+    const { policy } = this.input;
+    return policy === null || (policy.regions ?? []).length === 0 ? [] : decideRegions({ policy, registry: this.input.registry, principal: this.input.principal, model }).rules;
+  }
+
+  /** The candidates of `model` its regions allow; [] (and a refusal) when none is left. */
+  narrow<C extends { readonly deployment: Pick<Deployment, 'region'> }>(model: Model, found: readonly C[]): C[] {
+    let out = found.slice();
+    const requested = this.input.requested;
+    const rules = this.rules(model.id);
+    if (rules.length === 0 && requested === null) return out;
+    const name = model.id === this.input.model ? this.input.name : model.id;
+    const shadow: string[] = [];
+    for (const r of rules) {
+      const kept = out.filter((c) => inRegions(c.deployment, r.allow));
+      if (!r.enforced) {
+        if (kept.length === 0 && out.length > 0) shadow.push(r.reason);
+        continue;
+      }
+      if (kept.length === 0 && out.length > 0) {
+        const error = new GatewayError('permission_denied', `The model '${name}' is not served in a region this caller may use (${r.allow.join(', ')}).`);
+        this.emptied.set(model.id, { error, reason: r.reason });
+        return [];
+      }
+      out = kept;
+    }
+    this.shadow.set(model.id, shadow);
+    if (model.id === this.input.model) this.report(model.id);
+    if (requested === null) return out;
+    const kept = out.filter((c) => inRegions(c.deployment, requested));
+    if (kept.length === 0 && out.length > 0) {
+      const list = [...requested].join(', ');
+      const error = new GatewayError('invalid_request', `The model '${name}' has no deployment in the region${requested.size > 1 ? 's' : ''} asked for in ${REGION_HEADER} (${list}).`);
+      this.emptied.set(model.id, { error, reason: 'region_unavailable' });
+      return [];
+    }
+    return kept;
+  }
+
+  /** Why `model` has no candidate left for its regions, or null. */
+  refusal(model: Model): Unroutable | null {
+    return this.emptied.get(model.id) ?? null;
+  }
+
+  /** Record in `would_block` the shadow rules that would have left `model` no deployment (the model that serves). */
+  report(model: string): void {
+    const w = this.input.wouldBlock;
+    for (const reason of this.shadow.get(model) ?? []) if (!w.includes(reason)) w.push(reason);
+  }
+
+  /** For discovery: whether some enabled deployment of `model` is in the regions allowed. */
+  serves(model: Model): boolean {
+    const enabled = model.deployments.filter((d) => d.enabled).map((deployment) => ({ deployment }));
+    return enabled.length === 0 || this.narrow(model, enabled).length > 0;
   }
 }

@@ -80,6 +80,8 @@ export interface UsageRecord {
   model: string | null;
   substituted_from: string | null;
   deployment: string | null;
+  /** The `region` of the deployment that answered (null: none answered, or it names none). */
+  region: string | null;
   provider: string | null;
   upstream_model: string | null;
   stream: boolean;

@@ -33,7 +33,7 @@ import type { UsageSink } from './usage-record.js';
 import type { TenantOf } from './keys.js';
 import type { HoldKeeper } from './holds.js';
 import { tokenAdjustments, writeRecord } from './finalize.js';
-import { capabilityRefusal, ContextFit } from './route-constraints.js';
+import { capabilityRefusal, ContextFit, RegionRouting, requestedRegions } from './route-constraints.js';
 
 /** Everything the walk needs that lives as long as the gateway. */
 export interface WalkDeps {
@@ -154,9 +154,11 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   // Stateful Responses features (previous_response_id, built-in tools, …) only a Responses
   // upstream can honour: other routes are not candidates, and none left is a clear refusal.
   const stateful = codec.statefulFeatures?.(ir) ?? [];
+  const regions = new RegionRouting({ policy: deps.policy, registry: deps.registry, principal, requested: requestedRegions(request.headers), model: model.id, name: requested ?? model.id, wouldBlock: ctx.wouldBlock });
   const route = (m: Model): Candidate[] => {
     if (!m.entryFormats.includes(format)) return [];
     let found = candidatesFor(deps.registry, m, format).filter((c) => c.deployment.enabled && deps.codecs[c.upstreamFormat] !== undefined);
+    found = regions.narrow(m, found);
     if (stateful.length > 0) found = found.filter((c) => c.upstreamFormat === format);
     if (issuer !== null) {
       const same = found.filter((c) => ISSUER_OF_FORMAT[c.upstreamFormat] === issuer);
@@ -165,6 +167,8 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     return found.length === 0 ? found : pickWeighted(found, stickyFor);
   };
   let list = route(model);
+  const outside = list.length === 0 ? regions.refusal(model) : null;
+  if (outside !== null) return refuse(deps, ctx, outside.error, outside.reason);
   if (list.length === 0 && stateful.length > 0) {
     const e = new GatewayError(
       'unsupported_feature',
@@ -241,6 +245,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
       ctx.substitutedFrom = model.id;
       ctx.model = sub.id;
       servedModel = sub;
+      regions.report(sub.id);
       list = subList;
       admission = await admitFor(sub, subList, true);
     }
@@ -290,6 +295,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     const candidate = list.find((c) => c.deployment.id === result.target.deploymentId)!;
     ctx.attempts = result.attempts;
     ctx.deployment = candidate.deployment.id;
+    ctx.region = candidate.deployment.region;
     ctx.provider = candidate.provider.id;
     ctx.upstreamModel = candidate.deployment.upstreamModel;
     ctx.upstreamFormat = candidate.upstreamFormat;
@@ -354,6 +360,6 @@ async function discovery(request: GatewayRequest, path: string, ctx: RequestCont
   const auth = await deps.identity.authenticate(request);
   ctx.observer?.unrecorded(auth.ok ? 200 : auth.error.status);
   if (!auth.ok) return errorReply(deps.codecs, auth.error, ctx.entryFormat);
-  const body = listModelsFor(deps, auth.principal, kind);
+  const body = listModelsFor(deps, auth.principal, kind, requestedRegions(request.headers));
   return completeReply(200, JSON.stringify(body), { 'content-type': 'application/json', 'x-tollgate-request-id': ctx.id });
 }
