@@ -17,6 +17,8 @@ export class RequestContext {
   deployment: string | null = null;
   /** The region of the deployment that answered. */
   region: string | null = null;
+  /** A spend rule's `no_promote` was active: nothing dearer than the model asked for was tried. */
+  noPromote = false;
   provider: string | null = null;
   upstreamModel: string | null = null;
   stream = false;
@@ -114,6 +116,7 @@ export class RequestContext {
           ? null
           : { rule: s.limiting.ruleId, reason: s.limiting.reason, scope: s.limiting.scope, window: s.limiting.window, window_key: s.limiting.windowKey, used_micros: s.limiting.usedMicros, limit_micros: s.limiting.limitMicros },
       rate: a.rate.map((r) => ({ rule: r.ruleId, kind: r.kind, limit: r.limit, window_ms: r.windowMs, amount: r.amount ?? 1 })),
+      no_promote: this.noPromote,
     };
   }
 

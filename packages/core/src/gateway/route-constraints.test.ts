@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Request as IRRequest } from '@tollgate/codecs/base';
-import { asksForReasoning, ContextFit, declaresTools } from './route-constraints.js';
+import { asksForReasoning, ContextFit, declaresTools, listPrice, PriceCeiling } from './route-constraints.js';
+import { parsePricing } from '../pricing/index.js';
 import { promptTokenFloor, wordCount } from './token-floor.js';
 import type { Model } from '../registry/index.js';
 
@@ -67,5 +68,32 @@ describe('what a request asks of a model', () => {
     expect(asksForReasoning(request({ reasoning: { includeThoughts: false } }))).toBe(false);
     // A level the codec does not know travels as the vendor's own field.
     expect(asksForReasoning(request({ vendor: { format: 'openai_chat', fields: { reasoning_effort: 'extreme' } } }))).toBe(true);
+  });
+});
+
+describe('no_promote: list prices of a request, exact', () => {
+  const at = (id: string, pricing: Parameters<typeof parsePricing>[0]) => {
+    const parsed = parsePricing(pricing);
+    if (parsed === undefined) throw new Error('bad pricing');
+    return { deployment: { id, pricing: parsed } };
+  };
+  const base = at('base', { unit: 'usd_per_mtok', input: '3', output: '15' });
+  // Cheaper output, dearer input: dearer or not depends on the request.
+  const inputHeavy = at('input-heavy', { unit: 'usd_per_mtok', input: '4', output: '10' });
+  // A millionth of a dollar more per million input tokens: exact decimals (and rounding up) tell them apart.
+  const hair = at('hair', { unit: 'usd_per_mtok', input: '3.000001', output: '15' });
+  const tiered = at('tiered', { unit: 'usd_per_mtok', input: '3', output: '15', threshold_tokens: 1000, long: { input: '6', output: '22.5' } });
+
+  it('prices the prompt bound at the input rate and the output bound at the output rate, in micro-USD', () => {
+    expect(listPrice(base, { promptTokens: 1000, outputTokens: 100 })).toBe(3000 + 1500);
+    expect(listPrice(tiered, { promptTokens: 1001, outputTokens: 100 })).toBe(6006 + 2250);
+  });
+
+  it('keeps what costs no more than the first candidate, compared exactly for this request', () => {
+    const chatty = new PriceCeiling(base, { promptTokens: 100, outputTokens: 4000 });
+    expect(chatty.keep([base, inputHeavy, hair, tiered]).map((c) => c.deployment.id)).toEqual(['base', 'input-heavy', 'tiered']);
+    const long = new PriceCeiling(base, { promptTokens: 100_000, outputTokens: 10 });
+    expect(long.keep([base, inputHeavy, hair, tiered]).map((c) => c.deployment.id)).toEqual(['base']);
+    expect(long.micros).toBe(300_150);
   });
 });

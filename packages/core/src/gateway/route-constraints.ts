@@ -2,12 +2,14 @@
  * Stage 6 of the walk, what narrows routing beyond the registry's candidates: the model's
  * capabilities (`tools`, `reasoning`) against what the request asks for, whether the prompt
  * can fit its `context_window`, and the regions the policy and the caller allow deployments
- * in. Each check only narrows; a model that fails one is not a candidate (nor a budget-tier
+ * in; and, once a spend rule's `no_promote` is active, the price ceiling of the model asked
+ * for. Each check only narrows; a model that fails one is not a candidate (nor a budget-tier
  * substitute), and when the requested model fails, the caller gets a clear error in its own
  * format.
  */
 import { GatewayError, type Request as IRRequest, type WireFormat } from '@tollgate/codecs/base';
 import { decideRegions, type Policy, type Principal, type RegionLimit } from '@tollgate/policy';
+import { priceUsage, type TokenBounds } from '../pricing/index.js';
 import type { Deployment, Model, Registry } from '../registry/index.js';
 import { floorTextLength, promptTokenFloor } from './token-floor.js';
 
@@ -203,5 +205,40 @@ export class RegionRouting {
   serves(model: Model): boolean {
     const enabled = model.deployments.filter((d) => d.enabled).map((deployment) => ({ deployment }));
     return enabled.length === 0 || this.narrow(model, enabled).length > 0;
+  }
+}
+
+type Priced = { readonly deployment: Pick<Deployment, 'id' | 'pricing'> };
+
+/**
+ * What a request costs at a deployment's list prices, in integer micro-USD: every prompt token
+ * at the input rate, the output bound at the output rate, the long-context rates once the
+ * prompt bound passes their threshold — `priceUsage` of that usage, exact.
+ */
+export function listPrice(candidate: Priced, bounds: TokenBounds): number {
+  const pricing = candidate.deployment.pricing;
+  if (pricing === null) throw new TypeError(`deployment ${candidate.deployment.id} has no pricing`);
+  const usage = { input: bounds.promptTokens, output: bounds.outputTokens, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0, measured: false };
+  return priceUsage(pricing, usage).total;
+}
+
+/**
+ * `no_promote`: the request may go only where it costs no more than at the first candidate of
+ * the model asked for (the deployment it would be sent to), compared exactly at list prices for
+ * this request's bounds. Failover to a dearer deployment, and a dearer substitute, are off.
+ */
+export class PriceCeiling {
+  readonly micros: number;
+
+  constructor(
+    first: Priced,
+    private readonly bounds: TokenBounds,
+  ) {
+    this.micros = listPrice(first, bounds);
+  }
+
+  /** The candidates not dearer than the ceiling, in order. */
+  keep<C extends Priced>(list: readonly C[]): C[] {
+    return list.filter((c) => listPrice(c, this.bounds) <= this.micros);
   }
 }

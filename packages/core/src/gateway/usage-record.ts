@@ -48,6 +48,8 @@ export interface RecordDecision {
   limiting: { rule: string; reason: string; scope: string; window: string; window_key: string; used_micros: number; limit_micros: number } | null;
   /** The rate limits taken. */
   rate: Array<{ rule: string; kind: 'requests' | 'tokens'; limit: number; window_ms: number; amount: number }>;
+  /** A `no_promote` action was active: no deployment or substitute dearer than the model asked for was used. */
+  no_promote: boolean;
 }
 
 export interface RecordUsage {

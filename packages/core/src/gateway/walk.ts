@@ -33,7 +33,7 @@ import type { UsageSink } from './usage-record.js';
 import type { TenantOf } from './keys.js';
 import type { HoldKeeper } from './holds.js';
 import { tokenAdjustments, writeRecord } from './finalize.js';
-import { capabilityRefusal, ContextFit, RegionRouting, requestedRegions } from './route-constraints.js';
+import { capabilityRefusal, ContextFit, PriceCeiling, RegionRouting, requestedRegions } from './route-constraints.js';
 
 /** Everything the walk needs that lives as long as the gateway. */
 export interface WalkDeps {
@@ -193,11 +193,14 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   const fit = new ContextFit();
   const tooLong = fit.refusal(model, ir, format);
   if (tooLong !== null) return refuse(deps, ctx, tooLong.error, tooLong.reason);
+  /** What the request costs where it was asked to go: `no_promote` allows nothing dearer. */
+  let ceiling: PriceCeiling | null = null;
+  const within = (found: Candidate[], noPromote: boolean): Candidate[] => (noPromote && ceiling !== null ? ceiling.keep(found) : found);
   /** A budget-tier substitute must be able to take this request, as the requested model did. */
-  const canServe = (id: string): boolean => {
+  const canServe = (id: string, spend: { noPromote: boolean }): boolean => {
     const m = resolveModel(deps.registry, id);
     if (m === null || m.staged || capabilityRefusal(m, ir, format, id) !== null || fit.refusal(m, ir, format) !== null) return false;
-    return route(m).length > 0;
+    return within(route(m), spend.noPromote).length > 0;
   };
 
   // 8. size the worst case, rate + spend, reserve
@@ -212,6 +215,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     }
     const bounds = requestBounds(ir, codec, m, raw.byteLength, deps.sizing);
     ctx.promptBound = bounds.promptTokens;
+    if (!substituted) ceiling = new PriceCeiling(candidates[0]!, bounds);
     return admit({
       ctx,
       policy: deps.policy,
@@ -234,11 +238,12 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   let servedModel: Model = model;
   try {
     admission = await admitFor(model, list, false);
+    ctx.noPromote = admission.spend?.noPromote === true;
     if (admission.substitute !== undefined) {
       // Budget-tier substitution narrows only: the substitute passed access in policy; it must
       // also be served for this entry format, else the request is refused like the cap.
       const sub = resolveModel(deps.registry, admission.substitute.to);
-      const subList = sub === null || sub.staged ? [] : route(sub);
+      const subList = sub === null || sub.staged ? [] : within(route(sub), ctx.noPromote);
       if (sub === null || subList.length === 0) {
         return refuse(deps, ctx, new GatewayError('quota_exceeded', 'The spend limit for this model has been reached.'), `spend_limit:${admission.substitute.ruleId}`, { 'x-should-retry': 'false' });
       }
@@ -248,6 +253,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
       regions.report(sub.id);
       list = subList;
       admission = await admitFor(sub, subList, true);
+      if (admission.spend?.noPromote === true) ctx.noPromote = true;
     }
   } catch (error) {
     if (error instanceof AdmissionRefused) return refuse(deps, ctx, error.error, error.reason, error.headers);
@@ -255,6 +261,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   }
   ctx.reservedMicros = admission.reserved;
   if (admission.reserved > 0) deps.holds.track(ctx.id);
+  list = within(list, ctx.noPromote);
 
   // 9. convert and dispatch, failing over before anything is committed
   const targets = list.map(toTarget);
