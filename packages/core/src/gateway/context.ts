@@ -149,6 +149,7 @@ export class RequestContext {
               application: p.application ?? null,
               platform: p.platform ?? null,
               workflow: p.workflow ?? null,
+              tags: p.tags === undefined ? {} : { ...p.tags },
             },
       entry_format: this.entryFormat,
       upstream_format: this.upstreamFormat,

@@ -16,6 +16,11 @@ export interface RecordPrincipal {
   application: string | null;
   platform: string | null;
   workflow: string | null;
+  /**
+   * Attribution tags: a platform token's allow-listed tags (`jwt[].allowed_tags`), or those an
+   * identity function put on the principal; `{}` when none. Never authority: no policy reads them.
+   */
+  tags?: Record<string, string>;
 }
 
 /** A spend rule as admission saw it: the counter it read and its threshold, in micro-USD. */
