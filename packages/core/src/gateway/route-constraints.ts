@@ -157,11 +157,11 @@ export class RegionRouting {
   }
 
   /** The candidates of `model` its regions allow; [] (and a refusal) when none is left. */
-  narrow<C extends { readonly deployment: Pick<Deployment, 'region'> }>(model: Model, found: readonly C[]): C[] {
-    let out = found.slice();
+  narrow<C extends { readonly deployment: Pick<Deployment, 'region'> }>(model: Model, found: C[]): C[] {
     const requested = this.input.requested;
     const rules = this.rules(model.id);
-    if (rules.length === 0 && requested === null) return out;
+    if (rules.length === 0 && requested === null) return found;
+    let out = found;
     const name = model.id === this.input.model ? this.input.name : model.id;
     const shadow: string[] = [];
     for (const r of rules) {

@@ -26,7 +26,7 @@ import { notOfferedError } from './not-offered.js';
 import { respond } from './respond.js';
 import type { SecretCache } from './secrets.js';
 import type { SizingOptions } from './sizing.js';
-import { requestBounds } from './bounds.js';
+import { requestBounds, type RequestBounds } from './bounds.js';
 import { earlyRefusal } from './early-check.js';
 import { buildUpstreamCall, upstreamBody, type UpstreamTarget } from './upstream.js';
 import type { UsageSink } from './usage-record.js';
@@ -193,9 +193,13 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   const fit = new ContextFit();
   const tooLong = fit.refusal(model, ir, format);
   if (tooLong !== null) return refuse(deps, ctx, tooLong.error, tooLong.reason);
-  /** What the request costs where it was asked to go: `no_promote` allows nothing dearer. */
+  /** What the request costs where it was asked to go: `no_promote` allows nothing dearer (priced only then). */
+  let asked: { first: Candidate; bounds: RequestBounds } | null = null;
   let ceiling: PriceCeiling | null = null;
-  const within = (found: Candidate[], noPromote: boolean): Candidate[] => (noPromote && ceiling !== null ? ceiling.keep(found) : found);
+  const within = (found: Candidate[], noPromote: boolean): Candidate[] => {
+    if (!noPromote || asked === null) return found;
+    return (ceiling ??= new PriceCeiling(asked.first, asked.bounds)).keep(found);
+  };
   /** A budget-tier substitute must be able to take this request, as the requested model did. */
   const canServe = (id: string, spend: { noPromote: boolean }): boolean => {
     const m = resolveModel(deps.registry, id);
@@ -215,7 +219,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     }
     const bounds = requestBounds(ir, codec, m, raw.byteLength, deps.sizing);
     ctx.promptBound = bounds.promptTokens;
-    if (!substituted) ceiling = new PriceCeiling(candidates[0]!, bounds);
+    if (!substituted) asked = { first: candidates[0]!, bounds };
     return admit({
       ctx,
       policy: deps.policy,
