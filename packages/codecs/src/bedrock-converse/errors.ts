@@ -10,6 +10,8 @@ import { asString, isObject, parseJson } from '../shared/guards.js';
 /** The exception an AWS client expects for each canonical code, and the HTTP status when it differs. */
 const WIRE: Record<ErrorCode, { type: string; http?: number }> = {
   invalid_request: { type: 'ValidationException' },
+  // Bedrock says "Input is too long for requested model." as a ValidationException.
+  context_length_exceeded: { type: 'ValidationException' },
   unsupported_feature: { type: 'ValidationException' },
   request_too_large: { type: 'ValidationException' },
   authentication_failed: { type: 'UnrecognizedClientException' },

@@ -4,6 +4,8 @@
  */
 export type ErrorCode =
   | 'invalid_request'
+  /** The prompt cannot fit the model's context window (400; OpenAI `context_length_exceeded`). */
+  | 'context_length_exceeded'
   | 'authentication_failed'
   | 'permission_denied'
   | 'model_not_found'
@@ -27,6 +29,7 @@ interface CodeInfo {
 
 export const ERROR_CODES: Record<ErrorCode, CodeInfo> = {
   invalid_request: { status: 400, retryable: false },
+  context_length_exceeded: { status: 400, retryable: false },
   authentication_failed: { status: 401, retryable: false },
   permission_denied: { status: 403, retryable: false },
   model_not_found: { status: 404, retryable: false },

@@ -15,6 +15,10 @@ export class RequestContext {
   model: string | null = null;
   substitutedFrom: string | null = null;
   deployment: string | null = null;
+  /** The region of the deployment that answered. */
+  region: string | null = null;
+  /** A spend rule's `no_promote` was active: nothing dearer than the model asked for was tried. */
+  noPromote = false;
   provider: string | null = null;
   upstreamModel: string | null = null;
   stream = false;
@@ -126,6 +130,7 @@ export class RequestContext {
           ? null
           : { rule: s.limiting.ruleId, reason: s.limiting.reason, scope: s.limiting.scope, window: s.limiting.window, window_key: s.limiting.windowKey, used_micros: s.limiting.usedMicros, limit_micros: s.limiting.limitMicros },
       rate: a.rate.map((r) => ({ rule: r.ruleId, kind: r.kind, limit: r.limit, window_ms: r.windowMs, amount: r.amount ?? 1 })),
+      no_promote: this.noPromote,
     };
   }
 
@@ -158,6 +163,7 @@ export class RequestContext {
               application: p.application ?? null,
               platform: p.platform ?? null,
               workflow: p.workflow ?? null,
+              tags: p.tags === undefined ? {} : { ...p.tags },
             },
       entry_format: this.entryFormat,
       upstream_format: this.upstreamFormat,
@@ -165,6 +171,7 @@ export class RequestContext {
       model: this.model,
       substituted_from: this.substitutedFrom,
       deployment: this.deployment,
+      region: this.region,
       provider: this.provider,
       upstream_model: this.upstreamModel,
       stream: this.stream,

@@ -16,6 +16,11 @@ export interface RecordPrincipal {
   application: string | null;
   platform: string | null;
   workflow: string | null;
+  /**
+   * Attribution tags: a platform token's allow-listed tags (`jwt[].allowed_tags`), or those an
+   * identity function put on the principal; `{}` when none. Never authority: no policy reads them.
+   */
+  tags?: Record<string, string>;
 }
 
 /** A spend rule as admission saw it: the counter it read and its threshold, in micro-USD. */
@@ -53,6 +58,8 @@ export interface RecordDecision {
   limiting: { rule: string; reason: string; scope: string; window: string; window_key: string; used_micros: number; limit_micros: number } | null;
   /** The rate limits taken. */
   rate: Array<{ rule: string; kind: 'requests' | 'tokens'; limit: number; window_ms: number; amount: number }>;
+  /** A `no_promote` action was active: no deployment or substitute dearer than the model asked for was used. */
+  no_promote: boolean;
 }
 
 export interface RecordUsage {
@@ -85,6 +92,8 @@ export interface UsageRecord {
   model: string | null;
   substituted_from: string | null;
   deployment: string | null;
+  /** The `region` of the deployment that answered (null: none answered, or it names none). */
+  region: string | null;
   provider: string | null;
   upstream_model: string | null;
   stream: boolean;
