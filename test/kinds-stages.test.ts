@@ -2,7 +2,8 @@
  * The stages the kinds that do not generate share with generation, with the real SDKs against
  * loopback upstreams: DLP (what a token count or an embedding sends upstream is scanned like a
  * generation's request — blocked, redacted, or in shadow mode only counted) and telemetry (a
- * SERVER span and a CLIENT span per attempt, named for the operation, `traceparent` sent on).
+ * SERVER span and a CLIENT span per attempt, named for the operation, `traceparent` sent on),
+ * region routing, and the early refusal of a large body.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -49,12 +50,12 @@ function registry(url: string): RegistryFileInput {
       { provider: 'openai', format: 'openai_chat', family: 'chat', path: '/v1/embeddings', kind: 'embed' },
     ],
     models: {
-      claude: { brand: 'anthropic', entry_formats: ['anthropic_messages'], deployments: [{ id: 'claude@anthropic', provider: 'anthropic', format: 'anthropic_messages', upstream_model: 'claude-sonnet-4-5', pricing: priced }] },
+      claude: { brand: 'anthropic', entry_formats: ['anthropic_messages'], deployments: [{ id: 'claude@anthropic', provider: 'anthropic', format: 'anthropic_messages', upstream_model: 'claude-sonnet-4-5', pricing: priced, region: 'eu' }] },
       embedder: {
         brand: 'openai',
         kind: 'embed',
         entry_formats: ['openai_chat', 'gemini_generate_content'],
-        deployments: [{ id: 'emb@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'text-embedding-3-small', pricing: priced }],
+        deployments: [{ id: 'emb@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'text-embedding-3-small', pricing: priced, region: 'us' }],
       },
     },
   };
@@ -221,6 +222,29 @@ describe('a large body meets the refusals its content cannot change before it is
     expect(res.status).toBe(429);
     expect(pulled).toBeLessThan(MB);
     expect(records.at(-1)).toMatchObject({ kind: 'embed', status: 'rejected', reason: 'rate_limit:rpm' });
+    await gateway.close();
+  });
+});
+
+describe('regions: counts and embeddings go only where the caller’s data may go', () => {
+  it('a policy region rule refuses an embedding served only elsewhere (403), lets a count through where it is served; x-tollgate-region narrows too', async () => {
+    const { gateway, openai, anthropic, records } = gatewayWith({ regions: [{ id: 'eu-residency', allow: ['eu'] }] });
+    const from = seen.length;
+    const error = await openai.embeddings.create({ model: 'embedder', input: 'hello' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    expect(seen.length).toBe(from);
+    expect(records.at(-1)).toMatchObject({ kind: 'embed', http_status: 403, reason: 'region:eu-residency' });
+
+    const counted = await anthropic.messages.countTokens({ model: 'claude', messages: [{ role: 'user', content: 'hello' }] });
+    expect(counted.input_tokens).toBe(12);
+    expect(records.at(-1)).toMatchObject({ kind: 'count_tokens', status: 'ok', region: 'eu' });
+
+    const elsewhere = await anthropic.messages
+      .countTokens({ model: 'claude', messages: [{ role: 'user', content: 'hello' }] }, { headers: { 'x-tollgate-region': 'us' } })
+      .catch((e: unknown) => e);
+    expect(elsewhere).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(records.at(-1)).toMatchObject({ kind: 'count_tokens', http_status: 400, reason: 'region_unavailable' });
+    expect(seen.length).toBe(from + 1);
     await gateway.close();
   });
 });

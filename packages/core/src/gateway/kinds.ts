@@ -28,6 +28,7 @@ import { parseJsonBody, readBoundedBody } from './body.js';
 import type { RequestContext } from './context.js';
 import { dispatch } from './dispatch.js';
 import { earlyRefusal } from './early-check.js';
+import { RegionRouting, requestedRegions } from './route-constraints.js';
 import { countPolicy, embedPolicy } from './kind-policy.js';
 import { settleUsage, tokenAdjustments, writeRecord } from './finalize.js';
 import { completeReply, errorReply } from './render.js';
@@ -150,9 +151,11 @@ export async function walkKind(request: GatewayRequest, ctx: RequestContext, dep
     decoded = { kind: 'embed', request: staged.request };
   }
 
+  // Where the data may go: the policy's region rules and the caller's x-tollgate-region, as for generation.
+  const regions = new RegionRouting({ policy: deps.policy, registry: deps.registry, principal, requested: requestedRegions(request.headers), model: model.id, name: requested ?? model.id, wouldBlock: ctx.wouldBlock });
   return decoded.kind === 'count_tokens'
-    ? countTokens(request, ctx, deps, model, format, principal, decoded.request, kindCodec as CountTokensCodec)
-    : embed(request, ctx, deps, model, format, principal, decoded.request, kindCodec as EmbeddingsCodec);
+    ? countTokens(request, ctx, deps, model, format, principal, decoded.request, kindCodec as CountTokensCodec, regions)
+    : embed(request, ctx, deps, model, format, principal, decoded.request, kindCodec as EmbeddingsCodec, regions);
 }
 
 /** Rate (and, for embeddings, spend) admission; refusals become the caller's error. */
@@ -186,10 +189,15 @@ async function countTokens(
   principal: Principal,
   ir: IRRequest,
   entryCodec: CountTokensCodec,
+  regions: RegionRouting,
 ): Promise<GatewayReply> {
-  const list = countCandidates(deps.registry, model, format).filter((c) => c.deployment.enabled && countTokensCodecs[c.upstreamFormat] !== undefined && deps.codecs[c.upstreamFormat] !== undefined);
+  const counting = countCandidates(deps.registry, model, format).filter((c) => c.deployment.enabled && countTokensCodecs[c.upstreamFormat] !== undefined && deps.codecs[c.upstreamFormat] !== undefined);
+  const list = regions.narrow(model, counting);
   const counter = model.tokenizer === null ? undefined : deps.tokenizers[model.tokenizer];
   if (list.length === 0 && counter === undefined) {
+    // A local count sends nothing anywhere; without one, a region rule that left no counter says so.
+    const outside = regions.refusal(model);
+    if (outside !== null) return refuse(deps, ctx, outside.error, outside.reason);
     return refuse(deps, ctx, new GatewayError('not_found', `The model '${ctx.requestedModel ?? model.id}' cannot count tokens: no deployment counts them and no tokenizer is declared.`), 'count_tokens_unsupported');
   }
   let admission: Admission;
@@ -250,8 +258,11 @@ async function embed(
   principal: Principal,
   embedRequest: EmbedRequest,
   entryCodec: EmbeddingsCodec,
+  regions: RegionRouting,
 ): Promise<GatewayReply> {
-  const found = candidatesFor(deps.registry, model, format).filter((c) => c.deployment.enabled && embeddingsCodecs[c.upstreamFormat] !== undefined && deps.codecs[c.upstreamFormat] !== undefined);
+  const found = regions.narrow(model, candidatesFor(deps.registry, model, format).filter((c) => c.deployment.enabled && embeddingsCodecs[c.upstreamFormat] !== undefined && deps.codecs[c.upstreamFormat] !== undefined));
+  const outside = found.length === 0 ? regions.refusal(model) : null;
+  if (outside !== null) return refuse(deps, ctx, outside.error, outside.reason);
   if (found.length === 0) return refuse(deps, ctx, new GatewayError('model_not_found', `The model '${ctx.requestedModel ?? model.id}' does not exist or you do not have access to it.`, { param: 'model' }), 'no_route');
   const list = pickWeighted(found, () => `${principal.id}\u0000embed`);
   ctx.promptBound = embedTokenBound(embedRequest);
@@ -329,6 +340,7 @@ async function call(
   const candidate = list.find((c) => c.deployment.id === result.target.deploymentId)!;
   ctx.attempts = result.attempts;
   ctx.deployment = candidate.deployment.id;
+  ctx.region = candidate.deployment.region;
   ctx.provider = candidate.provider.id;
   ctx.upstreamModel = candidate.deployment.upstreamModel;
   ctx.upstreamFormat = candidate.upstreamFormat;

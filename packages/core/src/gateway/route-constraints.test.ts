@@ -55,6 +55,9 @@ describe('what a request asks of a model', () => {
     expect(declaresTools(request())).toBe(false);
     expect(declaresTools(request({ tools: [{ name: 'f', parameters: {} }] } as Partial<IRRequest>))).toBe(true);
     expect(declaresTools(request({ vendor: { format: 'openai_responses', fields: { tools: [{ type: 'web_search' }] } } }))).toBe(true);
+    expect(declaresTools(request({ vendor: { format: 'bedrock_converse', fields: { toolConfig: { tools: [{ systemTool: { name: 'nova_grounding' } }] } } } }))).toBe(true);
+    expect(declaresTools(request({ vendor: { format: 'bedrock_converse', fields: { additionalModelRequestFields: { tools: [{ type: 'computer_20250124', name: 'computer' }] } } } }))).toBe(true);
+    expect(declaresTools(request({ vendor: { format: 'bedrock_converse', fields: { additionalModelRequestFields: { anthropic_beta: ['x'] } } } }))).toBe(false);
   });
 
   it('asks for reasoning unless it turns it off', () => {
