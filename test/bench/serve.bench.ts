@@ -34,6 +34,7 @@ import {
   startPipe,
   startProxy,
   startTollgate,
+  startTollgateTransport,
   startUpstream,
   UPSTREAM_KEY,
   usageLines,
@@ -43,8 +44,9 @@ import {
   type TollgateSetup,
 } from './serve/targets.ts';
 
-type PeerId = 'direct' | 'pipe' | 'proxy' | 'portkey' | 'tollgate' | 'tollgate-redis';
-const LABEL: Record<PeerId, string> = {
+/** The fixed peers, and `transport:<name>` for tollgate serve on another upstream transport (SERVE_BENCH_TRANSPORTS). */
+type PeerId = 'direct' | 'pipe' | 'proxy' | 'portkey' | 'tollgate' | 'tollgate-redis' | `transport:${string}`;
+const FIXED_LABEL: Record<string, string> = {
   direct: 'direct',
   pipe: 'raw byte pipe (no parsing)',
   proxy: 'bare proxy (codecs)',
@@ -52,6 +54,17 @@ const LABEL: Record<PeerId, string> = {
   tollgate: 'tollgate serve',
   'tollgate-redis': 'tollgate serve, Redis store',
 };
+/** What each transport name stands for in the table. */
+const TRANSPORT_LABEL: Record<string, string> = {
+  'undici-request': 'undici Agent#request',
+  fetch: 'global fetch',
+  createUndiciUpstream: 'undici dispatch + streaming handler',
+};
+const LABEL = new Proxy(FIXED_LABEL, {
+  get: (fixed, id: string) => fixed[id] ?? `tollgate serve, upstream: ${TRANSPORT_LABEL[id.slice('transport:'.length)] ?? id.slice('transport:'.length)}`,
+}) as Record<PeerId, string>;
+/** The connection counts of every case; the raw pipe runs the first two only. */
+const CONNS = [1, 8, 32];
 
 interface Peer {
   id: PeerId;
@@ -61,7 +74,7 @@ interface Peer {
   shot(delay: number, stream: boolean): Shot;
   /** Only these upstream delays (the Redis variant runs the zero-latency cases only). */
   delays?: number[];
-  /** Only these connection counts (the raw pipe runs the one-connection cases only). */
+  /** Only these connection counts (the raw pipe runs the low-load cases only). */
   conns?: number[];
   setup?: TollgateSetup;
 }
@@ -182,7 +195,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     },
     {
       id: 'pipe',
-      conns: [1],
+      conns: CONNS.slice(0, 2),
       shot: function (d, stream) {
         return {
           port: this.service!.port,
@@ -224,6 +237,20 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       },
     },
   ];
+  // Other upstream transports under the same tollgate serve (issue 23's comparison).
+  const transports = (process.env.SERVE_BENCH_TRANSPORTS ?? '').split(',').filter((t) => t !== '');
+  const transportSetups = new Map<string, TollgateSetup>();
+  for (const transport of transports) {
+    const tSetup = await writeTollgateSetup(upstreamUrl, delays);
+    transportSetups.set(transport, tSetup);
+    peers.push({
+      id: `transport:${transport}`,
+      setup: tSetup,
+      shot: function (d, stream) {
+        return { port: this.service!.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${tSetup.key}` }, body: openaiBody(`bench-d${d}`, stream), expect: EXPECT_OPENAI(stream) };
+      },
+    });
+  }
   if (redisSetup !== undefined) {
     peers.push({
       id: 'tollgate-redis',
@@ -235,18 +262,19 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     });
   }
 
-  const starts: Record<Exclude<PeerId, 'direct'>, () => Promise<Service>> = {
+  const starts: Record<string, () => Promise<Service>> = {
     pipe: () => startPipe(upstreamUrl),
     proxy: () => startProxy(upstreamUrl),
     portkey: () => (pk === null ? Promise.reject(new Error((portkey as { error: string }).error)) : startPortkey()),
     tollgate: () => startTollgate(setup, 'tollgate serve', profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]),
     'tollgate-redis': () => startTollgate(redisSetup!, 'tollgate serve (Redis)', [], { TOLLGATE_BENCH_COUNT_WRITES_TO: '6379' }),
   };
+  for (const transport of transports) starts[`transport:${transport}`] = () => startTollgateTransport(transportSetups.get(transport)!, transport, `tollgate serve (${transport})`);
   // Started one after another: each start-up (tsx, registry load) takes a core for a while.
   for (const peer of peers) {
     if (peer.id === 'direct') continue;
     try {
-      peer.service = await starts[peer.id]();
+      peer.service = await starts[peer.id]!();
     } catch (error) {
       peer.startError = error instanceof Error ? error.message : String(error);
     }
@@ -289,7 +317,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     // each round, so a burst of load from elsewhere on the machine hits them alike.
     for (const d of delays) {
       for (const stream of [false, true]) {
-        for (const conns of [1, 32]) {
+        for (const conns of CONNS) {
           const inCase = peers.filter((peer) => (peer.delays === undefined || peer.delays.includes(d)) && (peer.conns === undefined || peer.conns.includes(conns)));
           const rounds = new Map<PeerId, LoadResult[]>();
           const cpu = new Map<PeerId, number>();
@@ -450,6 +478,48 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
           (p === undefined ? `; Portkey n/a (${why('portkey', d, true, 1)})` : `; Portkey +${ms(p.ttfbP50 - base.ttfbP50)} ms`),
       );
     } else lines.push(`streamed time to first byte d${d}: n/a — ${base === undefined ? why('direct', d, true, 1) : why('tollgate', d, true, 1)}`);
+  }
+
+  // Issue 23: streamed first byte and throughput under moderate load, against the raw pipe.
+  for (const d of delays) {
+    const conns = CONNS[1]!;
+    const base = ok(get('direct', d, true, conns));
+    const t = ok(get('tollgate', d, true, conns));
+    const pipe = ok(get('pipe', d, true, conns));
+    if (base === undefined || t === undefined || pipe === undefined) {
+      lines.push(`streamed first byte at ${conns} conns d${d}: n/a — ${base === undefined ? why('direct', d, true, conns) : t === undefined ? why('tollgate', d, true, conns) : why('pipe', d, true, conns)}`);
+      continue;
+    }
+    const tAdd = t.ttfbP50 - base.ttfbP50;
+    const pAdd = pipe.ttfbP50 - base.ttfbP50;
+    const target = d === delays[0];
+    lines.push(
+      `streamed time to first byte over direct at ${conns} conns d${d} (p50): tollgate +${ms(tAdd)} ms vs raw pipe +${ms(pAdd)} ms = ${ratio(tAdd / pAdd)}` +
+        (target ? ` (target ≤ 1.5×) ${verdict(tAdd <= 1.5 * pAdd)}` : ' (for context)') +
+        `; streamed throughput tollgate ${int(t.rps)} vs raw pipe ${int(pipe.rps)} req/s = ${ratio(t.rps / pipe.rps)}` +
+        (target ? ` (target ≥ 0.6×) ${verdict(t.rps >= 0.6 * pipe.rps)}` : ' (for context)'),
+    );
+  }
+  // Issue 23: other upstream transports against tollgate serve's own, same run (not targets: inputs to a choice).
+  for (const peer of peers) {
+    if (!peer.id.startsWith('transport:')) continue;
+    const parts: string[] = [];
+    for (const stream of [false, true]) {
+      const own = ok(get('tollgate', d0, stream, 32));
+      const other = ok(get(peer.id, d0, stream, 32));
+      if (own !== undefined && other !== undefined) parts.push(`saturated d${d0} ${stream ? 'stream' : 'non-stream'} ${int(other.rps)} vs ${int(own.rps)} req/s (${ratio(other.rps / own.rps)})`);
+    }
+    for (const d of delays) {
+      for (const stream of [false, true]) {
+        const base = ok(get('direct', d, stream, 1));
+        const own = ok(get('tollgate', d, stream, 1));
+        const other = ok(get(peer.id, d, stream, 1));
+        if (base === undefined || own === undefined || other === undefined) continue;
+        const diff = other.p50 - own.p50;
+        parts.push(`added p50 at 1 conn d${d} ${stream ? 'stream' : 'non-stream'} +${ms(other.p50 - base.p50)} vs +${ms(own.p50 - base.p50)} ms (${diff >= 0 ? '+' : '−'}${Math.abs(diff).toFixed(3)} ms)`);
+      }
+    }
+    lines.push(`${LABEL[peer.id]} vs tollgate serve's default transport: ${parts.length === 0 ? 'n/a' : parts.join('; ')}`);
   }
 
   // Governance actually ran: one usage record per governed request.

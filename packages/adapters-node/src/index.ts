@@ -16,3 +16,5 @@ export { startService } from './cli/service.js';
 export type { RunningService, StartServiceOptions, ReloadResult } from './cli/service.js';
 export { createKeyEntry } from './cli/key.js';
 export type { CreatedKey, KeyPrincipal } from './cli/key.js';
+export { createUndiciUpstream, UpstreamTimeoutError } from './http/undici-upstream.js';
+export type { NodeUpstreamOptions } from './http/undici-upstream.js';

@@ -324,3 +324,20 @@ export function usageLines(setup: TollgateSetup): number {
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
   return n;
 }
+
+/**
+ * `tollgate serve` on the built packages with another upstream transport
+ * (test/bench/serve/tollgate-transport.ts): `default`, `undici-request`, `fetch`, or the name of
+ * a transport factory the package exports.
+ */
+export async function startTollgateTransport(setup: TollgateSetup, transport: string, name: string, nodeFlags: string[] = []): Promise<Service> {
+  buildPackages();
+  return startService({
+    name,
+    args: [...nodeFlags, ...(FROM_SOURCE ? ['--conditions=@tollgate/source'] : []), '--import', 'tsx', 'test/bench/serve/tollgate-transport.ts', transport, '--config', setup.config],
+    env: { ANTHROPIC_API_KEY: UPSTREAM_KEY },
+    portFrom: /listening on http:\/\/127\.0\.0\.1:(\d+)/,
+    readyPath: '/readyz',
+    timeoutMs: 45_000,
+  });
+}

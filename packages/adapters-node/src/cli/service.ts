@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createGateway, GatewayConfigError, type Gateway } from '@tollgate/core';
+import { createGateway, GatewayConfigError, type Gateway, type UpstreamFetch } from '@tollgate/core';
 import { handleNodeRequest } from '../http/listener.js';
 import { createNodeUpstream } from '../http/upstream-fetch.js';
 import { buildParts } from './build.js';
@@ -19,6 +19,8 @@ export interface StartServiceOptions {
   /** Override `listen` (tests, `PORT`). */
   port?: number;
   host?: string;
+  /** The upstream transport (default: `createNodeUpstream()`); closed at shutdown. */
+  upstream?: UpstreamFetch & { close(): unknown };
 }
 
 export interface RunningService {
@@ -51,8 +53,7 @@ export async function startService(service: LoadedService, options: StartService
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const { config } = service;
   const parts = await buildParts(config, service.dir);
-  // Upstream calls over node:http keep-alive agents rather than the global fetch (undici).
-  const upstreamFetch = createNodeUpstream();
+  const upstreamFetch = options.upstream ?? createNodeUpstream();
   let gateway: Gateway;
   try {
     gateway = createGateway({
@@ -154,7 +155,7 @@ export async function startService(service: LoadedService, options: StartService
     await closed;
     // Streams cut above settle as cancelled within a chunk; then usage is flushed and the store closed.
     await gateway.close({ drainMs: 2000 });
-    upstreamFetch.close();
+    await upstreamFetch.close();
     await parts.store.close().catch(() => {});
     const stats = gateway.stats();
     log(`tollgate: stopped — ${stats.requests} requests, ${stats.usageWritten} usage records written, ${stats.usageFailed} lost`);

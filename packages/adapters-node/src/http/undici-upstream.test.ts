@@ -1,0 +1,234 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeAdapter, type Served } from '../__tests__/adapter-suite.js';
+import { toNodeListener } from './listener.js';
+import { createUndiciUpstream as createNodeUpstream } from './undici-upstream.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+let server: Server;
+let origin: string;
+const seen: Seen[] = [];
+let bodyClosed: Promise<void> = Promise.resolve();
+let pulledChunks = 0;
+
+function route(req: IncomingMessage, res: ServerResponse, body: string): void {
+  seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+  switch (req.url) {
+    case '/json':
+      res.writeHead(201, { 'content-type': 'application/json', 'x-extra': 'one' });
+      res.end(JSON.stringify({ echo: body }));
+      return;
+    case '/cookies':
+      res.setHeader('set-cookie', ['a=1', 'b=2']);
+      res.end('ok');
+      return;
+    case '/gzip':
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+      res.end(gzipSync('decoded text'));
+      return;
+    case '/gzip-endless': {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+      const whole = gzipSync('x'.repeat(100_000));
+      res.write(whole.subarray(0, 100));
+      return;
+    }
+    case '/gzip-corrupt':
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+      res.end(Buffer.from('this is not gzip at all'));
+      return;
+    case '/redirect':
+      res.writeHead(307, { location: 'http://127.0.0.1:1/elsewhere' });
+      res.end();
+      return;
+    case '/empty':
+      res.writeHead(204);
+      res.end();
+      return;
+    case '/cut':
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
+      res.write('partial');
+      setTimeout(() => res.destroy(), 20);
+      return;
+    case '/endless': {
+      // Writes as long as the socket takes it; reports when the connection closes.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      let resolve!: () => void;
+      bodyClosed = new Promise<void>((r) => (resolve = r));
+      const piece = 'data: ' + 'x'.repeat(16 * 1024) + '\n\n';
+      let timer: ReturnType<typeof setInterval> | undefined;
+      const pump = () => {
+        while (res.write(piece)) pulledChunks++;
+        pulledChunks++;
+      };
+      res.on('drain', pump);
+      res.on('close', () => {
+        clearInterval(timer);
+        resolve();
+      });
+      pump();
+      timer = setInterval(() => {}, 1000);
+      return;
+    }
+    case '/slow-head':
+      setTimeout(() => {
+        if (!res.destroyed) res.end('late');
+      }, 2000);
+      return;
+    default:
+      res.writeHead(404);
+      res.end();
+  }
+}
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => route(req, res, Buffer.concat(chunks).toString('utf8')));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+const post = (body: string | Uint8Array, extra: RequestInit = {}): RequestInit => ({
+  method: 'POST',
+  headers: new Headers({ 'content-type': 'application/json', authorization: 'Bearer upstream-secret' }),
+  body: body as BodyInit,
+  redirect: 'error',
+  ...extra,
+});
+
+async function listen(s: Server): Promise<Served> {
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(s.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        s.closeAllConnections();
+        s.close(() => resolve());
+      }),
+  };
+}
+
+describe('createNodeUpstream: the same transport, answering with the Node stream as the body', () => {
+  const upstream = createNodeUpstream();
+  afterAll(() => upstream.close());
+  const call = (path: string, extra: RequestInit = {}) => upstream(`${origin}${path}`, post('{"b":2}', extra) as RequestInit & { headers: Headers });
+  const drain = async (body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null) => {
+    let text = '';
+    for await (const chunk of body as AsyncIterable<Uint8Array>) text += Buffer.from(chunk).toString('utf8');
+    return text;
+  };
+
+  it('sends a text body as UTF-8 with its byte length (the gateway passes translated JSON as text)', async () => {
+    const text = '{"say":"héllo ☃ 👋"}';
+    const res = await upstream(`${origin}/json`, post(text) as RequestInit & { headers: Headers });
+    expect(JSON.parse(await drain(res.body))).toEqual({ echo: text });
+    const last = seen[seen.length - 1]!;
+    expect(last.body).toBe(text);
+    expect(Number(last.headers['content-length'])).toBe(Buffer.byteLength(text));
+  });
+
+  it('answers with status, headers and a body to iterate', async () => {
+    const res = await call('/json');
+    expect(res.status).toBe(201);
+    expect(res.headers.get('x-extra')).toBe('one');
+    expect(JSON.parse(await drain(res.body))).toEqual({ echo: '{"b":2}' });
+  });
+
+  it('reads the head by name in any case, and reuses one kept-alive connection for bodies read to the end', async () => {
+    const ports = new Set<number>();
+    const onConnection = (socket: { remotePort?: number }) => ports.add(socket.remotePort ?? 0);
+    server.on('connection', onConnection);
+    try {
+      for (let i = 0; i < 5; i++) {
+        const res = await call('/json');
+        expect(res.headers.get('Content-Type')).toBe('application/json');
+        expect(res.headers.has('x-missing')).toBe(false);
+        expect(JSON.parse(await drain(res.body))).toEqual({ echo: '{"b":2}' });
+      }
+    } finally {
+      server.off('connection', onConnection);
+    }
+    expect(ports.size).toBeLessThanOrEqual(1);
+    const cookies = await call('/cookies');
+    expect(cookies.headers.get('set-cookie')).toBe('a=1, b=2');
+  });
+
+  it('decodes gzip, answers 204 without a body, refuses redirects', async () => {
+    const gzip = await call('/gzip');
+    expect(gzip.headers.get('content-encoding')).toBeNull();
+    expect(gzip.headers.get('content-length')).toBeNull();
+    expect(await drain(gzip.body)).toBe('decoded text');
+    expect(await drain((await call('/gzip')).body)).toBe('decoded text');
+    expect((await call('/empty')).body).toBeNull();
+    await expect(call('/redirect')).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it('giving a body up before reading any of it (a discarded failover answer) closes its connection at once', async () => {
+    const res = await call('/endless');
+    await (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]().return!();
+    await Promise.race([bodyClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 2000))]);
+  });
+
+  it('a compressed body left unread survives an abort and a corrupt stream (no crash), and fails when read', async () => {
+    const controller = new AbortController();
+    const res = await call('/gzip-endless', { signal: controller.signal });
+    controller.abort(new Error('client gone'));
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(drain(res.body)).rejects.toThrow();
+    const corrupt = await call('/gzip-corrupt');
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(drain(corrupt.body)).rejects.toThrow();
+  });
+
+  it('fails a call whose upstream stays silent past timeoutMs, as a connection failure (TypeError)', async () => {
+    const quick = createNodeUpstream({ headersTimeoutMs: 100 });
+    try {
+      const error = await quick(`${origin}/slow-head`, post('{}') as RequestInit & { headers: Headers }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TypeError);
+      expect(String((error as TypeError).cause)).toMatch(/no response head within 100 ms/);
+    } finally {
+      quick.close();
+    }
+  });
+
+  it('stopping the iteration early closes the upstream connection', async () => {
+    const res = await call('/endless');
+    const iterator = (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+    await iterator.next();
+    await iterator.return!();
+    await Promise.race([bodyClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 2000))]);
+  });
+
+  it('an abort mid-body fails the iteration and closes the upstream connection', async () => {
+    const controller = new AbortController();
+    const res = await call('/endless', { signal: controller.signal });
+    const iterator = (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+    await iterator.next();
+    controller.abort(new Error('stop now'));
+    await expect(
+      (async () => {
+        for (;;) if ((await iterator.next()).done === true) return;
+      })(),
+    ).rejects.toThrow();
+    await Promise.race([bodyClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 2000))]);
+  });
+});
+
+const asUpstream = createNodeUpstream();
+describeAdapter('node:http with createNodeUpstream upstream', (gateway) => listen(createServer(toNodeListener(gateway))), { fetch: asUpstream });
+afterAll(() => asUpstream.close());
