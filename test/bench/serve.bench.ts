@@ -20,7 +20,10 @@
  * connection each peer runs at least long enough for SERVE_BENCH_LOW_LOAD_ANSWERS answers,
  * default 450, so a p50 at 20 ms per answer rests on hundreds of answers, not seventy),
  * SERVE_BENCH_REDIS=0 (skip the Redis-backed tollgate), SERVE_BENCH_PROFILE=<dir> (run
- * tollgate serve with --cpu-prof into that folder), SERVE_BENCH_DELAYS (default "0,20").
+ * tollgate serve with --cpu-prof into that folder), SERVE_BENCH_DELAYS (default "0,20"),
+ * SERVE_BENCH_ROUNDS (default 3), SERVE_BENCH_SKIP=portkey,proxy,pipe,tollgate-redis (peers to
+ * leave out), SERVE_BENCH_TRANSPORTS=createUndiciUpstream,undici-request,fetch (tollgate serve
+ * again on each of these upstream transports, test/bench/serve/tollgate-transport.ts).
  */
 import { rmSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -93,8 +96,8 @@ interface Case {
   cpuUs?: number;
 }
 
-/** Rounds per case (peers interleaved within each). */
-const ROUNDS = 3;
+/** Rounds per case (peers interleaved within each); SERVE_BENCH_ROUNDS. */
+const ROUNDS = Number(process.env.SERVE_BENCH_ROUNDS ?? 3);
 
 /** At one connection, answers per peer and case the measured time must allow for (all rounds). */
 const LOW_LOAD_ANSWERS = Number(process.env.SERVE_BENCH_LOW_LOAD_ANSWERS ?? 450);
@@ -270,6 +273,9 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     'tollgate-redis': () => startTollgate(redisSetup!, 'tollgate serve (Redis)', [], { TOLLGATE_BENCH_COUNT_WRITES_TO: '6379' }),
   };
   for (const transport of transports) starts[`transport:${transport}`] = () => startTollgateTransport(transportSetups.get(transport)!, transport, `tollgate serve (${transport})`);
+  // SERVE_BENCH_SKIP=portkey,proxy,…: leave peers out (a focused comparison runs more rounds in the same time).
+  const skip = new Set((process.env.SERVE_BENCH_SKIP ?? '').split(',').filter((p) => p !== '' && p !== 'direct' && p !== 'tollgate'));
+  for (let i = peers.length - 1; i >= 0; i--) if (skip.has(peers[i]!.id)) peers.splice(i, 1);
   // Started one after another: each start-up (tsx, registry load) takes a core for a while.
   for (const peer of peers) {
     if (peer.id === 'direct') continue;
