@@ -22,7 +22,7 @@
  * SERVE_BENCH_REDIS=0 (skip the Redis-backed tollgate), SERVE_BENCH_PROFILE=<dir> (run
  * tollgate serve with --cpu-prof into that folder), SERVE_BENCH_DELAYS (default "0,20"),
  * SERVE_BENCH_ROUNDS (default 3), SERVE_BENCH_SKIP=portkey,proxy,pipe,tollgate-redis (peers to
- * leave out), SERVE_BENCH_TRANSPORTS=createUndiciUpstream,undici-request,fetch (tollgate serve
+ * leave out), SERVE_BENCH_TRANSPORTS=undici,undici-request,fetch (tollgate serve
  * again on each of these upstream transports, test/bench/serve/tollgate-transport.ts).
  */
 import { rmSync } from 'node:fs';
@@ -61,7 +61,8 @@ const FIXED_LABEL: Record<string, string> = {
 const TRANSPORT_LABEL: Record<string, string> = {
   'undici-request': 'undici Agent#request',
   fetch: 'global fetch',
-  createUndiciUpstream: 'undici dispatch + streaming handler',
+  undici: 'undici dispatch + streaming handler',
+  default: 'createNodeUpstream() (again)',
 };
 const LABEL = new Proxy(FIXED_LABEL, {
   get: (fixed, id: string) => fixed[id] ?? `tollgate serve, upstream: ${TRANSPORT_LABEL[id.slice('transport:'.length)] ?? id.slice('transport:'.length)}`,

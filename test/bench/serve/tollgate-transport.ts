@@ -5,11 +5,12 @@
  * `node --import tsx test/bench/serve/tollgate-transport.ts <transport> --config FILE`, where
  * <transport> is
  *
- * - `default`: what `createNodeUpstream()` returns (what `tollgate serve` runs);
+ * - `default`: what `createNodeUpstream()` returns (what `tollgate serve` runs: the built-in
+ *   HTTP/1.1 client for direct calls);
+ * - `undici`: `createNodeUpstream({ client: 'undici' })` (undici's dispatch with a streaming
+ *   handler for every call, bounds and body queue alike);
  * - `undici-request`: undici's `Agent#request` (a Node `Readable` body per call);
- * - `fetch`: Node's global `fetch` (the gateway's default outside Node's adapters);
- *
- * and any other name the built package exports as a factory (`createUndiciUpstream`, say).
+ * - `fetch`: Node's global `fetch` (the gateway's default outside Node's adapters).
  * It prints what `tollgate serve` prints and drains on SIGTERM like it.
  */
 import * as adapters from '@tollgate/adapters-node';
@@ -56,17 +57,15 @@ function globalFetch(): Transport {
 const [transport = 'default', ...args] = process.argv.slice(2);
 const configAt = args.indexOf('--config');
 const file = configAt === -1 ? 'tollgate.yaml' : args[configAt + 1]!;
-const factories = adapters as unknown as Record<string, (() => Transport) | undefined>;
-const upstream: Transport =
-  transport === 'default'
-    ? adapters.createNodeUpstream()
-    : transport === 'undici-request'
-      ? undiciRequest()
-      : transport === 'fetch'
-        ? globalFetch()
-        : (factories[transport] ?? (() => {
-            throw new Error(`unknown transport ${transport}`);
-          }))();
+const makers: Record<string, () => Transport> = {
+  default: () => adapters.createNodeUpstream(),
+  undici: () => adapters.createNodeUpstream({ client: 'undici' }),
+  'undici-request': undiciRequest,
+  fetch: globalFetch,
+};
+const make = makers[transport];
+if (make === undefined) throw new Error(`unknown transport ${transport} (one of ${Object.keys(makers).join(', ')})`);
+const upstream = make();
 
 const loaded = await adapters.loadService(file);
 if (!loaded.ok) {

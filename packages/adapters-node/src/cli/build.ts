@@ -7,6 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMemoryStore, type StateStore, type UsageSink } from '@tollgate/core';
 import type { ServiceConfig } from './config.js';
+import type { NodeUpstreamOptions } from '../http/upstream.js';
 
 export interface ServiceParts {
   store: StateStore;
@@ -54,13 +55,32 @@ export async function buildUsage(usage: ServiceConfig['usage'], dir: string): Pr
   return { usage: createPostgresSink({ connectionString: usage }), describe: `postgres ${redactUrl(usage)}` };
 }
 
-export async function buildParts(config: ServiceConfig, dir: string): Promise<ServiceParts> {
-  const store = await buildStore(config.store);
+/** Parts made elsewhere (a worker of `serve --workers` gets its store and stdout usage from the primary). */
+export interface PartOverrides {
+  store?: { store: StateStore; describe: string };
+  usage?: { usage: UsageSink | undefined; describe: string };
+}
+
+export async function buildParts(config: ServiceConfig, dir: string, overrides: PartOverrides = {}): Promise<ServiceParts> {
+  const store = overrides.store ?? (await buildStore(config.store));
   try {
-    const usage = await buildUsage(config.usage, dir);
+    const usage = overrides.usage ?? (await buildUsage(config.usage, dir));
     return { store: store.store, usage: usage.usage, describe: { store: store.describe, usage: usage.describe } };
   } catch (error) {
     await store.store.close().catch(() => {});
     throw error;
   }
+}
+
+/** The upstream transport's options from the config's `upstream:` section (seconds → ms). */
+export function upstreamOptions(upstream: ServiceConfig['upstream'], ca: string | undefined): NodeUpstreamOptions {
+  return {
+    connectTimeoutMs: upstream.connect_timeout_s * 1000,
+    headersTimeoutMs: upstream.headers_timeout_s * 1000,
+    bodyIdleTimeoutMs: upstream.idle_timeout_s * 1000,
+    attemptTimeoutMs: upstream.attempt_timeout_s * 1000,
+    http2: upstream.http2,
+    ...(upstream.max_connections_per_origin === undefined ? {} : { maxSocketsPerOrigin: upstream.max_connections_per_origin }),
+    ...(ca === undefined ? {} : { ca }),
+  };
 }

@@ -10,6 +10,28 @@ export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_DRAIN_TIMEOUT_S = 30;
+/** The upstream transport's time bounds (seconds). */
+export const DEFAULT_UPSTREAM = { connect_timeout_s: 10, headers_timeout_s: 300, idle_timeout_s: 300, attempt_timeout_s: 3600 } as const;
+
+const seconds = (max: number) => z.number('a number of seconds').positive('more than 0 seconds').max(max, `at most ${max} seconds`);
+
+/** How `serve` calls upstreams: time bounds, connection limits, TLS trust, HTTP/2. */
+const UpstreamConfig = z.strictObject({
+  /** Opening a connection (TCP, a proxy's tunnel, TLS). */
+  connect_timeout_s: seconds(600).default(DEFAULT_UPSTREAM.connect_timeout_s),
+  /** From the start of an attempt to the final response head; interim heads and a slow head do not extend it. */
+  headers_timeout_s: seconds(86_400).default(DEFAULT_UPSTREAM.headers_timeout_s),
+  /** Silence in an upstream body, and a client that stops reading a stream, past this are cut. */
+  idle_timeout_s: seconds(86_400).default(DEFAULT_UPSTREAM.idle_timeout_s),
+  /** One attempt from its start to the answer's last byte. */
+  attempt_timeout_s: seconds(7 * 86_400).default(DEFAULT_UPSTREAM.attempt_timeout_s),
+  /** At most this many connections per upstream origin (calls beyond wait); default unlimited. */
+  max_connections_per_origin: z.number().int('a whole number').min(1).max(1_000_000).optional(),
+  /** Speak HTTP/2 to https upstreams that offer it. */
+  http2: z.boolean().default(false),
+  /** PEM file of the certificate authorities trusted for https upstreams instead of Node's defaults. */
+  ca_file: z.string().min(1).optional(),
+});
 
 const RedisUrl = z
   .string()
@@ -52,6 +74,7 @@ export const ServiceConfigSchema = z.strictObject({
   secrets: z.literal('env', 'only "env" is supported: provider secrets are read from the environment by name').default('env'),
   max_request_bytes: z.number().int().min(1024).max(1024 * 1024 * 1024).default(DEFAULT_MAX_REQUEST_BYTES),
   drain_timeout_s: z.number().min(0).max(3600).default(DEFAULT_DRAIN_TIMEOUT_S),
+  upstream: UpstreamConfig.default({ ...DEFAULT_UPSTREAM, http2: false }),
 });
 
 /** The service config as written. */

@@ -27,6 +27,8 @@ export interface LoadedService {
   /** The policy document as parsed from its file (the gateway validates it again), or undefined. */
   policy: unknown;
   policyFile: string | null;
+  /** The certificate authorities of `upstream.ca_file` (PEM), read when the config names one. */
+  upstreamCa?: string;
 }
 
 export type LoadResult = { ok: true; service: LoadedService } | { ok: false; errors: Violation[] };
@@ -100,10 +102,32 @@ export async function loadService(configFile: string): Promise<LoadResult> {
     }
   }
 
+  let upstreamCa: string | undefined;
+  const caFile = parsed.success ? parsed.data.upstream.ca_file : undefined;
+  if (caFile !== undefined) {
+    const path = resolve(dir, caFile);
+    try {
+      upstreamCa = await readFile(path, 'utf8');
+      if (!upstreamCa.includes('-----BEGIN CERTIFICATE-----')) errors.push({ file: display(file), path: 'upstream.ca_file', message: `${display(path)} holds no PEM certificate` });
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      errors.push({ file: display(file), path: 'upstream.ca_file', message: code === 'ENOENT' ? `${display(path)}: file not found` : `cannot read ${display(path)}: ${(error as Error).message}` });
+    }
+  }
+
   if (errors.length > 0 || !parsed.success || registry === null || registryPath === null) return { ok: false, errors };
   return {
     ok: true,
-    service: { file, dir, config: parsed.data, registry, registryFile: registryPath, policy, policyFile: policyPath },
+    service: {
+      file,
+      dir,
+      config: parsed.data,
+      registry,
+      registryFile: registryPath,
+      policy,
+      policyFile: policyPath,
+      ...(upstreamCa === undefined ? {} : { upstreamCa }),
+    },
   };
 }
 

@@ -8,8 +8,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGateway, GatewayConfigError, type Gateway, type UpstreamFetch } from '@tollgate/core';
 import { handleNodeRequest } from '../http/listener.js';
-import { createNodeUpstream } from '../http/upstream-fetch.js';
-import { buildParts } from './build.js';
+import { createNodeUpstream } from '../http/upstream.js';
+import { buildParts, upstreamOptions, type PartOverrides } from './build.js';
 import { identitySummary } from './config.js';
 import { formatViolations, loadService, type LoadedService, type Violation } from './load.js';
 
@@ -19,8 +19,10 @@ export interface StartServiceOptions {
   /** Override `listen` (tests, `PORT`). */
   port?: number;
   host?: string;
-  /** The upstream transport (default: `createNodeUpstream()`); closed at shutdown. */
+  /** The upstream transport (default: `createNodeUpstream` with the config's `upstream:` bounds); closed at shutdown. */
   upstream?: UpstreamFetch & { close(): unknown };
+  /** The state store and usage sink, when made elsewhere (a worker's, by the primary of `serve --workers`); closed at shutdown. */
+  parts?: PartOverrides;
 }
 
 export interface RunningService {
@@ -52,8 +54,8 @@ const HEALTH = new Set(['/healthz', '/readyz']);
 export async function startService(service: LoadedService, options: StartServiceOptions = {}): Promise<RunningService> {
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const { config } = service;
-  const parts = await buildParts(config, service.dir);
-  const upstreamFetch = options.upstream ?? createNodeUpstream();
+  const parts = await buildParts(config, service.dir, options.parts);
+  const upstreamFetch = options.upstream ?? createNodeUpstream(upstreamOptions(config.upstream, service.upstreamCa));
   let gateway: Gateway;
   try {
     gateway = createGateway({
@@ -100,6 +102,8 @@ export async function startService(service: LoadedService, options: StartService
     });
     void handleNodeRequest(gateway, req, res, {
       maxRequestBytes: config.max_request_bytes,
+      // A client that stops reading is cut after as long as an upstream may stay silent.
+      stallTimeoutMs: config.upstream.idle_timeout_s * 1000,
       onError: (error) => log(`tollgate: request failed: ${error instanceof Error ? error.message : String(error)}`),
     });
   });

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { GatewayError, pairedReply, type Gateway, type GatewayRequest } from '@tollgate/core';
+import { clientStalledError, GatewayError, pairedReply, type Gateway, type GatewayRequest } from '@tollgate/core';
 import { toGatewayRequest } from './request.js';
 import { writeFetchResponse, writeReply } from './response.js';
 
@@ -11,7 +11,16 @@ export interface NodeListenerOptions {
   maxRequestBytes?: number;
   /** Called with anything unexpected (the client still gets a 500 or a cut connection). */
   onError?: (error: unknown) => void;
+  /**
+   * A client that takes nothing of its answer for this long (ms) is disconnected; for a stream
+   * the upstream call is cancelled and the usage settled from what was relayed (the record
+   * says `client_stalled`). Default 300 000 (5 minutes); 0 turns the bound off.
+   */
+  stallTimeoutMs?: number;
 }
+
+/** The default of `stallTimeoutMs`: as long as an upstream body may stay silent. */
+export const DEFAULT_STALL_TIMEOUT_MS = 300_000;
 
 export interface HandleNodeRequestOptions extends NodeListenerOptions {
   /** The path and query the gateway sees (default `req.url`): e.g. without a mount prefix. */
@@ -47,6 +56,8 @@ export async function handleNodeRequest(
     if (!res.writableFinished) controller.abort(new GatewayError('cancelled', 'The client closed the connection.'));
   };
   res.once('close', onClose);
+  const stallMs = options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+  const writeOptions = { stallMs, onStall: () => controller.abort(clientStalledError(stallMs)) };
   let tooLarge = false;
   let deferred: Array<() => Promise<void>> | undefined;
   let request: GatewayRequest;
@@ -73,11 +84,11 @@ export async function handleNodeRequest(
       const reply = await replyOf(request, { defer: (work) => void (deferred ??= []).push(work) });
       // Refused for its size: do not read the rest of that body to keep the connection alive.
       if ((tooLarge || reply.status === 413) && !req.complete && !res.headersSent) res.setHeader('connection', 'close');
-      await writeReply(reply, res, req.method);
+      await writeReply(reply, res, req.method, writeOptions);
     } else {
       const response = await gateway.handle(request);
       if ((tooLarge || response.status === 413) && !req.complete && !res.headersSent) res.setHeader('connection', 'close');
-      await writeFetchResponse(response, res, req.method);
+      await writeFetchResponse(response, res, req.method, writeOptions);
     }
   } catch (error) {
     (options.onError ?? noop)(error);

@@ -11,3 +11,4 @@ export type { BreakerOptions } from './breaker.js';
 export type { FailoverOptions } from './dispatch.js';
 export { counterKey } from './admission.js';
 export { completeBodyOf, replyToResponse, takeChunks } from './render.js';
+export { clientStalledError, isClientStalled } from './client-gone.js';

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeAdapter, type Served } from '../__tests__/adapter-suite.js';
 import { toNodeListener } from './listener.js';
-import { createNodeFetch, createNodeUpstream } from './upstream-fetch.js';
+import { createNodeFetch } from './upstream.js';
 
 interface Seen {
   method: string;
@@ -111,7 +111,7 @@ const post = (body: string | Uint8Array, extra: RequestInit = {}): RequestInit =
   ...extra,
 });
 
-describe('createNodeFetch: the gateway’s upstream transport on node:http', () => {
+describe('createNodeFetch: a fetch over the transport’s undici connections', () => {
   const nodeFetch = createNodeFetch();
   afterAll(() => nodeFetch.close());
 
@@ -214,23 +214,19 @@ describe('createNodeFetch: the gateway’s upstream transport on node:http', () 
     await Promise.race([bodyClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 2000))]);
   });
 
-  it('hands what it does not take itself (a Request, redirects to follow, streamed bodies) to the fallback', async () => {
-    const calls: string[] = [];
-    const fallback = (async (input: string | URL | Request) => {
-      calls.push(input instanceof Request ? `request ${input.url}` : String(input));
-      return new Response('from fallback');
-    }) as typeof fetch;
-    const f = createNodeFetch({ fallback });
-    try {
-      await f(new Request(`${origin}/json`, { method: 'POST', body: '{}' }));
-      await f(`${origin}/json`, { method: 'POST', body: '{}' }); // redirect defaults to follow
-      await f(`${origin}/json`, { method: 'POST', body: new ReadableStream(), redirect: 'error', duplex: 'half' } as RequestInit);
-      expect(calls).toEqual([`request ${origin}/json`, `${origin}/json`, `${origin}/json`]);
-      expect(await (await f(`${origin}/json`, post('{}'))).json()).toEqual({ echo: '{}' });
-      expect(calls).toHaveLength(3);
-    } finally {
-      f.close();
-    }
+  it('takes a Request of the global fetch, and a streamed body', async () => {
+    const res = await nodeFetch(new Request(`${origin}/json`, { method: 'POST', body: '{"r":1}', headers: { 'x-from': 'request' } }));
+    expect(await res.json()).toEqual({ echo: '{"r":1}' });
+    expect(seen[seen.length - 1]!.headers['x-from']).toBe('request');
+    const streamed = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new TextEncoder().encode('{"s":'));
+        c.enqueue(new TextEncoder().encode('2}'));
+        c.close();
+      },
+    });
+    const res2 = await nodeFetch(`${origin}/json`, { method: 'POST', body: streamed, duplex: 'half' } as RequestInit);
+    expect(await res2.json()).toEqual({ echo: '{"s":2}' });
   });
 });
 
@@ -246,119 +242,8 @@ async function listen(s: Server): Promise<Served> {
   };
 }
 
-describe('createNodeUpstream: the same transport, answering with the Node stream as the body', () => {
-  const upstream = createNodeUpstream();
-  afterAll(() => upstream.close());
-  const call = (path: string, extra: RequestInit = {}) => upstream(`${origin}${path}`, post('{"b":2}', extra) as RequestInit & { headers: Headers });
-  const drain = async (body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null) => {
-    let text = '';
-    for await (const chunk of body as AsyncIterable<Uint8Array>) text += Buffer.from(chunk).toString('utf8');
-    return text;
-  };
-
-  it('sends a text body as UTF-8 with its byte length (the gateway passes translated JSON as text)', async () => {
-    const text = '{"say":"héllo ☃ 👋"}';
-    const res = await upstream(`${origin}/json`, post(text) as RequestInit & { headers: Headers });
-    expect(JSON.parse(await drain(res.body))).toEqual({ echo: text });
-    const last = seen[seen.length - 1]!;
-    expect(last.body).toBe(text);
-    expect(Number(last.headers['content-length'])).toBe(Buffer.byteLength(text));
-  });
-
-  it('answers with status, headers and a body to iterate', async () => {
-    const res = await call('/json');
-    expect(res.status).toBe(201);
-    expect(res.headers.get('x-extra')).toBe('one');
-    expect(JSON.parse(await drain(res.body))).toEqual({ echo: '{"b":2}' });
-  });
-
-  it('reads the head by name in any case, and reuses one kept-alive connection for bodies read to the end', async () => {
-    const ports = new Set<number>();
-    const onConnection = (socket: { remotePort?: number }) => ports.add(socket.remotePort ?? 0);
-    server.on('connection', onConnection);
-    try {
-      for (let i = 0; i < 5; i++) {
-        const res = await call('/json');
-        expect(res.headers.get('Content-Type')).toBe('application/json');
-        expect(res.headers.has('x-missing')).toBe(false);
-        expect(JSON.parse(await drain(res.body))).toEqual({ echo: '{"b":2}' });
-      }
-    } finally {
-      server.off('connection', onConnection);
-    }
-    expect(ports.size).toBeLessThanOrEqual(1);
-    const cookies = await call('/cookies');
-    expect(cookies.headers.get('set-cookie')).toBe('a=1, b=2');
-  });
-
-  it('decodes gzip, answers 204 without a body, refuses redirects', async () => {
-    const gzip = await call('/gzip');
-    expect(gzip.headers.get('content-encoding')).toBeNull();
-    expect(gzip.headers.get('content-length')).toBeNull();
-    expect(await drain(gzip.body)).toBe('decoded text');
-    expect(await drain((await call('/gzip')).body)).toBe('decoded text');
-    expect((await call('/empty')).body).toBeNull();
-    await expect(call('/redirect')).rejects.toBeInstanceOf(TypeError);
-  });
-
-  it('giving a body up before reading any of it (a discarded failover answer) closes its connection at once', async () => {
-    const res = await call('/endless');
-    await (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]().return!();
-    await Promise.race([bodyClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 2000))]);
-  });
-
-  it('a compressed body left unread survives an abort and a corrupt stream (no crash), and fails when read', async () => {
-    const controller = new AbortController();
-    const res = await call('/gzip-endless', { signal: controller.signal });
-    controller.abort(new Error('client gone'));
-    await new Promise((r) => setTimeout(r, 50));
-    await expect(drain(res.body)).rejects.toThrow();
-    const corrupt = await call('/gzip-corrupt');
-    await new Promise((r) => setTimeout(r, 50));
-    await expect(drain(corrupt.body)).rejects.toThrow();
-  });
-
-  it('fails a call whose upstream stays silent past timeoutMs, as a connection failure (TypeError)', async () => {
-    const quick = createNodeUpstream({ timeoutMs: 100 });
-    try {
-      const error = await quick(`${origin}/slow-head`, post('{}') as RequestInit & { headers: Headers }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(TypeError);
-      expect(String((error as TypeError).cause)).toMatch(/sent nothing for 100 ms/);
-    } finally {
-      quick.close();
-    }
-  });
-
-  it('stopping the iteration early closes the upstream connection', async () => {
-    const res = await call('/endless');
-    const iterator = (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
-    await iterator.next();
-    await iterator.return!();
-    await Promise.race([bodyClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 2000))]);
-  });
-
-  it('an abort mid-body fails the iteration and closes the upstream connection', async () => {
-    const controller = new AbortController();
-    const res = await call('/endless', { signal: controller.signal });
-    const iterator = (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
-    await iterator.next();
-    controller.abort(new Error('stop now'));
-    await expect(
-      (async () => {
-        for (;;) if ((await iterator.next()).done === true) return;
-      })(),
-    ).rejects.toThrow();
-    await Promise.race([bodyClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 2000))]);
-  });
-});
-
 // The whole adapter suite (real SDKs, translation, mid-stream disconnect cancelling the
-// upstream, body caps) with upstream calls over each transport; `tollgate serve` runs the second.
+// upstream, body caps) with upstream calls through this fetch.
 const asFetch = createNodeFetch();
 describeAdapter('node:http with createNodeFetch upstream', (gateway) => listen(createServer(toNodeListener(gateway))), { fetch: asFetch });
-const asUpstream = createNodeUpstream();
-describeAdapter('node:http with createNodeUpstream upstream', (gateway) => listen(createServer(toNodeListener(gateway))), { fetch: asUpstream });
-afterAll(() => {
-  asFetch.close();
-  asUpstream.close();
-});
+afterAll(() => asFetch.close());
