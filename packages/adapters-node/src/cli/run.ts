@@ -8,6 +8,7 @@ import { createKeyEntry, renderKey } from './key.js';
 import { identitySummary } from './config.js';
 import { formatViolations, loadService } from './load.js';
 import { startService, type RunningService } from './service.js';
+import { isServeWorker, runPrimary, runWorker } from './workers.js';
 
 export interface CliIo {
   out: (text: string) => void;
@@ -22,7 +23,9 @@ const defaultIo: CliIo = {
 export const USAGE = `Usage: tollgate <command> [options]
 
 Commands:
-  serve    --config FILE     Run the gateway as a service (default FILE: ./tollgate.yaml)
+  serve    --config FILE [--workers N]
+                             Run the gateway as a service (default FILE: ./tollgate.yaml); with
+                             N > 1, N worker processes share the listener and one store
   validate --config FILE     Check the config, registry, policy and identity; exit 1 listing every violation
   key create --user NAME [--tier TIER] [--bu BU] [--leaders a,b] [--json]
                              Print a new virtual key (once) and its config entry
@@ -93,11 +96,32 @@ function installSignals(service: RunningService, io: CliIo): void {
   });
 }
 
+/** The most worker processes `serve --workers` starts. */
+const MAX_WORKERS = 256;
+
 async function serve(args: string[], io: CliIo): Promise<number | null> {
-  const values = parse(args, { config: { type: 'string', short: 'c' } });
+  const values = parse(args, { config: { type: 'string', short: 'c' }, workers: { type: 'string', short: 'w' } });
   if (values.help === true) return help(io);
   const file = (values.config as string | undefined) ?? 'tollgate.yaml';
+  const workersText = (values.workers as string | undefined) ?? '1';
+  const workers = /^\d+$/.test(workersText) ? Number(workersText) : Number.NaN;
+  if (!Number.isSafeInteger(workers) || workers < 1 || workers > MAX_WORKERS) throw new UsageError(`serve: --workers must be a whole number from 1 to ${MAX_WORKERS}, got "${workersText}"`);
   const result = await loadService(file);
+  if (isServeWorker()) {
+    // A worker of `--workers N`: the primary checked everything and reports for all.
+    if (!result.ok) {
+      io.err(`tollgate: refusing to start — ${file} has ${result.errors.length} violation${result.errors.length === 1 ? '' : 's'}:\n${formatViolations(result.errors)}\n`);
+      return 1;
+    }
+    try {
+      await runWorker(result.service, io.err);
+    } catch (error) {
+      // The primary sees the exit and starts another (or stops after a crash loop).
+      io.err(`tollgate: worker cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    }
+    return null;
+  }
   if (!result.ok) {
     io.err(`tollgate: refusing to start — ${file} has ${result.errors.length} violation${result.errors.length === 1 ? '' : 's'}:\n${formatViolations(result.errors)}\n`);
     return 1;
@@ -106,6 +130,7 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
   const missing = [...new Set(Object.values(registry.credentials).map((c) => c.secret))].filter((name) => (process.env[name] ?? '') === '');
   if (missing.length > 0) io.err(`tollgate: warning — secrets not set in the environment: ${missing.join(', ')} (calls needing them will fail)\n`);
   if (config.identity === undefined) io.err('tollgate: warning — no identity configured: every request will be refused (401)\n');
+  if (workers > 1) return runPrimary(result.service, workers, io);
   let service: RunningService;
   try {
     service = await startService(result.service, { log: (line) => io.err(`${line}\n`) });
