@@ -48,7 +48,7 @@ import {
 } from './serve/targets.ts';
 
 /** The fixed peers, and `transport:<name>` for tollgate serve on another upstream transport (SERVE_BENCH_TRANSPORTS). */
-type PeerId = 'direct' | 'pipe' | 'proxy' | 'portkey' | 'tollgate' | 'tollgate-redis' | `transport:${string}`;
+type PeerId = 'direct' | 'pipe' | 'proxy' | 'portkey' | 'tollgate' | 'tollgate-redis' | 'tollgate-2w' | 'tollgate-redis-2w' | `transport:${string}`;
 const FIXED_LABEL: Record<string, string> = {
   direct: 'direct',
   pipe: 'raw byte pipe (no parsing)',
@@ -56,6 +56,8 @@ const FIXED_LABEL: Record<string, string> = {
   portkey: 'Portkey',
   tollgate: 'tollgate serve',
   'tollgate-redis': 'tollgate serve, Redis store',
+  'tollgate-2w': 'tollgate serve --workers 2 (memory store held by the primary)',
+  'tollgate-redis-2w': 'tollgate serve --workers 2, Redis store',
 };
 /** What each transport name stands for in the table. */
 const TRANSPORT_LABEL: Record<string, string> = {
@@ -255,6 +257,27 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       },
     });
   }
+  // Issue 23: two workers sharing the listener (zero-latency cases only), against one.
+  const workersSetup = await writeTollgateSetup(upstreamUrl, delays);
+  peers.push({
+    id: 'tollgate-2w',
+    setup: workersSetup,
+    delays: [delays[0]!],
+    shot: function (d, stream) {
+      return { port: this.service!.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${workersSetup.key}` }, body: openaiBody(`bench-d${d}`, stream), expect: EXPECT_OPENAI(stream) };
+    },
+  });
+  const redisWorkersSetup = useRedis ? await writeTollgateSetup(upstreamUrl, delays, { url: 'redis://127.0.0.1:6379', key_prefix: `${redisPrefix}2w:` }) : undefined;
+  if (redisWorkersSetup !== undefined) {
+    peers.push({
+      id: 'tollgate-redis-2w',
+      setup: redisWorkersSetup,
+      delays: [delays[0]!],
+      shot: function (d, stream) {
+        return { port: this.service!.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${redisWorkersSetup.key}` }, body: openaiBody(`bench-d${d}`, stream), expect: EXPECT_OPENAI(stream) };
+      },
+    });
+  }
   if (redisSetup !== undefined) {
     peers.push({
       id: 'tollgate-redis',
@@ -272,6 +295,8 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     portkey: () => (pk === null ? Promise.reject(new Error((portkey as { error: string }).error)) : startPortkey()),
     tollgate: () => startTollgate(setup, 'tollgate serve', profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]),
     'tollgate-redis': () => startTollgate(redisSetup!, 'tollgate serve (Redis)', [], { TOLLGATE_BENCH_COUNT_WRITES_TO: '6379' }),
+    'tollgate-2w': () => startTollgate(workersSetup, 'tollgate serve --workers 2', [], {}, ['--workers', '2']),
+    'tollgate-redis-2w': () => startTollgate(redisWorkersSetup!, 'tollgate serve --workers 2 (Redis)', [], {}, ['--workers', '2']),
   };
   for (const transport of transports) starts[`transport:${transport}`] = () => startTollgateTransport(transportSetups.get(transport)!, transport, `tollgate serve (${transport})`);
   // SERVE_BENCH_SKIP=portkey,proxy,…: leave peers out (a focused comparison runs more rounds in the same time).
@@ -500,13 +525,31 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     const tAdd = t.ttfbP50 - base.ttfbP50;
     const pAdd = pipe.ttfbP50 - base.ttfbP50;
     const target = d === delays[0];
+    const two = ok(get('tollgate-2w', d, true, conns));
     lines.push(
       `streamed time to first byte over direct at ${conns} conns d${d} (p50): tollgate +${ms(tAdd)} ms vs raw pipe +${ms(pAdd)} ms = ${ratio(tAdd / pAdd)}` +
         (target ? ` (target ≤ 1.5×) ${verdict(tAdd <= 1.5 * pAdd)}` : ' (for context)') +
         `; streamed throughput tollgate ${int(t.rps)} vs raw pipe ${int(pipe.rps)} req/s = ${ratio(t.rps / pipe.rps)}` +
-        (target ? ` (target ≥ 0.6×) ${verdict(t.rps >= 0.6 * pipe.rps)}` : ' (for context)'),
+        (target ? ` (target ≥ 0.6×) ${verdict(t.rps >= 0.6 * pipe.rps)}` : ' (for context)') +
+        (two === undefined ? '' : `; with --workers 2: +${ms(two.ttfbP50 - base.ttfbP50)} ms (${ratio((two.ttfbP50 - base.ttfbP50) / pAdd)}), ${int(two.rps)} req/s (${ratio(two.rps / pipe.rps)})`),
     );
   }
+  // Issue 23: one worker against two, same store kind, zero latency.
+  for (const [one, two, store] of [['tollgate', 'tollgate-2w', 'memory'], ['tollgate-redis', 'tollgate-redis-2w', 'Redis']] as const) {
+    const parts: string[] = [];
+    for (const stream of [false, true]) {
+      for (const conns of CONNS.slice(1)) {
+        const a = ok(get(one, d0, stream, conns));
+        const b = ok(get(two, d0, stream, conns));
+        if (a === undefined || b === undefined) continue;
+        const ca = get(one, d0, stream, conns)?.cpuUs;
+        const cb = get(two, d0, stream, conns)?.cpuUs;
+        parts.push(`${stream ? 'stream' : 'non-stream'} ${conns} conns ${int(a.rps)} vs ${int(b.rps)} req/s (${ratio(b.rps / a.rps)}), CPU ${ca === undefined ? '?' : int(ca)} vs ${cb === undefined ? '?' : int(cb)} µs/req`);
+      }
+    }
+    if (parts.length > 0) lines.push(`workers, ${store} store, d${d0}: 1 vs 2 — ${parts.join('; ')}`);
+  }
+
   // Issue 23: other upstream transports against tollgate serve's own, same run (not targets: inputs to a choice).
   for (const peer of peers) {
     if (!peer.id.startsWith('transport:')) continue;
