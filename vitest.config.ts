@@ -6,6 +6,8 @@ const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 // Package names resolve to their sources, so tests need no build step.
 // Subpaths come first: the alias list is matched in order.
 const alias = [
+  { find: /^@tollgate\/policy\/detectors$/, replacement: src('./packages/policy/src/detect/index.ts') },
+  { find: /^@tollgate\/core\/dlp$/, replacement: src('./packages/core/src/dlp/index.ts') },
   { find: /^@tollgate\/core\/testing$/, replacement: src('./packages/core/src/testing.ts') },
   { find: /^@tollgate\/core\/minimal$/, replacement: src('./packages/core/src/minimal.ts') },
   { find: /^@tollgate\/adapters-edge\/minimal$/, replacement: src('./packages/adapters-edge/src/minimal.ts') },

@@ -78,6 +78,36 @@ rate_limits: [ { id: r1, match: {} } ]
     expect(lines.length - 1).toBeGreaterThanOrEqual(expected.length);
   });
 
+  it('refuses the DLP, tool and prompt keys the gateway could not enforce, each with its path', async () => {
+    const dir = tempDir({
+      'tollgate.yaml': 'registry: ./registry.yaml\npolicy: ./policy.yaml\n',
+      'registry.yaml': VALID_REGISTRY,
+      'policy.yaml': `
+dlp:
+  default: { email: redact, passport: block }
+  custom:
+    - { id: ticket, pattern: "(?<=TKT-)[0-9]+" }
+    - { id: anything, pattern: "x*" }
+    - { id: shout, pattern: "[A-Z]{4}", flags: q }
+tools:
+  allow_lists: [ { id: nobody, match: { bus: [] }, allow: [get_weather] } ]
+prompts:
+  - { id: p, version: 1, match: { formats: [bedrock_chat] }, text: "Be brief." }
+`,
+    });
+    const r = await runCli(['validate', '--config', join(dir, 'tollgate.yaml')]);
+    expect(r.code).toBe(1);
+    for (const pattern of [
+      /policy\.yaml: dlp\.default\.passport: unknown DLP entity "passport"/,
+      // Compiled as `serve` compiles it (RE2): lookbehind does not compile.
+      /policy\.yaml: dlp\.custom\[0\]\.pattern: does not compile as an RE2 pattern/,
+      /policy\.yaml: dlp\.custom\[1\]\.pattern: matches the empty string/,
+      /policy\.yaml: dlp\.custom\[2\]\.flags: /,
+      /policy\.yaml: tools\.allow_lists\[0\]\.match: "bus: \[\]" matches nobody/,
+      /policy\.yaml: prompts\[0\]\.match\.formats\[0\]: unknown wire format "bedrock_chat"/,
+    ]) expect(r.stderr).toMatch(pattern);
+  });
+
   it('reports YAML syntax errors with their line, and missing files', async () => {
     const dir = tempDir({ 'tollgate.yaml': 'registry: ./nope.yaml\nlisten: { port: 8787\n' });
     const r = await runCli(['validate', '--config', join(dir, 'tollgate.yaml')]);

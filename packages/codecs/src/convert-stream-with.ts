@@ -21,6 +21,12 @@ export interface ConvertStreamOptions {
    * `cancelled` when its consumer cancelled it first.
    */
   onClose?: (how: 'done' | 'cancelled') => void;
+  /**
+   * Rewrites canonical events before they are encoded (and before `onEvent` sees them): it may
+   * emit any number of events for each one, an `error` to end the stream. With a transform the
+   * stream is always decoded and encoded again, also when both formats are the same.
+   */
+  transform?: (event: StreamEvent, emit: (event: StreamEvent) => void) => void;
 }
 
 /** `options.onClose`, at most once. */
@@ -172,9 +178,10 @@ export function convertStreamChunks(
 
 function converter(readable: ByteSource, source: Codec, target: Codec, options: ConvertStreamOptions): ChunkSource {
   const same = source.format === target.format;
-  if (same && !needsRewrite(source, options)) return passthrough(readable, source, options);
+  const transform = options.transform !== undefined;
+  if (same && !transform && !needsRewrite(source, options)) return passthrough(readable, source, options);
   const decoder = source.createStreamDecoder();
-  const sink: StreamEncoder = same ? identityRewriter(source, options) : target.createStreamEncoder(encoderOptions(options));
+  const sink: StreamEncoder = same && !transform ? identityRewriter(source, options) : target.createStreamEncoder(encoderOptions(options));
   return fused(readable, decoder, sink, options);
 }
 
@@ -350,7 +357,7 @@ function fused(
     if (event.type === 'message_stop') terminal = true;
     if (onEvent !== undefined) onEvent(event);
   };
-  const emit = (event: StreamEvent) => {
+  const encode = (event: StreamEvent) => {
     if (finished) return;
     if (event.type === 'message_stop') terminal = true;
     if (onEvent !== undefined) onEvent(event);
@@ -361,6 +368,10 @@ function fused(
     }
     sink.encode(event, write);
     if (event.type === 'error') finished = true;
+  };
+  const transform = options.transform;
+  const emit = transform === undefined ? encode : (event: StreamEvent) => {
+    if (!finished) transform(event, encode);
   };
   const reader = createSseReader(
     (message) => {

@@ -29,3 +29,5 @@ export type {
 export * from './gateway/index.js';
 export { GatewayError, type ErrorCode, type ErrorInfo, type WireFormat } from '@tollgate/codecs/base';
 export type { Codec } from '@tollgate/codecs/base';
+export { createPolicyReplay, policyRevisionOf } from './replay/replay.js';
+export type { PolicyReplay, ReplayHandle, ReplayOutcome, ReplayRequest } from './replay/replay.js';

@@ -7,9 +7,12 @@ import { policyInstant, type SpendWindow } from './calendar.js';
 import type { IssueList } from './issues.js';
 import { parseUsdMicros } from './money.js';
 import { overrideTarget } from './overrides.js';
+import { BUILTIN_DLP_ENTITIES } from './dlp-entities.js';
 import type {
-  AccessRule, BusinessUnit, DlpUseCase, LimitedAccess, Pilot, RateLimitRule, SpendEntry, ToolAllowList,
+  AccessRule, BusinessUnit, DlpCustomPattern, DlpUseCase, LimitedAccess, Pilot, PolicyPrompt, RateLimitRule, SpendEntry, ToolAllowList,
 } from './policy-types.js';
+import type { PopulationSpec } from './principal.js';
+import { PROMPT_FORMATS } from './schema.js';
 import { compilePopulation } from './principal.js';
 import { isKnownScope, modelsInScope, type RegistryView } from './registry-view.js';
 
@@ -28,6 +31,7 @@ export interface SalvagedIds {
   pilots: (string | undefined)[];
   toolLists: (string | undefined)[];
   dlpUseCases: (string | undefined)[];
+  dlpCustom: (string | undefined)[];
 }
 
 /** The entries that passed the schema; arrays keep positions (`undefined` where invalid). */
@@ -42,6 +46,20 @@ export interface SalvagedPolicy {
   rateLimits: (RateLimitRule | undefined)[];
   toolLists: (ToolAllowList | undefined)[];
   dlpUseCases: (DlpUseCase | undefined)[];
+  /** `dlp.default` entries that passed the schema. */
+  dlpDefault: Record<string, unknown>;
+  dlpCustom: (DlpCustomPattern | undefined)[];
+  prompts: (PolicyPrompt | undefined)[];
+}
+
+/**
+ * What DLP validation needs beyond the file: the entity types recognizers plugged into the
+ * gateway report, and the compiler custom patterns run on (`compileCustom` of
+ * `@tollgate/policy/detectors`), which says why a pattern cannot be used.
+ */
+export interface DlpValidation {
+  entities?: readonly string[];
+  compile?: (spec: DlpCustomPattern) => { ok: true } | { ok: false; path: 'pattern' | 'flags'; message: string };
 }
 
 type Path = readonly PropertyKey[];
@@ -134,8 +152,66 @@ function overrideChecks(p: SalvagedPolicy, registry: RegistryView | undefined, i
   }
 }
 
+/** A population no principal can be in: a list that names nobody, or users who are all exempt. */
+function nobody(m: PopulationSpec): string | null {
+  for (const key of ['users', 'tiers', 'bus', 'leaders', 'applications'] as const) {
+    if (m[key] !== undefined && m[key]!.length === 0) return `"${key}: []" matches nobody`;
+  }
+  if (m.users !== undefined && m.exempt_users !== undefined && m.users.every((u) => m.exempt_users!.includes(u))) {
+    return 'every user it names is also in exempt_users: it matches nobody';
+  }
+  return null;
+}
+
+function dlpChecks(p: SalvagedPolicy, dlp: DlpValidation, issues: IssueList): void {
+  duplicateIds(p.ids.dlpCustom, ['dlp', 'custom'], 'custom DLP pattern', issues);
+  const builtin = new Set<string>(BUILTIN_DLP_ENTITIES);
+  const known = new Set<string>([...builtin, ...(dlp.entities ?? [])]);
+  p.dlpCustom.forEach((c, i) => {
+    if (c === undefined) return;
+    if (builtin.has(c.id)) issues.add(['dlp', 'custom', i, 'id'], `"${c.id}" is a built-in entity type; give the pattern its own id`);
+    known.add(c.id);
+    const compiled = dlp.compile?.(c);
+    if (compiled !== undefined && !compiled.ok) issues.add(['dlp', 'custom', i, compiled.path], compiled.message);
+  });
+  for (const id of p.ids.dlpCustom) if (id !== undefined) known.add(id);
+  const names = `the built-in ${[...builtin].join(', ')}${known.size > builtin.size ? `, or ${[...known].filter((k) => !builtin.has(k)).join(', ')}` : ''}`;
+  const entity = (e: string, path: readonly PropertyKey[]) => {
+    if (e !== '*' && !known.has(e)) issues.add(path, `unknown DLP entity "${e}": no detector finds it (use ${names}, a dlp.custom id, or *)`);
+  };
+  for (const e of Object.keys(p.dlpDefault)) entity(e, ['dlp', 'default', e]);
+  p.dlpUseCases.forEach((u, i) => {
+    if (u === undefined) return;
+    for (const e of Object.keys(u.actions)) entity(e, ['dlp', 'use_cases', i, 'actions', e]);
+    const why = nobody(u.match ?? {});
+    if (why !== null) issues.add(['dlp', 'use_cases', i, 'match'], why);
+  });
+}
+
+function promptChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issues: IssueList): void {
+  const seen = new Map<string, number>();
+  const formats = new Set<string>(PROMPT_FORMATS);
+  p.prompts.forEach((prompt, i) => {
+    if (prompt === undefined) return;
+    const key = `${prompt.id}@${prompt.version}`;
+    const first = seen.get(key);
+    if (first !== undefined) issues.add(['prompts', i, 'version'], `duplicate prompt "${key}" (first at index ${first})`);
+    else seen.set(key, i);
+    const m = prompt.match ?? {};
+    if (m.scope !== undefined) scope(registry, m.scope, ['prompts', i, 'match', 'scope'], issues);
+    m.formats?.forEach((f, j) => {
+      if (!formats.has(f)) issues.add(['prompts', i, 'match', 'formats', j], `unknown wire format "${f}" (one of ${[...formats].join(', ')})`);
+    });
+    if (m.formats !== undefined && m.formats.length === 0) issues.add(['prompts', i, 'match', 'formats'], '"formats: []" matches no request');
+    const why = nobody(m);
+    if (why !== null) issues.add(['prompts', i, 'match'], why);
+  });
+}
+
 /** Runs every cross-entry check, adding to `issues`. */
-export function checkPolicy(p: SalvagedPolicy, registry: RegistryView | undefined, issues: IssueList): void {
+export function checkPolicy(p: SalvagedPolicy, registry: RegistryView | undefined, issues: IssueList, dlp: DlpValidation = {}): void {
+  dlpChecks(p, dlp, issues);
+  promptChecks(p, registry, issues);
   duplicateIds(p.ids.spendRules, ['spend', 'rules'], 'spend rule', issues);
   duplicateIds(p.ids.rateLimits, ['rate_limits'], 'rate limit', issues);
   duplicateIds(p.ids.pilots, ['pilots'], 'pilot', issues);
@@ -156,6 +232,8 @@ export function checkPolicy(p: SalvagedPolicy, registry: RegistryView | undefine
   });
   p.toolLists.forEach((t, i) => {
     if (t?.match?.scope !== undefined) scope(registry, t.match.scope, ['tools', 'allow_lists', i, 'match', 'scope'], issues);
+    const why = t === undefined ? null : nobody(t.match ?? {});
+    if (why !== null) issues.add(['tools', 'allow_lists', i, 'match'], `${why}: the list would apply to no caller`);
   });
   spendChecks(p, registry, issues);
   overrideChecks(p, registry, issues);

@@ -27,7 +27,7 @@ export interface DlpDecision {
   reasons: string[];
 }
 
-const RANK: Record<DlpAction, number> = { allow: 0, log: 1, redact: 2, block: 3 };
+const RANK: Record<DlpAction, number> = { allow: 0, log: 1, pseudonymize: 2, redact: 3, block: 4 };
 
 /** The strictest of two DLP actions. */
 export function stricterDlpAction(a: DlpAction, b: DlpAction): DlpAction {

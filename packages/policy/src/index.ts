@@ -10,12 +10,14 @@ export {
   type Instant, type SpendWindow, type WindowBounds,
 } from './calendar.js';
 export type {
-  AccessRule, BusinessUnit, DlpAction, DlpPolicy, DlpUseCase, Enforcement, LimitedAccess, Pilot, PilotEnforcement,
+  AccessRule, BusinessUnit, DlpAction, DlpCustomPattern, DlpPolicy, DlpUseCase, PolicyPrompt, PromptMatch, Enforcement, LimitedAccess, Pilot, PilotEnforcement,
   Policy, RateLimitRule, RateMatch, RosterMember, SpendAction, SpendActionType, SpendEntry, SpendMatch,
   SpendOverride, SpendRule, ToolAllowList,
 } from './policy-types.js';
 export type { PolicyIssue } from './issues.js';
 export { parsePolicy, type ParsePolicyOptions, type ParsePolicyResult } from './parse.js';
+export type { DlpValidation } from './checks.js';
+export { PROMPT_FORMATS } from './schema.js';
 export {
   allowedModels, decideAccess, type AccessDecision, type AccessDenial, type AccessInput, type AccessLayer,
 } from './access.js';
@@ -30,7 +32,9 @@ export {
   decideSubstitution, type SubstitutionDecision, type SubstitutionInput,
 } from './substitution.js';
 export { decideTools, type ToolVerdict, type ToolsDecision, type ToolsInput } from './tools.js';
+export { decidePrompts, type PromptsInput } from './prompts.js';
 export { decideDlp, stricterDlpAction, type DlpDecision, type DlpInput } from './dlp.js';
+export { BUILTIN_DLP_ENTITIES, type BuiltinDlpEntity } from './dlp-entities.js';
 export {
   whatIf, type CounterTable, type WhatIfBlock, type WhatIfOptions, type WhatIfResult,
 } from './what-if.js';

@@ -4,18 +4,23 @@
  */
 import type * as z from 'zod/mini';
 import { isValidTimeZone } from './calendar.js';
-import { checkPolicy, type SalvagedPolicy, type SalvagedRule } from './checks.js';
+import { checkPolicy, type DlpValidation, type SalvagedPolicy, type SalvagedRule } from './checks.js';
 import { IssueList, type PolicyIssue } from './issues.js';
 import type { Policy } from './policy-types.js';
 import type { RegistryView } from './registry-view.js';
 import {
-  AccessRuleSchema, BusinessUnitSchema, DlpUseCaseSchema, LimitedAccessSchema, PilotSchema, PolicySchema,
+  AccessRuleSchema, BusinessUnitSchema, DlpCustomSchema, DlpUseCaseSchema, LimitedAccessSchema, PilotSchema, PolicySchema, PromptSchema,
   RateLimitSchema, SpendEntrySchema, SpendRuleSchema, ToolAllowListSchema,
 } from './schema.js';
 
 export interface ParsePolicyOptions {
   /** When given, scopes must be registry tags or model ids and model references must exist. */
   registry?: RegistryView;
+  /**
+   * Entity types plugged-in recognizers report, and the compiler of custom patterns (the
+   * gateway passes both; without `compile`, custom patterns are checked for shape only).
+   */
+  dlp?: DlpValidation;
 }
 
 export type ParsePolicyResult = { ok: true; policy: Policy } | { ok: false; errors: PolicyIssue[] };
@@ -69,6 +74,7 @@ function salvage(raw: Record<string, unknown>): SalvagedPolicy {
     ids: {
       spendRules: idsOf(rules), rateLimits: idsOf(raw['rate_limits']), pilots: idsOf(raw['pilots']),
       toolLists: idsOf(get(raw['tools'], 'allow_lists')), dlpUseCases: idsOf(get(raw['dlp'], 'use_cases')),
+      dlpCustom: idsOf(get(raw['dlp'], 'custom')),
     },
     access: salvageRecord(get(raw['access'], 'models'), AccessRuleSchema),
     limitedAccess: salvageRecord(raw['limited_access'], LimitedAccessSchema),
@@ -78,6 +84,9 @@ function salvage(raw: Record<string, unknown>): SalvagedPolicy {
     rateLimits: salvageArray(raw['rate_limits'], RateLimitSchema),
     toolLists: salvageArray(get(raw['tools'], 'allow_lists'), ToolAllowListSchema),
     dlpUseCases: salvageArray(get(raw['dlp'], 'use_cases'), DlpUseCaseSchema),
+    dlpDefault: isObject(get(raw['dlp'], 'default')) ? (get(raw['dlp'], 'default') as Record<string, unknown>) : {},
+    dlpCustom: salvageArray(get(raw['dlp'], 'custom'), DlpCustomSchema),
+    prompts: salvageArray(raw['prompts'], PromptSchema),
   };
 }
 
@@ -87,11 +96,12 @@ function fromParsed(p: z.output<typeof PolicySchema>): SalvagedPolicy {
     timezone: p.timezone,
     ids: {
       spendRules: ids(p.spend.rules), rateLimits: ids(p.rate_limits), pilots: ids(p.pilots),
-      toolLists: ids(p.tools.allow_lists), dlpUseCases: ids(p.dlp.use_cases),
+      toolLists: ids(p.tools.allow_lists), dlpUseCases: ids(p.dlp.use_cases), dlpCustom: ids(p.dlp.custom),
     },
     access: p.access.models, limitedAccess: p.limited_access, pilots: p.pilots, businessUnits: p.business_units,
     spendRules: p.spend.rules.map((r) => ({ id: r.id, matches: r.matches, scopes: r.matches.map((e) => e.match.scope) })),
     rateLimits: p.rate_limits, toolLists: p.tools.allow_lists, dlpUseCases: p.dlp.use_cases,
+    dlpDefault: p.dlp.default, dlpCustom: p.dlp.custom, prompts: p.prompts,
   };
 }
 
@@ -115,7 +125,7 @@ export function parsePolicy(raw: unknown, opts: ParsePolicyOptions = {}): ParseP
   const parsed = PolicySchema.safeParse(raw);
   if (!parsed.success) schemaIssues(parsed.error, issues);
   if (isObject(raw)) {
-    checkPolicy(parsed.success ? fromParsed(parsed.data) : salvage(raw), opts.registry, issues);
+    checkPolicy(parsed.success ? fromParsed(parsed.data) : salvage(raw), opts.registry, issues, opts.dlp);
   }
   if (parsed.success && issues.items.length === 0) return { ok: true, policy: parsed.data };
   return { ok: false, errors: issues.items };

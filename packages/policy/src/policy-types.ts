@@ -117,7 +117,12 @@ export interface ToolAllowList {
   allow: string[];
 }
 
-export type DlpAction = 'allow' | 'log' | 'redact' | 'block';
+/**
+ * What happens to a value of an entity type: `allow` (nothing), `log` (forward, count),
+ * `pseudonymize` (replace with a format-preserving surrogate, restored in the answer), `redact`
+ * (replace with a `[REDACTED:TYPE]` marker), `block` (the request is not sent).
+ */
+export type DlpAction = 'allow' | 'log' | 'pseudonymize' | 'redact' | 'block';
 
 export interface DlpUseCase {
   id: string;
@@ -126,10 +131,39 @@ export interface DlpUseCase {
   actions: Record<string, DlpAction>;
 }
 
+/** An organisation's own identifier type, matched with RE2 semantics. */
+export interface DlpCustomPattern {
+  /** The entity type it finds; policy actions name it. */
+  id: string;
+  pattern: string;
+  /** Any of `i`, `m`, `s`. */
+  flags?: string;
+  /** The longest match a streamed answer holds back to find it across chunks. Default 128. */
+  max_length?: number;
+}
+
 export interface DlpPolicy {
   /** Entity type → action for callers in no use case, and the fallback for every use case. */
   default?: Record<string, DlpAction>;
   use_cases?: DlpUseCase[];
+  custom?: DlpCustomPattern[];
+  /** Also scan the model's output text and tool-call arguments. Default false. */
+  scan_responses?: boolean;
+}
+
+/** Where a policy prompt applies: a population, optionally a model scope and entry formats. */
+export interface PromptMatch extends PopulationSpec {
+  scope?: string;
+  /** Entry wire formats (what the client speaks); absent: every format. */
+  formats?: string[];
+}
+
+/** An operator's system prompt, put before the client's own for matching callers. */
+export interface PolicyPrompt {
+  id: string;
+  version: string | number;
+  match?: PromptMatch;
+  text: string;
 }
 
 export interface Policy {
@@ -146,4 +180,5 @@ export interface Policy {
   rate_limits?: RateLimitRule[];
   tools?: { allow_lists?: ToolAllowList[] };
   dlp?: DlpPolicy;
+  prompts?: PolicyPrompt[];
 }

@@ -154,7 +154,24 @@ export const ToolAllowListSchema = z.strictObject({
   allow: z.array(z.string().check(z.regex(/^(?:\*|[^*]+\*?)$/, 'a tool name, optionally ending in * (or * alone)'))),
 });
 
-const DlpAction = z.enum(['allow', 'log', 'redact', 'block']);
+const DlpAction = z.enum(['allow', 'log', 'pseudonymize', 'redact', 'block']);
+
+export const DlpCustomSchema = z.strictObject({
+  id: z.string().check(z.regex(/^[a-z][a-z0-9_]*$/, 'an entity id: lower case letters, digits and _, e.g. employee_id')),
+  pattern: z.string().check(z.minLength(1, 'must not be empty')),
+  flags: z.optional(z.string().check(z.regex(/^[ims]*$/, 'flags are any of i, m, s'))),
+  max_length: z.optional(z.number().check(z.int('must be an integer'), z.positive('must be positive'), z.lte(65536, 'at most 65536'))),
+});
+
+/** The entry wire formats a prompt may name. */
+export const PROMPT_FORMATS = ['openai_chat', 'openai_responses', 'anthropic_messages', 'anthropic_vertex', 'gemini_generate_content'] as const;
+
+export const PromptSchema = z.strictObject({
+  id: Id,
+  version: z.union([Id, z.number().check(z.int('must be an integer'), z.nonnegative('must not be negative'))]),
+  match: z._default(z.strictObject({ ...PopulationShape, scope: z.optional(Id), formats: z.optional(z.array(Id)) }), {}),
+  text: z.string().check(z.refine((t: string) => t.trim().length > 0, 'a prompt needs text')),
+});
 
 export const DlpUseCaseSchema = z.strictObject({
   id: Id,
@@ -174,9 +191,15 @@ export const PolicySchema = z.strictObject({
   rate_limits: z._default(z.array(RateLimitSchema), []),
   tools: z._default(z.strictObject({ allow_lists: z._default(z.array(ToolAllowListSchema), []) }), { allow_lists: [] }),
   dlp: z._default(
-    z.strictObject({ default: z._default(z.record(Id, DlpAction), {}), use_cases: z._default(z.array(DlpUseCaseSchema), []) }),
-    { default: {}, use_cases: [] },
+    z.strictObject({
+      default: z._default(z.record(Id, DlpAction), {}),
+      use_cases: z._default(z.array(DlpUseCaseSchema), []),
+      custom: z._default(z.array(DlpCustomSchema), []),
+      scan_responses: z._default(z.boolean(), false),
+    }),
+    { default: {}, use_cases: [], custom: [], scan_responses: false },
   ),
+  prompts: z._default(z.array(PromptSchema), []),
 });
 
 // Compile-time proof that the schema's output is a `Policy`.

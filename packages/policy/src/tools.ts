@@ -36,6 +36,8 @@ export interface ToolsDecision {
   wouldDeny: string[];
   /** `tool_not_allowed:<list id>` per refusing list. */
   reasons: string[];
+  /** Ids of the lists that apply to this caller and model (none: every tool is allowed). */
+  lists: string[];
 }
 
 function allows(list: CompiledToolList, name: string): boolean {
@@ -50,7 +52,7 @@ export function decideTools(input: ToolsInput): ToolsDecision {
   const enforced = (input.enforcement ?? c.enforcement) !== 'shadow';
   const mi = c.modelIndex.get(input.model);
   const lists = c.tools.filter((l) => l.pop.matches(input.principal) && (l.models === null || (mi !== undefined && l.models.has(mi))));
-  const d: ToolsDecision = { allowed: true, enforced, tools: [], denied: [], wouldDeny: [], reasons: [] };
+  const d: ToolsDecision = { allowed: true, enforced, tools: [], denied: [], wouldDeny: [], reasons: [], lists: lists.map((l) => l.id) };
   for (const name of input.tools) {
     const deniedBy = lists.filter((l) => !allows(l, name)).map((l) => l.id);
     const ok = deniedBy.length === 0;

@@ -43,11 +43,12 @@ export async function buildStore(store: ServiceConfig['store']): Promise<{ store
   };
 }
 
-export async function buildUsage(usage: ServiceConfig['usage'], dir: string): Promise<{ usage: UsageSink | undefined; describe: string }> {
+/** `stdout`: where `usage: stdout` goes (a worker of `serve --workers` writes through the primary). */
+export async function buildUsage(usage: ServiceConfig['usage'], dir: string, stdout: NodeJS.WritableStream = process.stdout): Promise<{ usage: UsageSink | undefined; describe: string }> {
   if (usage === 'none') return { usage: undefined, describe: 'none' };
   if (usage === 'stdout' || usage.startsWith('file:')) {
     const { createJsonLinesSink } = await import('../sinks/json-lines.js');
-    if (usage === 'stdout') return { usage: createJsonLinesSink('stdout'), describe: 'JSON lines on stdout' };
+    if (usage === 'stdout') return { usage: createJsonLinesSink(stdout === process.stdout ? 'stdout' : stdout), describe: 'JSON lines on stdout' };
     const path = usageFilePath(usage, dir);
     return { usage: createJsonLinesSink({ path }), describe: `JSON lines in ${path}` };
   }
@@ -55,16 +56,17 @@ export async function buildUsage(usage: ServiceConfig['usage'], dir: string): Pr
   return { usage: createPostgresSink({ connectionString: usage }), describe: `postgres ${redactUrl(usage)}` };
 }
 
-/** Parts made elsewhere (a worker of `serve --workers` gets its store and stdout usage from the primary). */
+/** Parts made elsewhere (a worker of `serve --workers` gets its store from the primary), and where stdout is. */
 export interface PartOverrides {
   store?: { store: StateStore; describe: string };
   usage?: { usage: UsageSink | undefined; describe: string };
+  stdout?: NodeJS.WritableStream;
 }
 
 export async function buildParts(config: ServiceConfig, dir: string, overrides: PartOverrides = {}): Promise<ServiceParts> {
   const store = overrides.store ?? (await buildStore(config.store));
   try {
-    const usage = overrides.usage ?? (await buildUsage(config.usage, dir));
+    const usage = overrides.usage ?? (await buildUsage(config.usage, dir, overrides.stdout));
     return { store: store.store, usage: usage.usage, describe: { store: store.describe, usage: usage.describe } };
   } catch (error) {
     await store.store.close().catch(() => {});

@@ -56,6 +56,37 @@ const Usage = z
     'usage is "stdout", "file:<path>", a postgres:// URL, or "none"',
   );
 
+const HttpUrl = z.string().regex(/^https?:\/\/\S+$/, 'an http:// or https:// URL');
+
+/** `telemetry`: where metrics and traces go. At least one exporter; absent means off. */
+const Telemetry = z
+  .strictObject({
+    /** Prometheus text on `GET /metrics`, on a listener of its own. */
+    prometheus: z
+      .strictObject({
+        host: z.string().min(1).default('127.0.0.1'),
+        port: z.number().int('a whole number').min(0).max(65_535).default(9464),
+      })
+      .optional(),
+    /** OTLP export of traces and metrics (endpoint, headers and protocol may also come from OTEL_EXPORTER_OTLP_*). */
+    otlp: z
+      .strictObject({
+        /** The collector's base URL, e.g. `http://collector:4318` (`/v1/traces` and `/v1/metrics` are appended). */
+        endpoint: HttpUrl.optional(),
+        protocol: z.enum(['http/protobuf', 'http/json'], 'protocol is "http/protobuf" or "http/json" (gRPC is not supported: use port 4318)').optional(),
+        headers: z.record(z.string().min(1), z.string()).optional(),
+      })
+      .optional(),
+    /** `service.name` of the resource (default `tollgate`; OTEL_SERVICE_NAME overrides it). */
+    service_name: z.string().min(1).max(256).optional(),
+  })
+  .refine((t) => t.prometheus !== undefined || t.otlp !== undefined, 'telemetry needs prometheus and/or otlp (remove the section to turn telemetry off)');
+
+const Log = z.strictObject({
+  /** One JSON line per answered request (no prompt text, no query string), or off. */
+  access: z.enum(['stdout', 'off'], 'access is "stdout" or "off"').default('off'),
+});
+
 export const ServiceConfigSchema = z.strictObject({
   listen: z
     .strictObject({
@@ -74,6 +105,8 @@ export const ServiceConfigSchema = z.strictObject({
   secrets: z.literal('env', 'only "env" is supported: provider secrets are read from the environment by name').default('env'),
   max_request_bytes: z.number().int().min(1024).max(1024 * 1024 * 1024).default(DEFAULT_MAX_REQUEST_BYTES),
   drain_timeout_s: z.number().min(0).max(3600).default(DEFAULT_DRAIN_TIMEOUT_S),
+  telemetry: Telemetry.optional(),
+  log: Log.default({ access: 'off' }),
   upstream: UpstreamConfig.default({ ...DEFAULT_UPSTREAM, http2: false }),
 });
 

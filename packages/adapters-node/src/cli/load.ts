@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { loadRegistry, type Registry } from '@tollgate/core';
+import { dlpEngine } from '@tollgate/core/dlp';
 import { parsePolicy } from '@tollgate/policy';
 import { ServiceConfigSchema, type ServiceConfig } from './config.js';
 
@@ -97,7 +98,9 @@ export async function loadService(configFile: string): Promise<LoadResult> {
     const doc = await readYaml(policyPath, errors);
     if (doc.ok) {
       policy = doc.value ?? {};
-      const checked = parsePolicy(policy, registry === null ? {} : { registry });
+      // As `serve` will check it: custom DLP patterns compiled by the engine the gateway runs.
+      const dlp = dlpEngine.validation([]);
+      const checked = parsePolicy(policy, registry === null ? { dlp } : { registry, dlp });
       if (!checked.ok) for (const e of checked.errors) errors.push({ file: display(policyPath), path: e.path, message: e.message });
     }
   }

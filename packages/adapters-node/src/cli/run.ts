@@ -8,7 +8,8 @@ import { createKeyEntry, renderKey } from './key.js';
 import { identitySummary } from './config.js';
 import { formatViolations, loadService } from './load.js';
 import { startService, type RunningService } from './service.js';
-import { isServeWorker, runPrimary, runWorker } from './workers.js';
+import { explainCommand, reportCommand, whatIfCommand } from './money.js';
+import { isServeWorker, runPrimary, runWorker, WORKER_CONFIG_EXIT } from './workers.js';
 
 export interface CliIo {
   out: (text: string) => void;
@@ -29,20 +30,33 @@ Commands:
   validate --config FILE     Check the config, registry, policy and identity; exit 1 listing every violation
   key create --user NAME [--tier TIER] [--bu BU] [--leaders a,b] [--json]
                              Print a new virtual key (once) and its config entry
+  report   --usage SRC [--since ISO] [--until ISO] [--by user,model,bu,team,day] [--format table|csv|json]
+                             Spend, requests and tokens from usage records, grouped
+  what-if  --policy FILE --registry FILE --usage SRC [--since ISO] [--until ISO] [--format table|csv|json]
+                             Replay recorded requests through a candidate policy; list what it decides otherwise
+  explain  --usage SRC [--policy FILE] [--registry FILE] [--format text|json] REQUEST_ID
+                             The decision of one recorded request: rules, windows, counters, thresholds
+
+  SRC is file:PATH (JSON lines, as the file: and stdout sinks write) or a postgres:// URL
+  (table tollgate_usage, or --table NAME).
 
 Options:
   -h, --help                 Show this help
 `;
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
-type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
-type Values = Record<string, string | boolean | undefined>;
+export type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+export type Values = Record<string, string | boolean | undefined>;
 
 function parse(args: string[], options: OptionSpec): Values {
+  return parseWith(args, options, false).values;
+}
+
+export function parseWith(args: string[], options: OptionSpec, allowPositionals: boolean): { values: Values; positionals: string[] } {
   try {
-    const { values } = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: false, strict: true });
-    return values as Values;
+    const { values, positionals } = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
+    return { values: values as Values, positionals };
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -116,6 +130,11 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
     try {
       await runWorker(result.service, io.err);
     } catch (error) {
+      if (error instanceof GatewayConfigError) {
+        // Another worker would refuse it alike: the primary stops the service.
+        io.err(`tollgate: refusing to start — invalid ${error.source}:\n${formatViolations(error.errors.map((e) => ({ file, path: e.path, message: e.message })))}\n`);
+        process.exit(WORKER_CONFIG_EXIT);
+      }
       // The primary sees the exit and starts another (or stops after a crash loop).
       io.err(`tollgate: worker cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
       process.exit(1);
@@ -130,7 +149,15 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
   const missing = [...new Set(Object.values(registry.credentials).map((c) => c.secret))].filter((name) => (process.env[name] ?? '') === '');
   if (missing.length > 0) io.err(`tollgate: warning — secrets not set in the environment: ${missing.join(', ')} (calls needing them will fail)\n`);
   if (config.identity === undefined) io.err('tollgate: warning — no identity configured: every request will be refused (401)\n');
-  if (workers > 1) return runPrimary(result.service, workers, io);
+  if (workers > 1) {
+    // Each worker counts apart, and one listener would answer scrapes from a different worker
+    // each time: refused rather than served wrong. OTLP export works per worker.
+    if (config.telemetry?.prometheus !== undefined) {
+      io.err(`tollgate: refusing to start — --workers ${workers} with telemetry.prometheus: each worker keeps its own metrics and one /metrics listener cannot serve them together; use telemetry.otlp (each worker exports under its own service.instance.id) or one worker\n`);
+      return 1;
+    }
+    return runPrimary(result.service, workers, io);
+  }
   let service: RunningService;
   try {
     service = await startService(result.service, { log: (line) => io.err(`${line}\n`) });
@@ -194,6 +221,12 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
         return await validate(args, io);
       case 'key':
         return await key(args, io);
+      case 'report':
+        return await reportCommand(args, io);
+      case 'what-if':
+        return await whatIfCommand(args, io);
+      case 'explain':
+        return await explainCommand(args, io);
       case undefined:
       case '-h':
       case '--help':

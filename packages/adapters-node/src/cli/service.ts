@@ -12,6 +12,8 @@ import { createNodeUpstream } from '../http/upstream.js';
 import { buildParts, upstreamOptions, type PartOverrides } from './build.js';
 import { identitySummary } from './config.js';
 import { formatViolations, loadService, type LoadedService, type Violation } from './load.js';
+import { createAccessLog, type AccessLog } from '../telemetry/access-log.js';
+import { startTelemetry, type ServiceTelemetry } from '../telemetry/sdk.js';
 
 export interface StartServiceOptions {
   /** Where start-up and shutdown lines go (default: stderr). */
@@ -34,6 +36,8 @@ export interface RunningService {
   readonly ready: boolean;
   /** Requests in flight (health checks excluded). */
   readonly inFlight: number;
+  /** `http://host:port/metrics` when `telemetry.prometheus` is configured and listening, else null. */
+  readonly metricsUrl: string | null;
   /** Stop accepting, drain (bounded by `drain_timeout_s`), close the gateway and the store. Idempotent. */
   shutdown(): Promise<void>;
   /**
@@ -55,10 +59,22 @@ export async function startService(service: LoadedService, options: StartService
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const { config } = service;
   const parts = await buildParts(config, service.dir, options.parts);
+  // Telemetry first: the gateway's instruments are made from its providers. Absent: off, at no cost.
+  let telemetry: ServiceTelemetry | null = null;
+  try {
+    telemetry = config.telemetry === undefined ? null : await startTelemetry(config.telemetry, log);
+  } catch (error) {
+    await parts.usage?.close().catch(() => {});
+    await parts.store.close().catch(() => {});
+    throw error;
+  }
+  const accessLog: AccessLog | null =
+    config.log.access === 'stdout' ? createAccessLog(options.parts?.stdout ?? process.stdout, (error) => log(`tollgate: access log: ${error instanceof Error ? error.message : String(error)}`)) : null;
   const upstreamFetch = options.upstream ?? createNodeUpstream(upstreamOptions(config.upstream, service.upstreamCa));
   let gateway: Gateway;
   try {
     gateway = createGateway({
+      telemetry: telemetry === null ? false : telemetry.options,
       fetch: upstreamFetch,
       registry: service.registry,
       policy: service.policy,
@@ -73,6 +89,7 @@ export async function startService(service: LoadedService, options: StartService
   } catch (error) {
     await parts.usage?.close().catch(() => {});
     await parts.store.close().catch(() => {});
+    await telemetry?.shutdown(1000);
     throw error;
   }
 
@@ -89,6 +106,7 @@ export async function startService(service: LoadedService, options: StartService
       res.end(req.method === 'HEAD' ? undefined : answer.body);
       return;
     }
+    accessLog?.track(req, res);
     // Draining: this replica takes no new work; clients retry elsewhere (503 is retryable for every SDK).
     if (draining) {
       res.writeHead(503, { 'content-type': 'application/json', connection: 'close', 'retry-after': '1' });
@@ -125,6 +143,8 @@ export async function startService(service: LoadedService, options: StartService
   } catch (error) {
     await gateway.close({ drainMs: 0 });
     await parts.store.close().catch(() => {});
+    await telemetry?.shutdown(1000);
+    await accessLog?.close();
     throw error;
   }
   const address = server.address() as AddressInfo;
@@ -132,7 +152,9 @@ export async function startService(service: LoadedService, options: StartService
   const url = `http://${shownHost}:${address.port}`;
   log(
     `tollgate: listening on ${url} — ${Object.keys(service.registry.models).length} models, ` +
-      `store ${parts.describe.store}, usage ${parts.describe.usage}, registry ${service.registry.revision.slice(0, 19)}…`,
+      `store ${parts.describe.store}, usage ${parts.describe.usage}, ` +
+      `telemetry ${telemetry === null ? 'off' : telemetry.describe}, access log ${accessLog === null ? 'off' : 'stdout'}, ` +
+      `registry ${service.registry.revision.slice(0, 19)}…`,
   );
 
   let stopping: Promise<void> | null = null;
@@ -161,8 +183,10 @@ export async function startService(service: LoadedService, options: StartService
     await gateway.close({ drainMs: 2000 });
     await upstreamFetch.close();
     await parts.store.close().catch(() => {});
-    const stats = gateway.stats();
-    log(`tollgate: stopped — ${stats.requests} requests, ${stats.usageWritten} usage records written, ${stats.usageFailed} lost`);
+    // Spans and metrics still pending go out now (bounded), then the metrics listener closes.
+    await telemetry?.shutdown();
+    await accessLog?.close();
+    log(stoppedLine(gateway, telemetry, accessLog));
   }
 
   async function reload(): Promise<ReloadResult> {
@@ -195,6 +219,7 @@ export async function startService(service: LoadedService, options: StartService
     url,
     server,
     gateway,
+    metricsUrl: telemetry?.metricsUrl ?? null,
     reload,
     get ready() {
       return !draining;
@@ -207,4 +232,27 @@ export async function startService(service: LoadedService, options: StartService
       return stopping;
     },
   };
+}
+
+/**
+ * The shutdown line: what the sink itself did with the usage records (not only what was handed
+ * to it), and what telemetry and the access log lost.
+ */
+function stoppedLine(gateway: Gateway, telemetry: ServiceTelemetry | null, accessLog: AccessLog | null): string {
+  const stats = gateway.stats();
+  const u = stats.usage;
+  const lost = u.dropped + u.failed;
+  let line =
+    `tollgate: stopped — ${stats.requests} requests; usage records: ${u.handed} handed, ${u.written} written, ` +
+    `${u.queued} still queued, ${u.dropped} dropped, ${u.failed} failed (${lost + u.queued} lost)`;
+  if (stats.settleFailures > 0) line += `; ${stats.settleFailures} settlements failed`;
+  if (telemetry !== null) {
+    const t = telemetry.stats();
+    line += `; telemetry: ${t.spans.exported} spans exported, ${t.spans.failed} lost; ${t.metrics.exported} metric points exported, ${t.metrics.failed} lost`;
+  }
+  if (accessLog !== null) {
+    const a = accessLog.stats();
+    if (a.dropped + a.failed > 0) line += `; access log: ${a.dropped + a.failed} lines lost`;
+  }
+  return line;
 }

@@ -11,9 +11,9 @@
  * worker that dies is replaced (a crash loop stops the service).
  */
 import cluster, { type Worker } from 'node:cluster';
+import { hostname } from 'node:os';
 import { Writable } from 'node:stream';
 import { createMemoryStore, type StateStore } from '@tollgate/core';
-import { createJsonLinesSink } from '../sinks/json-lines.js';
 import type { LoadedService } from './load.js';
 import { startService, type RunningService } from './service.js';
 import { createChannelStore, serveStore, type Channel } from './shared-store.js';
@@ -29,6 +29,8 @@ type Control =
 const isControl = (m: unknown): m is Control => typeof m === 'object' && m !== null && typeof (m as Control).t === 'string' && (m as Control).t.startsWith('tg-');
 
 export const WORKER_ENV = 'TOLLGATE_WORKER_ID';
+/** A worker's exit code when the gateway refused the configuration (EX_CONFIG): no restart. */
+export const WORKER_CONFIG_EXIT = 78;
 
 /** Whether this process is a worker of `serve --workers`. */
 export function isServeWorker(): boolean {
@@ -124,6 +126,11 @@ export function runPrimary(service: LoadedService, count: number, io: PrimaryIo)
         if (workers.size === 0) void stopped();
         return;
       }
+      if (code === WORKER_CONFIG_EXIT) {
+        io.err(`tollgate: worker ${id} refused the configuration — stopping\n`);
+        void stop(1);
+        return;
+      }
       const now = Date.now();
       restarts.push(now);
       while (restarts.length > 0 && restarts[0]! < now - CRASH_WINDOW_MS) restarts.shift();
@@ -180,8 +187,8 @@ export function runPrimary(service: LoadedService, count: number, io: PrimaryIo)
   return done;
 }
 
-/** stdout for a worker's usage sink: each batch goes to the primary, which writes it whole. */
-function usageThroughPrimary(): Writable {
+/** A worker's stdout (usage records, access log): each batch goes to the primary, which writes it whole. */
+function stdoutThroughPrimary(): Writable {
   return new Writable({
     write(chunk: Buffer | string, _encoding, callback) {
       process.send!({ t: 'tg-usage', d: chunk.toString() } satisfies Control, undefined, {}, (error) => callback(error ?? null));
@@ -196,6 +203,9 @@ function usageThroughPrimary(): Writable {
 export async function runWorker(service: LoadedService, err: (text: string) => void): Promise<void> {
   const id = process.env[WORKER_ENV]!;
   const channel = primaryChannel();
+  // Each worker exports its own telemetry (OTLP): it is told apart by its instance id.
+  const instance = `service.instance.id=${hostname()}-${process.pid}`;
+  process.env.OTEL_RESOURCE_ATTRIBUTES = process.env.OTEL_RESOURCE_ATTRIBUTES ? `${process.env.OTEL_RESOURCE_ATTRIBUTES},${instance}` : instance;
   const config = service.config;
   const prefix = (line: string) => line.replace(/^tollgate:/, `tollgate[worker ${id}]:`);
   let listeningLine = '';
@@ -207,7 +217,7 @@ export async function runWorker(service: LoadedService, err: (text: string) => v
     },
     parts: {
       ...(config.store === 'memory' ? { store: { store: createChannelStore(channel), describe: 'memory (shared by the workers, held by the primary)' } } : {}),
-      ...(config.usage === 'stdout' ? { usage: { usage: createJsonLinesSink(usageThroughPrimary()), describe: 'JSON lines on stdout' } } : {}),
+      stdout: stdoutThroughPrimary(),
     },
   });
   channel.send({ t: 'tg-listening', url: running.url, line: listeningLine } satisfies Control);

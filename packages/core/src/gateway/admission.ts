@@ -84,6 +84,7 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
   const keys = layout === null ? [] : layout.slots.map((slot) => counterKey(principal.id, slot.windowKey, slot.model));
   const rate = input.substituted ? { constraints: [] as ReturnType<typeof decideRate>['constraints'] } : decideRate({ policy, registry, principal, model, tokens: input.tokenBound });
   const buckets = rate.constraints.map((c) => ({ key: c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
+  ctx.noteAdmission(input.worstCaseMicros, input.tokenBound, rate.constraints);
   const base = { policy, registry, principal, model, now, costMicros: input.worstCaseMicros };
 
   if (layout !== null && store.admit !== undefined) {
@@ -175,6 +176,7 @@ async function decide(input: AdmissionInput, base: SpendBase, counters: CounterV
     spend = decideSpend({ ...base, counters, markers });
     await applyEffects(input.store, spend, input.now, input.principal, input.notify);
   }
+  input.ctx.noteSpend(spend);
   const wouldBlock = input.ctx.wouldBlock;
   wouldBlock.push(...spend.wouldBlock.filter((id) => !wouldBlock.includes(id)));
   return spend;

@@ -1,4 +1,5 @@
 import { codecs } from '@tollgate/codecs';
+import { dlpEngine } from '../dlp/engine.js';
 import { createGateway as createWithCodecs } from './create.js';
 import type { Gateway, GatewayOptions } from './options.js';
 
@@ -10,5 +11,5 @@ import type { Gateway, GatewayOptions } from './options.js';
  * identity configuration.
  */
 export function createGateway(options: GatewayOptions): Gateway {
-  return createWithCodecs({ ...options, codecs: options.codecs ?? Object.values(codecs) });
+  return createWithCodecs({ ...options, codecs: options.codecs ?? Object.values(codecs), dlp: { ...options.dlp, engine: options.dlp?.engine ?? dlpEngine } });
 }

@@ -37,6 +37,13 @@ export class Breakers {
     return s !== undefined && s.openedAt !== null && (this.now() - s.openedAt < this.cooldownMs || s.probing);
   }
 
+  /** For telemetry, without claiming anything: 0 closed, 1 open (refusing), 2 half-open (a probe may go or is out). */
+  state(id: string): 0 | 1 | 2 {
+    const s = this.states.get(id);
+    if (s === undefined || s.openedAt === null) return 0;
+    return this.now() - s.openedAt < this.cooldownMs ? 1 : 2;
+  }
+
   success(id: string): void {
     this.states.delete(id);
   }

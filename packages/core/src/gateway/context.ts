@@ -1,6 +1,8 @@
 import type { Request as IRRequest, Usage, WireFormat } from '@tollgate/codecs/base';
-import type { Principal } from '@tollgate/policy';
-import type { CostMicros, RecordStatus, UsageRecord } from './usage-record.js';
+import type { Principal, RateConstraint, SpendDecision } from '@tollgate/policy';
+import type { RequestObserver } from '../telemetry/request.js';
+import type { AnswerGuard } from './answer-guard.js';
+import type { CostMicros, RecordDecision, RecordDlp, RecordStatus, UsageRecord } from './usage-record.js';
 
 /** Everything the gateway learns about one request as it walks the stages; becomes the usage record. */
 export class RequestContext {
@@ -40,8 +42,21 @@ export class RequestContext {
   clientCancelled = false;
   outputBytes = 0;
   promptBound = 0;
+  /** DLP counts on the request and on the answer, by entity (never values). */
+  dlp: RecordDlp = {};
+  dlpResponse: RecordDlp = {};
+  /** Policy prompts put before the client's system prompt, as `id@version`. */
+  policyPrompts: string[] = [];
+  /** How the answer is guarded (tool calls, DLP), or null. */
+  answerGuard: AnswerGuard | null = null;
+  /** Set when the output guard withheld the answer: the record's reason. */
+  guardReason: string | null = null;
   /** Where work that need not delay the answer goes (`reply`'s `defer`), or null: do it first. */
   defer: ((work: () => Promise<void>) => void) | null = null;
+  /** Timings and telemetry of this request (spans, metrics, `server-timing`). */
+  observer: RequestObserver | null = null;
+  /** What admission decided over: the record's `decision`, for `tollgate explain` and `what-if`. */
+  private admitted: { worstCaseMicros: number; tokenBound: number; rate: readonly RateConstraint[]; spend: SpendDecision | null } | null = null;
   private recorded = false;
 
   constructor(
@@ -59,6 +74,41 @@ export class RequestContext {
 
   markFirstByte(): void {
     if (this.ttfbMs === null) this.ttfbMs = this.elapsed();
+  }
+
+  /** Admission sized the request and took these rate limits (called again after a substitution). */
+  noteAdmission(worstCaseMicros: number, tokenBound: number, rate: readonly RateConstraint[]): void {
+    this.admitted = { worstCaseMicros, tokenBound, rate, spend: null };
+  }
+
+  /** The spend decision admission made (the last one, with markers). */
+  noteSpend(spend: SpendDecision): void {
+    if (this.admitted !== null) this.admitted.spend = spend;
+  }
+
+  private decision(): RecordDecision | null {
+    const a = this.admitted;
+    if (a === null) return null;
+    const s = a.spend;
+    return {
+      worst_case_micros: a.worstCaseMicros,
+      token_bound: a.tokenBound,
+      spend: (s?.utilization ?? []).map((u) => ({
+        rule: u.ruleId,
+        action: u.action,
+        scope: u.scope,
+        window: u.window,
+        window_key: u.windowKey,
+        used_micros: u.usedMicros,
+        limit_micros: u.limitMicros,
+        enforced: u.enforced,
+      })),
+      limiting:
+        s?.limiting === undefined
+          ? null
+          : { rule: s.limiting.ruleId, reason: s.limiting.reason, scope: s.limiting.scope, window: s.limiting.window, window_key: s.limiting.windowKey, used_micros: s.limiting.usedMicros, limit_micros: s.limiting.limitMicros },
+      rate: a.rate.map((r) => ({ rule: r.ruleId, kind: r.kind, limit: r.limit, window_ms: r.windowMs, amount: r.amount ?? 1 })),
+    };
   }
 
   reject(status: number, reason: string, recordStatus: RecordStatus = 'rejected'): void {
@@ -83,6 +133,7 @@ export class RequestContext {
           : {
               kind: p.kind,
               id: p.id,
+              leaders: p.leaders === undefined ? [] : [...p.leaders],
               tier: p.tier ?? null,
               bu: p.bu ?? null,
               application: p.application ?? null,
@@ -116,12 +167,16 @@ export class RequestContext {
       reason: this.reason,
       http_status: this.httpStatus,
       would_block: this.wouldBlock,
+      decision: this.decision(),
       ttfb_ms: this.ttfbMs,
       duration_ms: this.elapsed(),
       attempts: this.attempts,
       unclassified_fields: this.unclassified,
       tools_declared: this.toolsDeclared,
       tools_invoked: [...this.toolsInvoked],
+      dlp: this.dlp,
+      dlp_response: this.dlpResponse,
+      policy_prompts: this.policyPrompts,
       registry_revision: this.registryRevision,
       policy_revision: this.policyRevision,
     };

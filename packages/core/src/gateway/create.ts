@@ -2,8 +2,6 @@ import { GatewayError } from '@tollgate/codecs/base';
 import { parsePolicy, type Policy } from '@tollgate/policy';
 import { createIdentityResolver, type IdentityResolver } from '../identity/index.js';
 import { isRegistry, loadRegistry, type Registry } from '../registry/index.js';
-import { canonicalJson } from '../util/canonical-json.js';
-import { sha256Hex } from '../util/sha256.js';
 import { createMemoryStore } from '../store/index.js';
 import { DEFAULT_MAX_REQUEST_BYTES } from './body.js';
 import { Breakers } from './breaker.js';
@@ -12,11 +10,16 @@ import { RequestContext } from './context.js';
 import type { GatewayReply, GatewayRequest, ReplyOptions } from './request.js';
 import { writeRecord } from './finalize.js';
 import { assertCodecsCover, codecTableFrom } from './codecs.js';
-import type { Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
+import type { DlpOptions, Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
 import { errorReply, replyToResponse } from './render.js';
 import { SecretCache, secretResolver } from './secrets.js';
 import { toUsageSink, type SinkStats } from './usage-record.js';
 import { walk, type WalkDeps } from './walk.js';
+import { policyRevisionOf } from '../replay/replay.js';
+import { createTelemetry } from '../telemetry/instruments.js';
+import { RequestObserver } from '../telemetry/request.js';
+import { instrumentStore } from '../telemetry/store.js';
+import type { UsageStats } from './options.js';
 
 /** Each gateway's `reply` → the `handle` made with it. */
 const PAIRS = new WeakMap<Gateway['reply'], Gateway['handle']>();
@@ -31,6 +34,26 @@ export function pairedReply(gateway: Pick<Gateway, 'handle'> & Partial<Pick<Gate
   return reply !== undefined && PAIRS.get(reply) === gateway.handle ? reply : undefined;
 }
 
+/** True when a policy asks for DLP: actions, custom patterns or response scanning. */
+function usesDlp(policy: Policy): boolean {
+  const d = policy.dlp;
+  if (d === undefined) return false;
+  return Object.keys(d.default ?? {}).length > 0 || (d.use_cases ?? []).length > 0 || (d.custom ?? []).length > 0 || d.scan_responses === true;
+}
+
+/** The surrogate key: from `options.dlp.key`, else random; made on first use (Workers allow no randomness at start). */
+function dlpKey(secret: string | undefined): () => Promise<CryptoKey> {
+  let key: Promise<CryptoKey> | undefined;
+  return () =>
+    (key ??= crypto.subtle.importKey(
+      'raw',
+      secret === undefined ? crypto.getRandomValues(new Uint8Array(32)) : new TextEncoder().encode(secret),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['sign'],
+    ));
+}
+
 /** Load and validate the registry, or refuse to start listing every violation. */
 function registryFrom(raw: unknown): Registry {
   if (isRegistry(raw)) return raw;
@@ -39,11 +62,19 @@ function registryFrom(raw: unknown): Registry {
   return loaded.registry;
 }
 
-function policyFrom(raw: unknown, registry: Registry): { policy: Policy | null; revision: string | null } {
+function policyFrom(raw: unknown, registry: Registry, dlp: DlpOptions = {}): { policy: Policy | null; revision: string | null } {
   if (raw === undefined || raw === null) return { policy: null, revision: null };
-  const parsed = parsePolicy(raw, { registry });
+  const recognizers = dlp.recognizers ?? [];
+  const validation = dlp.engine?.validation(recognizers) ?? { entities: recognizers.flatMap((r) => r.entities) };
+  const parsed = parsePolicy(raw, { registry, dlp: validation });
   if (!parsed.ok) throw new GatewayConfigError('policy', parsed.errors.map((e) => ({ path: e.path, message: e.message })));
-  return { policy: parsed.policy, revision: `sha256:${sha256Hex(canonicalJson(raw))}` };
+  if (dlp.engine === undefined && usesDlp(parsed.policy)) {
+    throw new GatewayConfigError('policy', [{
+      path: 'dlp',
+      message: "the policy asks for DLP but this gateway has no DLP engine: pass dlp: { engine: dlpEngine } (import { dlpEngine } from '@tollgate/core/dlp'), or use createGateway from '@tollgate/core'",
+    }]);
+  }
+  return { policy: parsed.policy, revision: policyRevisionOf(raw) };
 }
 
 function identityFrom(options: Pick<GatewayOptions, 'identity' | 'jwksFetch'>): IdentityResolver {
@@ -65,7 +96,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   const registry = registryFrom(options.registry);
   const codecs = codecTableFrom(options.codecs);
   assertCodecsCover(registry, codecs);
-  const first = policyFrom(options.policy, registry);
+  const first = policyFrom(options.policy, registry, options.dlp);
   let policyInput: unknown = options.policy;
   let policyRevision = first.revision;
   const identity = identityFrom(options);
@@ -75,6 +106,16 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   const sinkStats: SinkStats = { written: 0, failed: 0 };
   const sink = toUsageSink(options.usage, sinkStats);
   const stats = { requests: 0, settleFailures: 0 };
+  // Null when no OpenTelemetry SDK is installed (or `telemetry: false`): then nothing is observed.
+  const telemetry = createTelemetry(options.telemetry);
+  const observedStore = telemetry?.metrics == null ? store : instrumentStore(store, telemetry.metrics);
+  const usageStats = (): UsageStats => {
+    const handed = sinkStats.written + sinkStats.failed;
+    const own = sink.stats?.();
+    if (own !== undefined) return { handed, written: own.written, queued: own.queued, dropped: own.dropped, failed: own.failed + sinkStats.failed };
+    const pending = sinkStats.pending ?? 0;
+    return { handed, written: sinkStats.written - pending, queued: pending, dropped: 0, failed: sinkStats.failed };
+  };
   const openStreams = new Set<Promise<void>>();
   /** Deferred work not started yet: `close()` starts it. */
   const notStarted = new Set<() => Promise<void>>();
@@ -86,7 +127,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     codecs,
     policy: first.policy,
     identity,
-    store,
+    store: observedStore,
     sink,
     secrets: new SecretCache(secretResolver(options.secrets)),
     fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
@@ -96,9 +137,13 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     sizing: options.sizing ?? {},
     reservationTtlMs: options.reservationTtlMs ?? 5 * 60_000,
     filters: options.filters ?? [],
+    dlp: options.dlp?.engine === undefined ? null : { engine: options.dlp.engine, recognizers: options.dlp.recognizers ?? [], key: dlpKey(options.dlp.key) },
     now,
     timezone: first.policy?.timezone ?? 'UTC',
-    onSettleFailure: () => void stats.settleFailures++,
+    onSettleFailure: () => {
+      stats.settleFailures++;
+      telemetry?.metrics?.settleFailures.add(1);
+    },
     ...(options.notify === undefined ? {} : { notify: options.notify }),
     ...(options.cacheShaping === undefined ? {} : { cacheShaping: options.cacheShaping }),
     trackStream(done) {
@@ -123,14 +168,26 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   };
 
   const noop = () => {};
+  const brandOf = (model: string) => deps.registry.models[model]?.brand;
+  telemetry?.observe({
+    usage: usageStats,
+    *breakers() {
+      for (const d of Object.values(deps.registry.deployments)) if (d.enabled) yield [d.id, deps.breakers.state(d.id)];
+    },
+  });
 
   function reply(request: Request | GatewayRequest, replyOptions?: ReplyOptions): Promise<GatewayReply> {
     stats.requests++;
     const current = deps;
     const ctx = new RequestContext(now, current.registry.revision, policyRevision);
+    const observer = new RequestObserver(telemetry, request.headers, brandOf);
+    ctx.observer = observer;
     if (replyOptions?.defer !== undefined) ctx.defer = replyOptions.defer;
     if (closed) {
-      return Promise.resolve(errorReply(codecs, new GatewayError('unavailable', 'The gateway is shutting down.'), null, { 'x-tollgate-request-id': ctx.id }));
+      observer.unrecorded(503);
+      return Promise.resolve(
+        errorReply(codecs, new GatewayError('unavailable', 'The gateway is shutting down.'), null, { 'x-tollgate-request-id': ctx.id, 'server-timing': observer.serverTiming() }),
+      );
     }
     const answer = answerFor(request, ctx, current);
     // close() waits for calls under way too: their upstream call, settle and record.
@@ -142,6 +199,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     try {
       const answer = await walk(request, ctx, current);
       if (answer.headers['x-tollgate-request-id'] === undefined) answer.headers['x-tollgate-request-id'] = ctx.id;
+      answer.headers['server-timing'] = ctx.observer!.serverTiming();
       return answer;
     } catch (error) {
       // Anything unexpected: fail closed, in the caller's format, and still record it.
@@ -149,7 +207,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       await store.release(ctx.id).catch(() => {});
       ctx.reject(e.status, ctx.reason ?? `error:${e.code}`, 'error');
       writeRecord(ctx, sink);
-      return errorReply(codecs, e, ctx.entryFormat, { 'x-tollgate-request-id': ctx.id });
+      return errorReply(codecs, e, ctx.entryFormat, { 'x-tollgate-request-id': ctx.id, 'server-timing': ctx.observer!.serverTiming() });
     }
   }
 
@@ -188,7 +246,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       assertCodecsCover(nextRegistry, deps.codecs);
       const nextInput = next.policy === undefined ? policyInput : next.policy;
       // The policy is checked against the registry it will run with, also when only the registry changed.
-      const loaded = policyFrom(nextInput, nextRegistry);
+      const loaded = policyFrom(nextInput, nextRegistry, options.dlp);
       // A new identity is a new resolver (its keys and issuers whole); JWKS are fetched again on first use.
       const nextIdentity = next.identity === undefined ? deps.identity : identityFrom({ ...options, identity: next.identity });
       deps = { ...deps, registry: nextRegistry, policy: loaded.policy, timezone: loaded.policy?.timezone ?? 'UTC', identity: nextIdentity };
@@ -197,7 +255,13 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       return { registryRevision: nextRegistry.revision, policyRevision: loaded.revision };
     },
     stats(): GatewayStats {
-      return { requests: stats.requests, usageWritten: sinkStats.written, usageFailed: sinkStats.failed, settleFailures: stats.settleFailures };
+      return {
+        requests: stats.requests,
+        usageWritten: sinkStats.written,
+        usageFailed: sinkStats.failed,
+        settleFailures: stats.settleFailures,
+        usage: usageStats(),
+      };
     },
     async close(closeOptions = {}) {
       closed = true;
@@ -218,6 +282,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       await sink.flush().catch(() => {});
       await sink.close().catch(() => {});
       if (ownsStore) await store.close().catch(() => {});
+      telemetry?.shutdown();
     },
   };
 }

@@ -10,6 +10,16 @@ export interface FailoverOptions {
   deadlineMs?: number;
 }
 
+/** Hooks into each upstream attempt (timings, spans, trace context): `RequestObserver` is one. */
+export interface AttemptObserver {
+  /** The call is built and about to be sent; its headers may still be added to. */
+  attemptStarted(target: UpstreamTarget, headers: Headers): void;
+  /** The call failed before an answer. */
+  attemptFailed(error: unknown): void;
+  /** An answer's head arrived; `final` false when it is dropped for another attempt. */
+  attemptAnswered(status: number, final: boolean): void;
+}
+
 export interface DispatchResult {
   target: UpstreamTarget;
   response: UpstreamResponse;
@@ -42,6 +52,7 @@ export async function dispatch(
   breakers: Breakers,
   options: FailoverOptions,
   clientSignal: AbortSignal,
+  observer?: AttemptObserver | null,
 ): Promise<DispatchResult> {
   const maxAttempts = Math.max(1, options.maxAttempts ?? 3);
   const deadline = Date.now() + (options.deadlineMs ?? 60_000);
@@ -60,8 +71,10 @@ export async function dispatch(
     let response: UpstreamResponse;
     try {
       const call = await build(target);
+      observer?.attemptStarted(target, call.init.headers);
       response = await fetchImpl(call.url, call.init);
     } catch (cause) {
+      observer?.attemptFailed(cause);
       if (clientSignal.aborted) {
         breakers.abandon(target.deploymentId);
         throw new GatewayError('cancelled', 'The client cancelled the request.', { cause });
@@ -78,10 +91,12 @@ export async function dispatch(
     if (status === 503 || status === 529 || (status === 429 && others)) {
       // Only when another attempt will follow: otherwise this answer is the answer.
       if (anotherAttempt()) {
+        observer?.attemptAnswered(status, false);
         void cancelBody(response.body).catch(() => {});
         throw (last = new Retryable(target, response, null, true));
       }
     }
+    observer?.attemptAnswered(status, true);
     return { target, response, attempts };
   };
 

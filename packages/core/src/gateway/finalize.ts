@@ -60,5 +60,7 @@ export async function settleUsage(input: SettleInput): Promise<void> {
 /** Write the record once; never throws into the request path. */
 export function writeRecord(ctx: RequestContext, sink: UsageSink): void {
   const record = ctx.takeRecord();
-  if (record !== null) sink.write(record);
+  if (record === null) return;
+  sink.write(record);
+  ctx.observer?.recorded(record);
 }

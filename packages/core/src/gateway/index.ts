@@ -1,9 +1,10 @@
 export { createGateway, pairedReply } from './create.js';
-export type { Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
+export type { DlpOptions, Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions, UsageStats } from './options.js';
 export type { GatewayReply, GatewayRequest, ReplyOptions, HeaderReader, UpstreamFetch, UpstreamResponse, BodySource } from './request.js';
 export { GatewayConfigError, type ConfigIssue } from './config-error.js';
 export type { RequestFilter, FilterContext } from './filters.js';
-export type { UsageRecord, UsageSink, UsageOption, RecordPrincipal, RecordUsage, RecordStatus } from './usage-record.js';
+export type { UsageRecord, UsageSink, UsageSinkStats, UsageOption, RecordPrincipal, RecordUsage, RecordStatus, RecordDecision, RecordSpendRule, RecordDlp } from './usage-record.js';
+export type { TelemetryOptions, TelemetryOption } from '../telemetry/options.js';
 export type { SecretsOption } from './secrets.js';
 export type { SizingOptions } from './sizing.js';
 export { promptTokenBound, utf8Length } from './sizing.js';

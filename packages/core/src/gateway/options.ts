@@ -10,6 +10,26 @@ import type { RequestFilter } from './filters.js';
 import type { SecretsOption } from './secrets.js';
 import type { SizingOptions } from './sizing.js';
 import type { UsageOption } from './usage-record.js';
+import type { TelemetryOption } from '../telemetry/options.js';
+import type { DlpEngine } from '../dlp/engine.js';
+import type { Recognizer } from '@tollgate/policy/detectors';
+
+/** DLP beyond the policy file: the engine, recognizers a team plugs in, the surrogate key. */
+export interface DlpOptions {
+  /**
+   * The DLP engine (`dlpEngine` of `@tollgate/core/dlp`). `createGateway` of `@tollgate/core`
+   * passes it by default; `@tollgate/core/minimal` refuses a policy with DLP keys without it.
+   */
+  engine?: DlpEngine;
+  /** Async recognizers (a model-based PII recognizer), run on every request text within their timeout; failing closed. */
+  recognizers?: readonly Recognizer[];
+  /**
+   * The secret surrogates are derived from (HMAC-SHA256): the same value gets the same
+   * surrogate while the key is the same, so prompt caches and signed reasoning stay valid
+   * across turns. Default: a random key per gateway instance.
+   */
+  key?: string;
+}
 
 export interface GatewayOptions {
   /** The registry: the object a registry YAML/JSON file parses to, or an already loaded one. */
@@ -38,6 +58,8 @@ export interface GatewayOptions {
   reservationTtlMs?: number;
   /** Request filters (DLP, policy prompts, cache shaping), run in order after routing. */
   filters?: RequestFilter[];
+  /** DLP engine, recognizers and surrogate key (the policy's `dlp` says what to do). */
+  dlp?: DlpOptions;
   /** Clock for records and policy windows. Default `Date.now`. */
   now?: () => number;
   /** JWKS fetching (identity): the fetch to use and its cache timings. */
@@ -57,6 +79,12 @@ export interface GatewayOptions {
    * `@tollgate/core/minimal` requires the list, so a bundle holds only the codecs listed.
    */
   codecs?: readonly Codec[];
+  /**
+   * OpenTelemetry metrics and traces (GenAI semantic conventions): default the global providers
+   * of `@opentelemetry/api` — a no-op, at no cost, until the host installs an SDK (before
+   * creating the gateway). `false` turns them off.
+   */
+  telemetry?: TelemetryOption;
 }
 
 /** `createGateway`'s options in `@tollgate/core/minimal`: the codec list is required. */
@@ -72,6 +100,26 @@ export interface GatewayStats {
   usageFailed: number;
   /** Settlements the store could not complete (the hold expires after its TTL). */
   settleFailures: number;
+  /** What became of the usage records, as far as the sink reports it. */
+  usage: UsageStats;
+}
+
+/**
+ * Usage records from the gateway to their backend. A sink that reports its own account
+ * (`stats()`, as the JSON-lines and Postgres sinks do) fills in what it wrote, holds, dropped and
+ * failed; a function sink is written once its promise resolves.
+ */
+export interface UsageStats {
+  /** Records the gateway handed to the sink (one per request). */
+  handed: number;
+  /** Records the backend accepted. */
+  written: number;
+  /** Records waiting in the sink or in flight. */
+  queued: number;
+  /** Records the sink refused at the door (queue full, closed, not serializable). */
+  dropped: number;
+  /** Records the backend (or the sink's `write`) failed to take. */
+  failed: number;
 }
 
 export interface Gateway {

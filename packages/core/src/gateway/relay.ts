@@ -15,6 +15,8 @@ export interface RelayOptions {
   /** Called exactly once when the stream ends, whatever the reason. Must not throw. */
   onEnd(outcome: StreamOutcome): void;
   maxEventBytes?: number;
+  /** Rewrites events before they are encoded (the output guard). */
+  transform?: (event: StreamEvent, emit: (event: StreamEvent) => void) => void;
 }
 
 /** Watches canonical events as they pass: usage, tools invoked, output relayed, upstream errors. */
@@ -74,5 +76,6 @@ export function relayStream(upstream: BodySource, ctx: RequestContext, options: 
   };
   if (options.clientModel !== undefined) convertOptions.model = options.clientModel;
   if (options.maxEventBytes !== undefined) convertOptions.maxEventBytes = options.maxEventBytes;
+  if (options.transform !== undefined) convertOptions.transform = options.transform;
   return convertStreamChunks(upstream, options.upstreamCodec, options.entryCodec, convertOptions);
 }

@@ -3,6 +3,7 @@ import type { Candidate } from '../registry/index.js';
 import type { Admission } from './admission.js';
 import type { RequestContext } from './context.js';
 import { settleUsage, writeRecord } from './finalize.js';
+import { guardResponse, guardStream } from './answer-guard.js';
 import { relayStream, type StreamOutcome } from './relay.js';
 import { completeReply, errorReply, streamReply } from './render.js';
 import { scrubMessage } from './scrub.js';
@@ -101,6 +102,7 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
   if (response.status < 200 || response.status > 299) {
     input.cleanup();
     const text = await readText(response.body, MAX_ERROR_BODY);
+    ctx.observer?.upstreamDone();
     let parsed: unknown = text;
     try {
       parsed = text === null ? null : JSON.parse(text);
@@ -129,13 +131,18 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     let resolveDone!: () => void;
     deps.trackStream(new Promise<void>((r) => (resolveDone = r)));
     const onEnd = (outcome: StreamOutcome) => {
+      ctx.observer?.upstreamDone();
       if (renewal !== null) clearInterval(renewal);
       input.cleanup();
       // Whichever came first decides: a client that stops reading after an in-stream error
       // (SDKs throw, then cancel) did not cancel a healthy stream; a stream that errors
       // because the client went away was cancelled.
       const cancelledFirst = ctx.clientCancelled || (outcome === 'cancelled' && ctx.streamError === null);
-      if (cancelledFirst) {
+      if (ctx.guardReason !== null) {
+        // The output guard withheld the rest of the answer (and cancelled the upstream).
+        ctx.status = 'rejected';
+        ctx.reason = ctx.guardReason;
+      } else if (cancelledFirst) {
         ctx.status = 'cancelled';
         // Disconnected by the adapter for not reading (the signal says so), or gone by itself.
         ctx.reason = isClientStalled(input.clientSignal.reason) ? 'client_stalled' : 'client_cancelled';
@@ -155,15 +162,18 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
       includeUsage: ctx.includeUsage,
       onEnd,
     };
+    if (ctx.answerGuard !== null) relayOptions.transform = guardStream(ctx.answerGuard, ctx);
     const chunks = relayStream(response.body, ctx, relayOptions);
     ctx.httpStatus = 200;
     return streamReply(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers }, chunks);
   }
 
   const read = await readBody(response.body, MAX_RESPONSE_BODY);
+  ctx.observer?.upstreamDone();
   input.cleanup();
   ctx.markFirstByte();
   let out: string;
+  let withheld: GatewayError | null = null;
   try {
     if (!read.ok) throw read.failure;
     const text = read.text;
@@ -171,8 +181,17 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     const decoded = upstreamCodec.decodeResponse(parsed);
     ctx.usage = decoded.response.usage;
     for (const p of decoded.response.content) if (p.type === 'tool_call') ctx.toolsInvoked.add(p.name);
-    if (target.upstreamFormat === entry && target.plan === 'identity') out = text;
-    else out = JSON.stringify(entryCodec.encodeResponse(decoded.response, { model: input.clientModel }).body);
+    let answer = decoded.response;
+    if (ctx.answerGuard !== null) {
+      const guarded = guardResponse(answer, ctx.answerGuard, ctx);
+      if ('error' in guarded) withheld = guarded.error;
+      else answer = guarded.response;
+    }
+    // The upstream's own bytes only when nothing guards the answer's content, or the guard
+    // changed nothing and scanned nothing: a scanned answer is re-encoded from what was scanned.
+    const scanned = ctx.answerGuard?.output?.detectors.length ?? 0;
+    if (target.upstreamFormat === entry && target.plan === 'identity' && answer === decoded.response && scanned === 0) out = text;
+    else out = JSON.stringify(entryCodec.encodeResponse(answer, { model: input.clientModel }).body);
   } catch (cause) {
     await settle(false);
     if (input.clientSignal.aborted) {
@@ -191,8 +210,15 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     writeRecord(ctx, deps.sink);
     return errorReply(deps.codecs, new GatewayError('upstream_error', 'The upstream returned a response that could not be read.', { cause }), entry, headers);
   }
-  ctx.httpStatus = 200;
   const measured = ctx.usage !== null;
+  if (withheld !== null) {
+    // The model answered (and is paid for), but the output guard does not let the answer through.
+    await settle(measured);
+    ctx.reject(withheld.status, ctx.guardReason ?? 'output_withheld', 'rejected');
+    writeRecord(ctx, deps.sink);
+    return errorReply(deps.codecs, withheld, entry, headers);
+  }
+  ctx.httpStatus = 200;
   await afterAnswer(ctx, deps, () => settle(measured));
   return completeReply(200, out, { 'content-type': 'application/json', ...headers });
 }

@@ -7,11 +7,45 @@ export type { CostMicros };
 export interface RecordPrincipal {
   kind: string;
   id: string;
+  /** Reporting chain, nearest leader first (access rules by leader can be replayed). */
+  leaders?: string[];
   tier: string | null;
   bu: string | null;
   application: string | null;
   platform: string | null;
   workflow: string | null;
+}
+
+/** A spend rule as admission saw it: the counter it read and its threshold, in micro-USD. */
+export interface RecordSpendRule {
+  rule: string;
+  action: 'block' | 'pause';
+  /** A registry tag or model id. */
+  scope: string;
+  window: string;
+  window_key: string;
+  /** Settled spend in the rule's window and scope when the request was admitted. */
+  used_micros: number;
+  limit_micros: number;
+  enforced: boolean;
+}
+
+/**
+ * What the admission decision used, so one record explains itself (`tollgate explain`) and a
+ * replay can size the request as the gateway did (`tollgate what-if`). Null for requests refused
+ * before admission (authentication, unknown model, access).
+ */
+export interface RecordDecision {
+  /** The request's worst-case cost (dearest candidate), in micro-USD. */
+  worst_case_micros: number;
+  /** Prompt bound plus output bound, in tokens (what token rate limits counted). */
+  token_bound: number;
+  /** Block and pause entries that applied, in precedence order. */
+  spend: RecordSpendRule[];
+  /** The first blocking entry, when one blocked. */
+  limiting: { rule: string; reason: string; scope: string; window: string; window_key: string; used_micros: number; limit_micros: number } | null;
+  /** The rate limits taken. */
+  rate: Array<{ rule: string; kind: 'requests' | 'tokens'; limit: number; window_ms: number; amount: number }>;
 }
 
 export interface RecordUsage {
@@ -23,6 +57,9 @@ export interface RecordUsage {
   reasoning: number;
   measured: boolean;
 }
+
+/** DLP counts by entity type: the action taken and how many values. Never a value or a surrogate. */
+export type RecordDlp = Record<string, { action: string; count: number }>;
 
 export type RecordStatus = 'ok' | 'rejected' | 'upstream_error' | 'cancelled' | 'error';
 
@@ -52,14 +89,33 @@ export interface UsageRecord {
   reason: string | null;
   http_status: number;
   would_block: string[];
+  decision?: RecordDecision | null;
   ttfb_ms: number | null;
   duration_ms: number;
   attempts: number;
   unclassified_fields: number;
   tools_declared: string[];
   tools_invoked: string[];
+  /** What request-side DLP found and did, by entity: `{ email: { action: 'redact', count: 2 } }`. */
+  dlp: RecordDlp;
+  /** The same for the answer (`dlp.scan_responses`); `pseudonymize` acts as `redact` there. */
+  dlp_response: RecordDlp;
+  /** Policy prompts placed before the client's system prompt, as `id@version`. */
+  policy_prompts: string[];
   registry_revision: string;
   policy_revision: string | null;
+}
+
+/** What a sink did with the records handed to it (the sinks of `@tollgate/adapters-node` report these). */
+export interface UsageSinkStats {
+  /** Records the backend accepted. */
+  written: number;
+  /** Records refused at the door: queue full, sink closed, or not serializable. */
+  dropped: number;
+  /** Records the backend could not take (after the sink's retries). */
+  failed: number;
+  /** Records waiting or in flight. */
+  queued: number;
 }
 
 /** Where usage records go. `write` must never throw or block the response. */
@@ -68,6 +124,8 @@ export interface UsageSink {
   /** Resolves when everything written so far is durable (or dropped and counted). */
   flush(): Promise<void>;
   close(): Promise<void>;
+  /** Optional: the sink's own account, so `gateway.stats()` and metrics show its losses. */
+  stats?(): UsageSinkStats;
 }
 
 export type UsageOption = UsageSink | ((record: UsageRecord) => void | Promise<void>);
@@ -75,6 +133,8 @@ export type UsageOption = UsageSink | ((record: UsageRecord) => void | Promise<v
 export interface SinkStats {
   written: number;
   failed: number;
+  /** Records a function sink is still writing (its promise is pending). */
+  pending?: number;
 }
 
 /**
@@ -98,6 +158,7 @@ export function toUsageSink(option: UsageOption | undefined, stats: SinkStats): 
       },
       flush: () => sink.flush(),
       close: () => sink.close(),
+      ...(typeof sink.stats === 'function' ? { stats: () => sink.stats!() } : {}),
     };
   }
   const fn = option;
@@ -113,7 +174,11 @@ export function toUsageSink(option: UsageOption | undefined, stats: SinkStats): 
             stats.written--;
           });
           pending.add(p);
-          void p.finally(() => pending.delete(p));
+          stats.pending = pending.size;
+          void p.finally(() => {
+            pending.delete(p);
+            stats.pending = pending.size;
+          });
         }
       } catch {
         stats.failed++;

@@ -18,6 +18,7 @@ import type { Breakers } from './breaker.js';
 import type { RequestContext } from './context.js';
 import { dispatch, type FailoverOptions } from './dispatch.js';
 import type { RequestFilter } from './filters.js';
+import { policyStage, type DlpDeps } from './policy-stage.js';
 import type { GatewayReply, GatewayRequest, UpstreamFetch } from './request.js';
 import { listModelsFor } from './discovery-route.js';
 import { completeReply, errorReply, guessFormat } from './render.js';
@@ -45,6 +46,8 @@ export interface WalkDeps {
   sizing: SizingOptions;
   reservationTtlMs: number;
   filters: RequestFilter[];
+  /** The DLP engine and its recognizers, or null (no DLP in this gateway). */
+  dlp: DlpDeps | null;
   now: () => number;
   timezone: string;
   onSettleFailure(): void;
@@ -152,19 +155,13 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   }
   if (list.length === 0) return refuse(deps, ctx, notFound(), model.entryFormats.includes(format) ? 'no_route' : 'format_not_offered');
 
-  // 7. filters
+  // 7. filters: tool allow lists, request filters, DLP, policy prompts
   const original = ir;
-  for (const filter of deps.filters) {
-    try {
-      ir = await filter.apply(ir, { principal, model: model.id, requestId: ctx.id });
-    } catch (error) {
-      const e = GatewayError.isInstance(error)
-        ? error
-        : new GatewayError('unavailable', 'A required request check could not complete; the request was not sent.', { cause: error });
-      return refuse(deps, ctx, e, `filter:${filter.name}`);
-    }
-  }
-  const irChanged = ir !== original;
+  const filtered = await policyStage({ policy: deps.policy, registry: deps.registry, filters: deps.filters, dlp: deps.dlp, ctx, principal, model: model.id, format, ir });
+  if (!filtered.ok) return refuse(deps, ctx, filtered.error, filtered.reason);
+  ir = filtered.ir;
+  // With DLP on, the client's bytes are never relayed: what leaves is encoded from what was scanned.
+  const irChanged = ir !== original || filtered.reencode;
 
   // 8. size the worst case, rate + spend, reserve
   const clientMaxTokens = ir.maxTokens;
@@ -249,6 +246,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     deps.breakers,
     deps.failover,
     clientSignal,
+    ctx.observer,
   ).catch((error: unknown) => error as Error);
 
   if (!(result instanceof Error)) {
@@ -317,6 +315,7 @@ async function discovery(request: GatewayRequest, path: string, ctx: RequestCont
   const kind = path.startsWith('/v1beta') ? 'gemini' : request.headers.has('anthropic-version') ? 'anthropic' : 'openai';
   ctx.entryFormat = (kind === 'gemini' ? 'gemini_generate_content' : kind === 'anthropic' ? 'anthropic_messages' : 'openai_chat') as WireFormat;
   const auth = await deps.identity.authenticate(request);
+  ctx.observer?.unrecorded(auth.ok ? 200 : auth.error.status);
   if (!auth.ok) return errorReply(deps.codecs, auth.error, ctx.entryFormat);
   const body = listModelsFor(deps, auth.principal, kind);
   return completeReply(200, JSON.stringify(body), { 'content-type': 'application/json', 'x-tollgate-request-id': ctx.id });

@@ -1,0 +1,6 @@
+/**
+ * `@tollgate/core/dlp`: the DLP engine, for `createGateway` of `@tollgate/core/minimal`
+ * (`dlp: { engine: dlpEngine }`); `@tollgate/core` passes it by default.
+ */
+export { dlpEngine, type DlpEngine, type DlpCount, type PreparedDlp, type RequestDlpInput, type RequestDlpResult } from './engine.js';
+export type { Recognizer, Finding, Detector } from '@tollgate/policy/detectors';

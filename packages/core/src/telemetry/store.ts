@@ -1,0 +1,112 @@
+/**
+ * A state store seen through telemetry: every round trip timed by operation (and its error
+ * class when it fails), the holds this gateway made counted while they live, and a settle
+ * tried again for an id whose settle failed counted as a retry — whoever retries it.
+ */
+import type { AdmitRequest, ReserveRequest, SettleRequest, StateStore } from '../store/types.js';
+import type { Metrics } from './instruments.js';
+import { ATTR } from './semconv.js';
+
+interface Hold {
+  micros: number;
+  expiresAt: number;
+}
+
+/** Bounded memory of ids whose settle failed (a retry is counted when one comes back). */
+const MAX_FAILED = 10_000;
+
+export function instrumentStore(store: StateStore, m: Metrics): StateStore {
+  const holds = new Map<string, Hold>();
+  const failedSettles = new Set<string>();
+  const okAttrs = new Map<string, Record<string, string>>();
+  const errAttrs = new Map<string, Record<string, string>>();
+  const attrsFor = (operation: string, error: string | null) => {
+    const table = error === null ? okAttrs : errAttrs;
+    const key = error === null ? operation : `${operation}\u0000${error}`;
+    let a = table.get(key);
+    if (a === undefined) {
+      a = error === null ? { [ATTR.storeOperation]: operation } : { [ATTR.storeOperation]: operation, [ATTR.errorType]: error };
+      table.set(key, a);
+    }
+    return a;
+  };
+  /** One promise hop: the round trip is timed when it settles; `after` sees a success first. */
+  const timed = <T>(operation: string, pending: Promise<T>, after?: (result: T) => void): Promise<T> => {
+    const t = performance.now();
+    return pending.then(
+      (result) => {
+        m.storeDuration.record((performance.now() - t) / 1000, attrsFor(operation, null));
+        after?.(result);
+        return result;
+      },
+      (error: unknown) => {
+        const name = error instanceof Error && /^[A-Za-z]{1,64}$/.test(error.name) ? error.name : '_OTHER';
+        m.storeDuration.record((performance.now() - t) / 1000, attrsFor(operation, name));
+        throw error;
+      },
+    );
+  };
+  // Counted as they come and go; a hold nobody settled expires in the store after its TTL, and
+  // stops being counted then too (checked when the gauges are read).
+  m.holds.sweep = () => {
+    const now = Date.now();
+    for (const [id, hold] of holds) if (hold.expiresAt <= now) gone(id);
+  };
+  const held = (request: ReserveRequest) => {
+    const before = holds.get(request.id);
+    if (before !== undefined) gone(request.id);
+    holds.set(request.id, { micros: request.amount, expiresAt: Date.now() + request.ttlMs });
+    m.holds.count++;
+    m.holds.micros += request.amount;
+  };
+  const gone = (id: string) => {
+    const hold = holds.get(id);
+    if (hold === undefined) return;
+    holds.delete(id);
+    m.holds.count--;
+    m.holds.micros -= hold.micros;
+  };
+
+  // Calls go through `call` so a store that throws synchronously still answers with a rejection.
+  const call = <T>(f: () => Promise<T>): Promise<T> => {
+    try {
+      return f();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+  const wrapped: StateStore = {
+    reserve: (request) => timed('reserve', call(() => store.reserve(request)), (result) => result.ok && held(request)),
+    renew: (id, ttlMs) =>
+      timed('renew', call(() => store.renew(id, ttlMs)), (alive) => {
+        const hold = holds.get(id);
+        if (hold === undefined) return;
+        if (alive) hold.expiresAt = Date.now() + ttlMs;
+        else gone(id);
+      }),
+    settle: (request: SettleRequest) => {
+      if (failedSettles.delete(request.id)) m.settleRetries.add(1);
+      return timed('settle', call(() => store.settle(request)), () => gone(request.id)).catch((error: unknown) => {
+        if (failedSettles.size >= MAX_FAILED) failedSettles.clear();
+        failedSettles.add(request.id);
+        throw error;
+      });
+    },
+    release: (id) => timed('release', call(() => store.release(id)), () => gone(id)),
+    getCounters: (keys) => timed('get_counters', call(() => store.getCounters(keys))),
+    getHeld: (keys) => timed('get_held', call(() => store.getHeld(keys))),
+    hitRate: (buckets) => timed('hit_rate', call(() => store.hitRate(buckets))),
+    setOnce: (key, ttlMs) => timed('set_once', call(() => store.setOnce(key, ttlMs))),
+    hasMarker: (key) => timed('has_marker', call(() => store.hasMarker(key))),
+    sweep: () => store.sweep(),
+    close: () => store.close(),
+  };
+  if (store.admit !== undefined) {
+    const admit = store.admit.bind(store);
+    wrapped.admit = (request: AdmitRequest) =>
+      timed('admit', call(() => admit(request)), (result) => {
+        if (result !== null && 'counters' in result && result.reserve?.ok === true && request.reserve !== null) held(request.reserve);
+      });
+  }
+  return wrapped;
+}

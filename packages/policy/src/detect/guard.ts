@@ -1,0 +1,191 @@
+/**
+ * The output side of DLP, over text that arrives in pieces (a streamed answer) or whole:
+ * surrogates the request was given are put back to the originals, and with response scanning
+ * on, values the detectors find are counted, redacted or refuse the answer. It holds back only
+ * what could still change — the longest surrogate prefix at the end of what it has, and the
+ * detectors' window when they run — never the whole answer. Surrogates are the gateway's own:
+ * a detector never reports a span that is a surrogate being restored.
+ */
+import { scanText } from './scan.js';
+import type { Detector, Finding } from './types.js';
+
+/** What the output guard does with a value a detector finds in the answer. */
+export type OutputAction = 'log' | 'redact' | 'block';
+
+export interface OutputRules {
+  /** Surrogate → original, for this request. */
+  restore: ReadonlyMap<string, string>;
+  /** Detectors run over the answer (response scanning), with the action for each entity. */
+  detectors: readonly Detector[];
+  action(entity: string): OutputAction;
+  /** What replaces a redacted value. */
+  marker(entity: string): string;
+}
+
+interface Span {
+  start: number;
+  end: number;
+  /** The original to restore, or null for a finding. */
+  original: string | null;
+  entity: string;
+}
+
+/** Every occurrence of every surrogate, longest first at a position, none overlapping. */
+function surrogateSpans(text: string, restore: ReadonlyMap<string, string>): Span[] {
+  const spans: Span[] = [];
+  for (const [surrogate, original] of restore) {
+    if (surrogate.length === 0) continue;
+    let from = 0;
+    for (;;) {
+      const i = text.indexOf(surrogate, from);
+      if (i < 0) break;
+      spans.push({ start: i, end: i + surrogate.length, original, entity: '' });
+      from = i + 1;
+    }
+  }
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const out: Span[] = [];
+  let last = -1;
+  for (const s of spans) {
+    if (s.start < last) continue;
+    out.push(s);
+    last = s.end;
+  }
+  return out;
+}
+
+/** The longest end of `text` that is a proper beginning of some surrogate: it may still become one. */
+function partialSurrogate(text: string, restore: ReadonlyMap<string, string>): number {
+  let hold = 0;
+  for (const surrogate of restore.keys()) {
+    const first = surrogate.charCodeAt(0);
+    for (let l = Math.min(surrogate.length - 1, text.length); l > hold; l--) {
+      if (text.charCodeAt(text.length - l) === first && text.endsWith(surrogate.slice(0, l))) {
+        hold = l;
+        break;
+      }
+    }
+  }
+  return hold;
+}
+
+/** A string as it appears inside a JSON string literal. */
+const escapeJson = (s: string): string => JSON.stringify(s).slice(1, -1);
+
+export class OutputGuard {
+  /** Found in the answer (response scanning), by entity: only what was handed on or refused. */
+  readonly counts = new Map<string, number>();
+  /** The entity whose `block` action refused the answer, once one did. */
+  blocked: string | null = null;
+  private buffer = '';
+  private readonly window: number;
+  /** Surrogate → original, as they appear in the text this guard reads. */
+  private readonly restore: ReadonlyMap<string, string>;
+
+  constructor(
+    private readonly rules: OutputRules,
+    /**
+     * Restore into JSON string content (tool-call arguments): a surrogate is looked for as it
+     * appears there (JSON-escaped: a key block's line breaks are `\n`), and its original is
+     * put back JSON-escaped.
+     */
+    private readonly json = false,
+  ) {
+    let w = 0;
+    for (const d of rules.detectors) w = Math.max(w, d.maxLength);
+    this.window = w;
+    this.restore = json ? new Map([...rules.restore].map(([s, o]) => [escapeJson(s), escapeJson(o)])) : rules.restore;
+  }
+
+  /** The longest text this guard may hold back. */
+  static windowOf(rules: OutputRules): number {
+    let w = 0;
+    for (const s of rules.restore.keys()) w = Math.max(w, s.length);
+    for (const d of rules.detectors) w = Math.max(w, d.maxLength);
+    return w;
+  }
+
+  /** How much text is held back right now. */
+  get held(): number {
+    return this.buffer.length;
+  }
+
+  /** Take more text; returns what can be handed on now. After a block, returns ''. */
+  push(text: string): string {
+    if (this.blocked !== null) return '';
+    this.buffer += text;
+    return this.process(false);
+  }
+
+  /** The text is over (the block ended, or the stream was cut): hand on everything held. */
+  end(): string {
+    if (this.blocked !== null) return '';
+    return this.process(true);
+  }
+
+  /** A whole text at once. */
+  whole(text: string): string {
+    this.buffer = text;
+    return this.process(true);
+  }
+
+  private process(final: boolean): string {
+    const buf = this.buffer;
+    if (buf.length === 0) return '';
+    // Nothing can go out while all of it is within the detectors' window: scan once there is more.
+    if (!final && buf.length <= this.window) return '';
+    const restore = this.restore;
+    const spans: Span[] = restore.size === 0 ? [] : surrogateSpans(buf, restore);
+    if (this.rules.detectors.length > 0) {
+      const findings: Finding[] = scanText(buf, this.rules.detectors);
+      if (findings.length > 0) {
+        // A finding that touches a surrogate is the surrogate itself (or part of it): not the model's.
+        let k = 0;
+        const merged: Span[] = [];
+        for (const f of findings) {
+          while (k < spans.length && spans[k]!.end <= f.start) merged.push(spans[k++]!);
+          const next = spans[k];
+          if (next !== undefined && next.start < f.end) continue;
+          merged.push({ start: f.start, end: f.end, original: null, entity: f.entity });
+        }
+        while (k < spans.length) merged.push(spans[k++]!);
+        spans.length = 0;
+        spans.push(...merged);
+      }
+    }
+    let cut = buf.length;
+    if (!final) {
+      let partial = restore.size === 0 ? 0 : partialSurrogate(buf, restore);
+      // A partial surrogate that begins inside a complete one is not one (occurrences do not overlap).
+      const inside = spans.find((s) => s.original !== null && s.start < buf.length - partial && s.end > buf.length - partial);
+      if (inside !== undefined) partial = partialSurrogate(buf.slice(inside.end), restore);
+      const hold = Math.max(partial, this.window);
+      cut = Math.max(0, buf.length - hold);
+      for (const s of spans) if (s.start < cut && s.end > cut) cut = s.start;
+    }
+    let out = '';
+    let at = 0;
+    for (const s of spans) {
+      if (s.end > cut) break;
+      if (s.original !== null) {
+        out += buf.slice(at, s.start) + s.original;
+        at = s.end;
+        continue;
+      }
+      this.counts.set(s.entity, (this.counts.get(s.entity) ?? 0) + 1);
+      const action = this.rules.action(s.entity);
+      if (action === 'block') {
+        this.blocked = s.entity;
+        this.buffer = '';
+        return '';
+      }
+      if (action === 'redact') {
+        out += buf.slice(at, s.start) + this.rules.marker(s.entity);
+        at = s.end;
+      }
+    }
+    out += buf.slice(at, cut);
+    this.buffer = buf.slice(cut);
+    return out;
+  }
+}

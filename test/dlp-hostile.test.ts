@@ -1,0 +1,236 @@
+/**
+ * DLP against a client that hides data where a scanner might not look, and the answer-side
+ * corners: data in fields the canonical request does not model, in every text field it does
+ * model, key blocks inside tool-call arguments (JSON escapes), and shadow mode on answers.
+ * In-process, against echo upstreams (test/support/echo-upstream.ts).
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway, type UsageRecord } from '@tollgate/core';
+import { keysFor } from './support/gateway-fixture.js';
+import { ECHO_SECRETS, UPSTREAM_FORMATS, echoModel, echoRegistry, echoScenarios, type Seen } from './support/echo-upstream.js';
+import { startMockUpstream, type MockUpstream, type Scenario } from './support/mock-upstream.js';
+
+const VARIANTS = { echo: {}, call: { tool: 'get_weather' }, leak: { suffix: ' Mail leak@corp.example.com, card 4111 1111 1111 1111.' }, cut: { cut: true } };
+const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq9mKk3fQ2xR8vT1uZ0c4YhN6wP\nq2Lm5sD8eF3gH1jK0oP9rS7tU6vW4xY2zA1bC3dE5fG\n-----END RSA PRIVATE KEY-----';
+
+let upstream: MockUpstream;
+const seen: Seen[] = [];
+let key: string;
+let identity: unknown;
+
+/** Whole answers with more than content: OpenAI Chat with log-probabilities, annotations and audio; Responses echoing the request. */
+const RAW: Record<string, Scenario> = {
+  'raw.openai_chat': () => Response.json({
+    id: 'chatcmpl_1', object: 'chat.completion', created: 1, model: 'echo-1',
+    choices: [{
+      index: 0, finish_reason: 'stop',
+      message: {
+        role: 'assistant', content: 'Mail leak@corp.example.com',
+        annotations: [{ type: 'url_citation', url_citation: { start_index: 0, end_index: 4, url: 'https://corp.example.com/', title: 'Contact leak@corp.example.com' } }],
+        audio: { id: 'audio_1', expires_at: 1, data: 'AAAA', transcript: 'Mail leak@corp.example.com' },
+      },
+      logprobs: { content: ['Mail', ' leak', '@corp', '.example', '.com'].map((token) => ({ token, logprob: -0.1, bytes: null, top_logprobs: [] })), refusal: null },
+    }],
+    usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 },
+  }),
+  'raw.openai_responses': (_request, body) => Response.json({
+    id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model: 'echo-1',
+    instructions: body['instructions'], metadata: body['metadata'] ?? {},
+    output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'ok', annotations: [] }] }],
+    usage: { input_tokens: 5, output_tokens: 1, total_tokens: 6 },
+  }),
+};
+
+beforeAll(async () => {
+  upstream = await startMockUpstream({ ...echoScenarios(VARIANTS, seen), ...RAW });
+  const ids = await keysFor({ user: 'alice', tier: 'normal', bu: 'payments' });
+  key = ids.keys.alice!;
+  identity = ids.identity;
+});
+
+afterAll(async () => {
+  await upstream?.close();
+});
+
+function gatewayWith(policy: unknown): { gateway: Gateway; records: UsageRecord[]; openai: OpenAI } {
+  const records: UsageRecord[] = [];
+  const gateway = createGateway({
+    registry: echoRegistry(upstream.url, [...Object.keys(VARIANTS), 'raw']),
+    policy,
+    identity: identity as never,
+    secrets: ECHO_SECRETS,
+    usage: (r) => void records.push(r),
+  });
+  return { gateway, records, openai: new OpenAI({ apiKey: key, baseURL: 'http://gw/v1', fetch: gateway.fetch, maxRetries: 0 }) };
+}
+
+/** A raw OpenAI Chat request through the gateway, as a client that is not an SDK sends it. */
+async function post(gateway: Gateway, body: Record<string, unknown>): Promise<Response> {
+  return gateway.fetch('http://gw/v1/chat/completions', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('what leaves is what was scanned', () => {
+  it('a field the codec does not model is not relayed while DLP is on (identity route, nothing found elsewhere)', async () => {
+    const { gateway } = gatewayWith({ dlp: { default: { credit_card: 'block', email: 'redact' } } });
+    const from = seen.length;
+    const res = await post(gateway, {
+      model: echoModel('openai_chat'),
+      messages: [{ role: 'user', content: 'hello', x_note: 'card 4111 1111 1111 1111' }],
+      x_customer: { email: 'jane.doe@acme.io', card: '4111 1111 1111 1111' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-tollgate-unclassified-fields')).toBe('1');
+    const sent = JSON.stringify(seen.slice(from).map((s) => s.body));
+    expect(sent).toContain('hello');
+    expect(sent).not.toContain('4111');
+    expect(sent).not.toContain('jane.doe');
+    await gateway.close();
+  });
+
+  it('without DLP for the caller, the client’s bytes still go as sent (identity)', async () => {
+    const { gateway } = gatewayWith({ dlp: { use_cases: [{ id: 'others', match: { bus: ['research'] }, actions: { email: 'redact' } }] } });
+    const from = seen.length;
+    await post(gateway, { model: echoModel('openai_chat'), messages: [{ role: 'user', content: 'hello' }], x_customer: 'kept' });
+    expect(seen.slice(from).map((s) => s.body['x_customer'])).toEqual(['kept']);
+    await gateway.close();
+  });
+
+  it('scans every text the request carries: end-user id, metadata, stop sequences, tool definitions, response schema', async () => {
+    const email = 'jane.doe@acme.io';
+    const body = {
+      model: echoModel('openai_chat'),
+      messages: [{ role: 'user', content: 'hello' }],
+      user: email,
+      metadata: { owner: email },
+      stop: [`END ${email}`],
+      tools: [{ type: 'function', function: { name: 'get_weather', description: `Ask ${email} first`, parameters: { type: 'object', properties: { city: { type: 'string', description: `not ${email}` } } } } }],
+      response_format: { type: 'json_schema', json_schema: { name: 'r', description: `for ${email}`, schema: { type: 'object', properties: { a: { type: 'string', enum: [email] } } } } },
+    };
+    const redacting = gatewayWith({ dlp: { default: { email: 'redact' } } });
+    const from = seen.length;
+    expect((await post(redacting.gateway, body)).status).toBe(200);
+    const sent = JSON.stringify(seen.slice(from).map((s) => s.body));
+    expect(sent).not.toContain(email);
+    expect(sent.split('[REDACTED:EMAIL]').length - 1).toBe(7);
+    expect(redacting.records[0]!.dlp).toEqual({ email: { action: 'redact', count: 7 } });
+
+    const blocking = gatewayWith({ dlp: { default: { email: 'block' } } });
+    for (const field of ['user', 'metadata', 'stop', 'tools', 'response_format'] as const) {
+      const only = { model: body.model, messages: body.messages, [field]: body[field] };
+      const res = await post(blocking.gateway, only);
+      expect(res.status, field).toBe(400);
+    }
+    expect(blocking.records.map((r) => r.reason)).toEqual(Array(5).fill('dlp_block:email'));
+    expect(seen.length).toBe(from + 1);
+    await redacting.gateway.close();
+    await blocking.gateway.close();
+  });
+});
+
+describe('tool-call arguments are JSON', () => {
+  it('a key block in history arguments is pseudonymized inside the JSON string, which stays valid; the answer’s arguments get it back', async () => {
+    const { gateway, openai, records } = gatewayWith({ dlp: { default: { secret: 'pseudonymize' } } });
+    const from = seen.length;
+    const r = await openai.chat.completions.create({
+      model: echoModel('anthropic_messages', 'call'),
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }],
+      messages: [
+        { role: 'user', content: 'sign this' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: JSON.stringify({ key: PEM }) } }] },
+        { role: 'tool', tool_call_id: 'call_0', content: 'done' },
+        { role: 'user', content: `again with ${PEM}` },
+      ],
+    });
+    // The Anthropic upstream got the history call's input as an object (the arguments parsed), without the key.
+    const sent = seen.slice(from)[0]!.body;
+    expect(JSON.stringify(sent)).not.toContain('MIIEowIBAAKCAQEA7bq9');
+    const history = (sent['messages'] as Array<{ role: string; content: Array<Record<string, unknown>> }>)[1]!.content.find((c) => c['type'] === 'tool_use')!;
+    const pseudonym = (history['input'] as { key: string }).key;
+    expect(pseudonym).toMatch(/^-----BEGIN RSA PRIVATE KEY-----\n[\s\S]+\n-----END RSA PRIVATE KEY-----$/);
+    expect(pseudonym).not.toBe(PEM);
+    // The model's own call echoes the surrogate inside its JSON arguments: the client gets the original.
+    const call = r.choices[0]!.message.tool_calls![0]!;
+    expect(call.type === 'function' ? JSON.parse(call.function.arguments) : null).toEqual({ said: `again with ${PEM}` });
+    expect(r.choices[0]!.message.content).toBe(`You said: again with ${PEM}`);
+    expect(records[0]!.dlp).toEqual({ secret: { action: 'pseudonymize', count: 2 } });
+    await gateway.close();
+  });
+
+  it('streamed, the surrogate in the call’s arguments is restored too', async () => {
+    const { gateway, openai } = gatewayWith({ dlp: { default: { secret: 'pseudonymize' } } });
+    const stream = await openai.chat.completions.create({
+      model: echoModel('gemini_generate_content', 'call'),
+      stream: true,
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }],
+      messages: [{ role: 'user', content: `use ${PEM}` }],
+    });
+    let args = '';
+    for await (const chunk of stream) for (const c of chunk.choices[0]?.delta.tool_calls ?? []) args += c.function?.arguments ?? '';
+    expect(JSON.parse(args)).toEqual({ said: `use ${PEM}` });
+    await gateway.close();
+  });
+});
+
+describe('shadow mode on answers', () => {
+  it('scans and counts what the model says with the action it would take, reports a block in would_block, changes nothing', async () => {
+    const { gateway, openai, records } = gatewayWith({ enforcement: 'shadow', dlp: { default: { email: 'block', credit_card: 'redact' }, scan_responses: true } });
+    const whole = await openai.chat.completions.create({ model: echoModel('anthropic_messages', 'leak'), messages: [{ role: 'user', content: 'hi' }] });
+    expect(whole.choices[0]!.message.content).toBe('You said: hi Mail leak@corp.example.com, card 4111 1111 1111 1111.');
+    const stream = await openai.chat.completions.create({ model: echoModel('openai_responses', 'leak'), stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe('You said: hi Mail leak@corp.example.com, card 4111 1111 1111 1111.');
+    expect(records).toHaveLength(2);
+    for (const r of records) {
+      expect(r).toMatchObject({ status: 'ok', dlp_response: { email: { action: 'block', count: 1 }, credit_card: { action: 'redact', count: 1 } } });
+      expect(r.would_block).toContain('dlp_block:email');
+    }
+    await gateway.close();
+  });
+});
+
+describe('a cut stream', () => {
+  it.each(UPSTREAM_FORMATS)('from %s: what the guard held is handed on (scanned and restored) before the error', async (format) => {
+    // scan_responses holds back the detectors' window: here the whole (short) answer until the cut.
+    const { gateway, openai, records } = gatewayWith({ dlp: { default: { email: 'pseudonymize', ipv4: 'log' }, scan_responses: true } });
+    const stream = await openai.chat.completions.create({ model: echoModel(format, 'cut'), stream: true, messages: [{ role: 'user', content: 'mail jane.doe@acme.io from 10.0.0.1' }] });
+    let text = '';
+    const error = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(text).toBe('You said: mail jane.doe@acme.io from 10.0.0.1');
+    expect(records[0]).toMatchObject({ status: 'upstream_error', dlp_response: { ipv4: { action: 'log', count: 1 } } });
+    await gateway.close();
+  });
+});
+
+describe('what a whole answer carries beside its content', () => {
+  it('with scan_responses, token log-probabilities are not relayed and annotations are scanned; unmodelled fields are not relayed', async () => {
+    const { gateway } = gatewayWith({ dlp: { default: { email: 'redact' }, scan_responses: true } });
+    const res = await post(gateway, { model: echoModel('openai_chat', 'raw'), messages: [{ role: 'user', content: 'hi' }], logprobs: true });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).not.toContain('leak');
+    expect(text).not.toContain('@corp');
+    const body = JSON.parse(text) as { choices: Array<{ message: { content: string; annotations: Array<{ url_citation: { title: string } }> }; logprobs: unknown }> };
+    expect(body.choices[0]!.message.content).toBe('Mail [REDACTED:EMAIL]');
+    expect(body.choices[0]!.message.annotations[0]!.url_citation.title).toBe('Contact [REDACTED:EMAIL]');
+    expect(body.choices[0]!.logprobs).toBeNull();
+    await gateway.close();
+  });
+
+  it('surrogates in what a Responses upstream echoes (instructions, metadata) are restored for the client', async () => {
+    const { gateway, openai } = gatewayWith({ dlp: { default: { email: 'pseudonymize' } } });
+    const r = await openai.responses.create({ model: echoModel('openai_responses', 'raw'), instructions: 'Answer jane.doe@acme.io politely.', input: 'hi', metadata: { owner: 'jane.doe@acme.io' } });
+    expect(r.instructions).toBe('Answer jane.doe@acme.io politely.');
+    expect(r.metadata).toEqual({ owner: 'jane.doe@acme.io' });
+    expect(r.output_text).toBe('ok');
+    await gateway.close();
+  });
+});

@@ -1,0 +1,313 @@
+/**
+ * The gateway's telemetry in-process, with a real OpenTelemetry SDK: GenAI semantic-convention
+ * metrics and tollgate's own after real traffic (ok, rejected, streamed, cancelled, failed over),
+ * bounded label sets, one SERVER span per request with a CLIENT span per upstream attempt, the
+ * caller's `traceparent` continued and the upstream call carrying one; `server-timing` and the
+ * request id on every answer; with no SDK, nothing at all.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { SpanKind } from '@opentelemetry/api';
+import { createGateway, createMemoryStore, type StateStore, type UsageRecord } from '@tollgate/core';
+import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
+import { replay, startMockUpstream, status, type Scenario } from './support/mock-upstream.js';
+import { seriesOf, testSdk } from './support/otel.js';
+import { createTelemetry } from '../packages/core/src/telemetry/instruments.js';
+import { instrumentStore } from '../packages/core/src/telemetry/store.js';
+import { TOKEN_BUCKETS, DURATION_BUCKETS, TTFT_BUCKETS } from '../packages/core/src/telemetry/semconv.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+const INCOMING_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const INCOMING_SPAN = '00f067aa0ba902b7';
+
+async function setup(options: { policy?: unknown; store?: StateStore; anthropic?: Scenario } = {}) {
+  const traceparents: Array<string | null> = [];
+  const capture =
+    (scenario: Scenario): Scenario =>
+    (request, body) => {
+      traceparents.push(request.headers.get('traceparent'));
+      return scenario(request, body);
+    };
+  const upstream = await startMockUpstream({
+    anthropic: capture(options.anthropic ?? replay('anthropic-messages/stream-text.sse', 'anthropic-messages/response-cache-read.json')),
+    'anthropic-backup': capture(replay('anthropic-messages/stream-text.sse', 'anthropic-messages/response-cache-read.json')),
+    openai: capture(replay('openai-chat/stream-text.sse', 'openai-chat/response-text.json', { chunkSize: 512, delayMs: 5 })),
+  });
+  const ids = await keysFor({ user: 'alice', tier: 'normal', bu: 'payments' });
+  const sdk = testSdk();
+  const records: UsageRecord[] = [];
+  const gateway = createGateway({
+    registry: testRegistry(upstream.url),
+    policy: options.policy,
+    identity: ids.identity,
+    secrets: SECRETS,
+    ...(options.store === undefined ? {} : { store: options.store }),
+    usage: (r) => void records.push(r),
+    telemetry: sdk.telemetry,
+  });
+  cleanups.push(async () => {
+    await gateway.close({ drainMs: 1000 });
+    await sdk.shutdown();
+    await upstream.close();
+  });
+  const post = (body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) =>
+    gateway.handle(
+      new Request('http://gw/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${ids.keys.alice!}`, ...headers },
+        body: JSON.stringify(body),
+        ...(signal === undefined ? {} : { signal }),
+      }),
+    );
+  return { gateway, sdk, records, post, traceparents, upstream };
+}
+
+const chat = (model: string, extra: Record<string, unknown> = {}) => ({ model, messages: [{ role: 'user', content: 'hello' }], ...extra });
+
+describe('metrics after real traffic', () => {
+  it('records the GenAI and tollgate series for ok, rejected, streamed and cancelled requests, with bounded labels', async () => {
+    const cap = { spend: { rules: [{ id: 'opus-cap', matches: [{ match: { scope: 'claude-opus', window: 'daily', at_or_above_usd: '0.000001' }, actions: [{ type: 'block' }] }] }] } };
+    const { post, sdk, records } = await setup({ policy: cap });
+
+    const ok = await post(chat('claude-sonnet'));
+    expect(ok.status).toBe(200);
+    await ok.json();
+    const streamed = await post(chat('gpt-mini', { stream: true, stream_options: { include_usage: true } }));
+    await streamed.text();
+    const rejected = await post(chat('claude-opus'));
+    expect(rejected.status).toBe(429);
+    await rejected.text();
+    const unknown = await post(chat('no-such-model'));
+    expect(unknown.status).toBe(404);
+    const controller = new AbortController();
+    const cancelled = await post(chat('gpt-mini', { stream: true }), {}, controller.signal);
+    const reader = cancelled.body!.getReader();
+    await reader.read();
+    controller.abort();
+    await reader.cancel().catch(() => {});
+    await expect.poll(() => records.length).toBe(5);
+    expect(records.map((r) => r.status)).toEqual(['ok', 'ok', 'rejected', 'rejected', 'cancelled']);
+
+    const all = await sdk.series();
+    // Requests by status and reason.
+    const requests = seriesOf(all, 'tollgate.requests');
+    const count = (status: string, reason: string) => seriesOf(requests, 'tollgate.requests', { 'tollgate.status': status, 'tollgate.reason': reason }).reduce((n, s) => n + s.value, 0);
+    expect(count('ok', 'none')).toBe(2);
+    expect(count('rejected', 'spend_limit:opus-cap')).toBe(1);
+    expect(count('rejected', 'model_not_found')).toBe(1);
+    expect(count('cancelled', 'client_cancelled')).toBe(1);
+    for (const s of requests) expect(Object.keys(s.attributes).sort()).toEqual(['tollgate.entry_format', 'tollgate.model', 'tollgate.reason', 'tollgate.status']);
+    // The unknown model is not a label: a client's free text never becomes one.
+    expect(requests.some((s) => s.attributes['tollgate.model'] === 'no-such-model')).toBe(false);
+
+    // gen_ai.client.token.usage: input (cache included) and output per upstream call, with the spec's buckets.
+    const tokens = seriesOf(all, 'gen_ai.client.token.usage', { 'tollgate.deployment': 'sonnet@anthropic' });
+    const okRecord = records[0]!;
+    const input = seriesOf(tokens, 'gen_ai.client.token.usage', { 'gen_ai.token.type': 'input' })[0]!;
+    expect(input.unit).toBe('{token}');
+    expect(input.boundaries).toEqual(TOKEN_BUCKETS);
+    expect(input.sum).toBe(okRecord.usage!.input + okRecord.usage!.cache_read + okRecord.usage!.cache_write + okRecord.usage!.cache_write_1h);
+    expect(seriesOf(tokens, 'gen_ai.client.token.usage', { 'gen_ai.token.type': 'output' })[0]!.sum).toBe(okRecord.usage!.output);
+    expect(input.attributes).toEqual({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'anthropic',
+      'gen_ai.request.model': 'claude-sonnet-4-5',
+      'gen_ai.token.type': 'input',
+      'tollgate.deployment': 'sonnet@anthropic',
+    });
+    // Every token kind, cache and reasoning included, as a tollgate counter by model and deployment.
+    const kinds = seriesOf(all, 'tollgate.tokens', { 'tollgate.model': 'claude-sonnet', 'tollgate.deployment': 'sonnet@anthropic' });
+    const kind = (t: string) => kinds.find((s) => s.attributes['gen_ai.token.type'] === t)?.value;
+    expect(kind('tollgate.cache_read')).toBe(okRecord.usage!.cache_read);
+    expect(kind('tollgate.cache_write')).toBe(okRecord.usage!.cache_write);
+    expect(kind('output')).toBe(okRecord.usage!.output);
+    expect(kind('input')).toBe(input.sum);
+
+    // gen_ai.client.operation.duration per upstream attempt (3 calls reached an upstream).
+    const client = seriesOf(all, 'gen_ai.client.operation.duration');
+    expect(client.reduce((n, s) => n + s.value, 0)).toBe(3);
+    expect(client[0]!.unit).toBe('s');
+    expect(client[0]!.boundaries).toEqual(DURATION_BUCKETS);
+    expect(seriesOf(client, 'gen_ai.client.operation.duration', { 'gen_ai.provider.name': 'openai', 'tollgate.deployment': 'mini@openai' }).length).toBeGreaterThan(0);
+
+    // gen_ai.server.request.duration per request, error.type on the refused and cancelled ones.
+    const server = seriesOf(all, 'gen_ai.server.request.duration');
+    expect(server.reduce((n, s) => n + s.value, 0)).toBe(5);
+    expect(seriesOf(server, 'gen_ai.server.request.duration', { 'error.type': 'spend_limit' })[0]!.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'anthropic',
+      'gen_ai.request.model': 'claude-opus',
+      'tollgate.entry_format': 'openai_chat',
+    });
+    expect(seriesOf(server, 'gen_ai.server.request.duration', { 'error.type': 'client_cancelled' }).length).toBe(1);
+    expect(server.filter((s) => s.attributes['error.type'] === undefined).reduce((n, s) => n + s.value, 0)).toBe(2);
+
+    // Time to first token and per output token: the successful stream only.
+    const ttft = seriesOf(all, 'gen_ai.server.time_to_first_token');
+    expect(ttft.map((s) => [s.attributes['gen_ai.response.model'], s.value])).toEqual([['gpt-mini', 1]]);
+    expect(ttft[0]!.boundaries).toEqual(TTFT_BUCKETS);
+    expect(seriesOf(all, 'gen_ai.server.time_per_output_token').reduce((n, s) => n + s.value, 0)).toBe(1);
+
+    // Spend in micro-USD by model: exactly the records' costs.
+    const spend = seriesOf(all, 'tollgate.spend.micro_usd');
+    const byModel = (m: string) => seriesOf(spend, 'tollgate.spend.micro_usd', { 'tollgate.model': m }).reduce((n, s) => n + s.value, 0);
+    const costOf = (m: string) => records.filter((r) => r.model === m).reduce((n, r) => n + (r.cost_micros?.total ?? 0), 0);
+    expect(byModel('claude-sonnet')).toBe(costOf('claude-sonnet'));
+    expect(byModel('gpt-mini')).toBe(costOf('gpt-mini'));
+    expect(byModel('gpt-mini')).toBeGreaterThan(0);
+
+    // Store round trips by operation; live holds back to zero; usage records handed and written.
+    const store = seriesOf(all, 'tollgate.store.duration');
+    const operations = new Set(store.map((s) => s.attributes['tollgate.store.operation']));
+    for (const op of ['admit', 'settle']) expect(operations.has(op), op).toBe(true);
+    expect(store[0]!.boundaries).toEqual([0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]);
+    expect(seriesOf(all, 'tollgate.reservations.held')[0]!.value).toBe(0);
+    expect(seriesOf(all, 'tollgate.usage.records', { 'tollgate.outcome': 'handed' })[0]!.value).toBe(5);
+    expect(seriesOf(all, 'tollgate.usage.records', { 'tollgate.outcome': 'written' })[0]!.value).toBe(5);
+    expect(seriesOf(all, 'tollgate.breaker.state', { 'tollgate.deployment': 'sonnet@anthropic' })[0]!.value).toBe(0);
+
+    // No metric anywhere carries a principal, a key or a request id.
+    for (const s of all) {
+      for (const value of Object.values(s.attributes)) {
+        expect(String(value)).not.toMatch(/alice|req_|tg_/);
+      }
+    }
+  });
+});
+
+describe('traces', () => {
+  it('continues the caller’s traceparent: SERVER span, CLIENT child per attempt, traceparent sent upstream', async () => {
+    const { post, sdk, traceparents, records } = await setup({ anthropic: status(503, { type: 'error', error: { type: 'overloaded_error', message: 'busy' } }) });
+    const res = await post(chat('claude-sonnet'), { traceparent: `00-${INCOMING_TRACE}-${INCOMING_SPAN}-01` });
+    expect(res.status).toBe(200);
+    await res.json();
+    await expect.poll(() => sdk.spans().length).toBe(3);
+    const spans = sdk.spans();
+    const server = spans.find((s) => s.kind === SpanKind.SERVER)!;
+    const clients = spans.filter((s) => s.kind === SpanKind.CLIENT).sort((a, b) => (a.attributes['tollgate.attempt'] as number) - (b.attributes['tollgate.attempt'] as number));
+    expect(server.spanContext().traceId).toBe(INCOMING_TRACE);
+    expect(server.parentSpanContext?.spanId).toBe(INCOMING_SPAN);
+    expect(server.name).toBe('chat claude-sonnet');
+    const record = records[0]!;
+    expect(server.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'anthropic',
+      'gen_ai.request.model': 'claude-sonnet',
+      'gen_ai.response.model': 'claude-sonnet',
+      'tollgate.request_id': record.request_id,
+      'tollgate.principal.id': 'alice',
+      'tollgate.status': 'ok',
+      'tollgate.deployment': 'sonnet@backup',
+      'tollgate.attempts': 2,
+      'tollgate.cost_micros': record.cost_micros!.total,
+      'gen_ai.usage.output_tokens': record.usage!.output,
+      'http.response.status_code': 200,
+    });
+    expect(clients.map((c) => [c.name, c.attributes['tollgate.deployment'], c.attributes['http.response.status_code'], c.attributes['error.type'] ?? null])).toEqual([
+      ['chat claude-sonnet-4-5', 'sonnet@anthropic', 503, '503'],
+      ['chat claude-sonnet-4-5', 'sonnet@backup', 200, null],
+    ]);
+    for (const c of clients) {
+      expect(c.spanContext().traceId).toBe(INCOMING_TRACE);
+      expect(c.parentSpanContext?.spanId).toBe(server.spanContext().spanId);
+      expect(c.attributes['server.address']).toBe('127.0.0.1');
+    }
+    expect(clients[1]!.attributes['gen_ai.usage.output_tokens']).toBe(record.usage!.output);
+    // Each upstream call carried its own CLIENT span as parent.
+    expect(traceparents).toEqual(clients.map((c) => `00-${INCOMING_TRACE}-${c.spanContext().spanId}-01`));
+  });
+
+  it('starts a new trace without a traceparent, and ends a refused request’s span with its reason', async () => {
+    const { post, sdk } = await setup();
+    const res = await post(chat('no-such-model'));
+    expect(res.status).toBe(404);
+    await expect.poll(() => sdk.spans().length).toBe(1);
+    const [span] = sdk.spans();
+    expect(span!.kind).toBe(SpanKind.SERVER);
+    expect(span!.parentSpanContext).toBeUndefined();
+    expect(span!.attributes).toMatchObject({ 'tollgate.status': 'rejected', 'tollgate.reason': 'model_not_found', 'gen_ai.request.model': 'no-such-model' });
+  });
+});
+
+describe('server-timing and the request id on every answer', () => {
+  it('ok, streamed, refused and not-found answers all carry them', async () => {
+    const { post, gateway } = await setup();
+    const answers = [
+      await post(chat('claude-sonnet')),
+      await post(chat('gpt-mini', { stream: true })),
+      await post(chat('no-such-model')),
+      await gateway.handle(new Request('http://gw/nowhere', { method: 'POST', body: '{}' })),
+    ];
+    for (const res of answers) {
+      await res.text();
+      expect(res.headers.get('x-tollgate-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
+      expect(res.headers.get('server-timing')).toMatch(/^gateway;dur=\d+(\.\d)?, upstream;dur=\d+(\.\d)?/);
+    }
+    expect(answers[0]!.headers.get('server-timing')).toMatch(/ttfb;dur=/);
+    expect(answers[1]!.headers.get('server-timing')).toMatch(/ttfb;dur=/);
+    const upstream = Number(/upstream;dur=([\d.]+)/.exec(answers[0]!.headers.get('server-timing')!)![1]);
+    expect(upstream).toBeGreaterThan(0);
+    expect(answers[2]!.headers.get('server-timing')).toMatch(/upstream;dur=0(,|$)/);
+  });
+});
+
+describe('store and settle telemetry', () => {
+  it('counts a settle the store failed and the retry of it, and times failed round trips by error class', async () => {
+    const inner = createMemoryStore();
+    let failures = 1;
+    const store: StateStore = Object.assign(Object.create(inner) as StateStore, {
+      settle: async (request: Parameters<StateStore['settle']>[0]) => {
+        if (failures-- > 0) throw Object.assign(new Error('blip'), { name: 'StoreUnavailableError' });
+        return inner.settle(request);
+      },
+    });
+    const cap = { spend: { rules: [{ id: 'big', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000' }, actions: [{ type: 'block' }] }] }] } };
+    const { post, sdk, gateway } = await setup({ policy: cap, store });
+    const res = await post(chat('claude-sonnet'));
+    await res.text();
+    await expect.poll(() => gateway.stats().settleFailures).toBe(1);
+    const all = await sdk.series();
+    expect(seriesOf(all, 'tollgate.settle.failures')[0]!.value).toBe(1);
+    expect(seriesOf(all, 'tollgate.store.duration', { 'tollgate.store.operation': 'settle', 'error.type': 'StoreUnavailableError' })[0]!.value).toBe(1);
+    // The hold the failed settle left is still counted as held until its TTL.
+    expect(seriesOf(all, 'tollgate.reservations.held')[0]!.value).toBe(1);
+    await inner.close();
+  });
+
+  it('a settle tried again for an id whose settle failed counts as a retry, whoever retries it', async () => {
+    const sdk = testSdk();
+    const m = createTelemetry(sdk.telemetry)!.metrics!;
+    const inner = createMemoryStore();
+    let failures = 2;
+    const flaky: StateStore = Object.assign(Object.create(inner) as StateStore, {
+      settle: async (request: Parameters<StateStore['settle']>[0]) => {
+        if (failures-- > 0) throw new Error('blip');
+        return inner.settle(request);
+      },
+    });
+    const store = instrumentStore(flaky, m);
+    expect(await store.reserve({ id: 'r1', amount: 500, ttlMs: 60_000, constraints: [{ key: 'k', limit: 1000, counters: ['c'] }] })).toEqual({ ok: true });
+    const settle = () => store.settle({ id: 'r1', charges: [{ counter: 'c', amount: 100 }] });
+    await expect(settle()).rejects.toThrow('blip');
+    await expect(settle()).rejects.toThrow('blip');
+    expect(await settle()).toBe(true);
+    const all = await sdk.series();
+    expect(seriesOf(all, 'tollgate.settle.retries')[0]!.value).toBe(2);
+    expect({ count: m.holds.count, micros: m.holds.micros }).toEqual({ count: 0, micros: 0 });
+    await inner.close();
+    await sdk.shutdown();
+  });
+});
+
+describe('without an SDK', () => {
+  it('the global no-op providers give no telemetry at all, and telemetry: false turns it off', () => {
+    expect(createTelemetry(undefined)).toBeNull();
+    expect(createTelemetry(false)).toBeNull();
+    const sdk = testSdk();
+    expect(createTelemetry(sdk.telemetry)).not.toBeNull();
+    void sdk.shutdown();
+  });
+});
