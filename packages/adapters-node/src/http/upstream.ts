@@ -48,6 +48,8 @@ export function buildDispatcher(o: ResolvedOptions): Dispatcher {
     headersTimeout: Math.min(o.headersTimeoutMs, 2_147_483_647),
     bodyTimeout: Math.min(o.bodyIdleTimeoutMs, 2_147_483_647),
     keepAliveTimeout: o.keepAliveTimeoutMs,
+    // An upstream's `keep-alive: timeout=N` trusted for a second less, at most ten minutes (as the built-in client).
+    keepAliveTimeoutThreshold: 1000,
     keepAliveMaxTimeout: 600_000,
     maxHeaderSize: 64 * 1024,
     ...(o.maxSocketsPerOrigin === undefined ? {} : { connections: o.maxSocketsPerOrigin }),
