@@ -380,20 +380,34 @@ describe('Client: connections', () => {
     }
   });
 
-  it('bounds the whole call: a body that keeps trickling fails at attemptTimeoutMs; waiting for a connection counts', async () => {
+  it('bounds the whole call: a body that keeps trickling fails at attemptTimeoutMs', async () => {
     const server = await rawServer((socket) => {
       socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n');
       const timer = setInterval(() => socket.writable && socket.write('1\r\nx\r\n'), 10);
       socket.on('close', () => clearInterval(timer));
     });
-    const c = client({ timeoutMs: 60, headersTimeoutMs: 10_000, attemptTimeoutMs: 200, maxSocketsPerOrigin: 1 });
-    const first = await c.request(call(server.port));
-    // The second waits for the one connection, which the first holds past the deadline.
-    const second = c.request(call(server.port)).catch((e: unknown) => e);
-    await expect(text(first)).rejects.toBeInstanceOf(UpstreamTimeoutError);
-    const error = await second;
+    const c = client({ timeoutMs: 60, headersTimeoutMs: 10_000, attemptTimeoutMs: 200 });
+    const started = performance.now();
+    const error = await text(await c.request(call(server.port))).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamTimeoutError);
     expect((error as UpstreamTimeoutError).bound).toBe('attempt');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+  });
+
+  it('counts the wait for a pooled connection against the head deadline', async () => {
+    // The one connection stays busy with a body that never ends.
+    const server = await rawServer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n');
+      const timer = setInterval(() => socket.writable && socket.write('1\r\nx\r\n'), 10);
+      socket.on('close', () => clearInterval(timer));
+    });
+    const c = client({ timeoutMs: 10_000, headersTimeoutMs: 150, maxSocketsPerOrigin: 1 });
+    const first = await c.request(call(server.port));
+    const error = await c.request(call(server.port)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamTimeoutError);
+    expect((error as UpstreamTimeoutError).bound).toBe('headers');
+    expect(server.seen).toHaveLength(1);
+    await first.body!.return!();
   });
 
   it('hands a body of 1-byte chunks on as one chunk per read, and holds at most its bounds while unread', async () => {
