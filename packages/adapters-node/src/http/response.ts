@@ -37,31 +37,35 @@ function drained(res: ServerResponse, stallMs: number): Promise<boolean> {
   });
 }
 
+/** Whole bodies up to this size go out in one `end`; larger ones in slices, each waiting for `drain`. */
+const WHOLE_BODY_SLICE = 64 * 1024;
+
 /**
- * A whole body handed to `end` that the client does not take: once nothing more of it has left
- * for `stallMs`, the connection is cut (the socket would otherwise hold the body for as long as
- * the client likes).
+ * A whole body after the head was set. A small one goes in one `end` (with the head, one write).
+ * A large one goes in slices, each after the socket drained, so a client that takes nothing for
+ * `stallMs` is cut (and the body let go) instead of holding it in the socket's buffer for as long
+ * as it likes; a client that keeps reading, however slowly, is not.
  */
-function watchFlush(res: ServerResponse, options: WriteOptions): void {
+async function endWhole(res: ServerResponse, body: string | Uint8Array, options: WriteOptions): Promise<void> {
+  const length = typeof body === 'string' ? body.length : body.byteLength;
+  if (length <= WHOLE_BODY_SLICE) {
+    res.end(body);
+    return;
+  }
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  // Sent in slices, still framed by its length (not chunked), as one `end` would be.
+  if (!res.headersSent && res.getHeader('content-length') === undefined) res.setHeader('content-length', bytes.byteLength);
   const stallMs = options.stallMs ?? 0;
-  const socket = res.socket;
-  if (stallMs <= 0 || res.writableFinished || socket === null) return;
-  let written = socket.bytesWritten;
-  const check = () => {
-    if (res.writableFinished || res.destroyed) return;
-    if (socket.bytesWritten === written) {
+  for (let at = 0; at < bytes.byteLength; at += WHOLE_BODY_SLICE) {
+    if (res.destroyed) return;
+    const slice = bytes.subarray(at, Math.min(at + WHOLE_BODY_SLICE, bytes.byteLength));
+    if (!res.write(slice) && (await drained(res, stallMs))) {
       options.onStall?.();
       res.destroy();
       return;
     }
-    written = socket.bytesWritten;
-    timer = setTimeout(check, stallMs);
-    timer.unref();
-  };
-  let timer = setTimeout(check, stallMs);
-  timer.unref();
-  res.once('finish', () => clearTimeout(timer));
-  res.once('close', () => clearTimeout(timer));
+  }
+  if (!res.destroyed) res.end();
 }
 
 /** Copy status and headers; `set-cookie` keeps its separate values. */
@@ -115,8 +119,7 @@ export async function writeReply(reply: GatewayReply, res: ServerResponse, metho
     return;
   }
   if (typeof body === 'string' || body instanceof Uint8Array) {
-    res.end(body);
-    watchFlush(res, options);
+    await endWhole(res, body, options);
     return;
   }
   await writeBody(fromStream(body), res, (reply.headers['content-type'] ?? '').startsWith('text/event-stream'), options);
@@ -137,8 +140,7 @@ export async function writeFetchResponse(response: Response, res: ServerResponse
   // A body the gateway already holds whole (non-stream answers, errors): one write, no stream.
   const complete = completeBodyOf(response);
   if (complete !== undefined && method !== 'HEAD') {
-    res.end(complete);
-    watchFlush(res, options);
+    await endWhole(res, complete, options);
     return;
   }
   if (response.body === null || method === 'HEAD') {
