@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { createGateway, type UsageRecord } from '@tollgate/core';
+import { createGateway, type PolicyFileInput, type UsageRecord } from '@tollgate/core';
 import { createJsonLinesSink } from '@tollgate/adapters-node';
 import { createPostgresSink } from '@tollgate/adapters-node/postgres';
 import { runCli as runCliInProcess } from '../packages/adapters-node/src/cli/run.js';
@@ -32,7 +32,7 @@ const POLICY = {
     rules: [{ id: 'opus-cap', matches: [{ match: { scope: 'claude-opus', window: 'daily', at_or_above_usd: '0.06' }, actions: [{ type: 'block' }] }] }],
   },
   rate_limits: [{ id: 'bob-rpm', match: { users: ['bob'] }, rpm: 2 }],
-};
+} satisfies PolicyFileInput;
 
 let upstream: MockUpstream;
 let records: UsageRecord[] = [];

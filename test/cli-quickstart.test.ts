@@ -67,11 +67,63 @@ describe('the quickstart (npm start)', () => {
     expect(text).toMatch(/mock Gemini API.*Hello from Gemini/);
   });
 
+  it('calls a tool and answers with its result, for an OpenAI and an Anthropic client, translated or not', async () => {
+    const tools = [{ type: 'function' as const, function: { name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];
+    const openai = new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 });
+    const question = { role: 'user' as const, content: 'Weather in Paris?' };
+    const first = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [question], tools });
+    const call = first.choices[0]!.message.tool_calls?.[0];
+    expect(first.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(call).toMatchObject({ type: 'function', function: { name: 'get_weather' } });
+    expect(JSON.parse((call as { function: { arguments: string } }).function.arguments)).toEqual({ city: 'Weather in Paris?' });
+    const second = await openai.chat.completions.create({
+      model: 'gpt-4o-mini',
+      tools,
+      messages: [question, first.choices[0]!.message, { role: 'tool', tool_call_id: call!.id, content: '18 °C and sunny' }],
+    });
+    expect(second.choices[0]!.message.content).toMatch(/The tool get_weather answered: “18 °C and sunny”/);
+
+    // An OpenAI client streaming from a Claude deployment: the tool call is translated chunk by chunk.
+    const streamed = await openai.chat.completions.stream({ model: 'claude-sonnet', messages: [question], tools }).finalChatCompletion();
+    expect(streamed.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(streamed.choices[0]!.message.tool_calls?.[0]).toMatchObject({ function: { name: 'get_weather', arguments: '{"city":"Weather in Paris?"}' } });
+
+    const anthropic = new Anthropic({ apiKey: key, baseURL: url, maxRetries: 0 });
+    const message = await anthropic.messages
+      .stream({ model: 'claude-sonnet', max_tokens: 256, messages: [question], tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }] })
+      .finalMessage();
+    expect(message.stop_reason).toBe('tool_use');
+    expect(message.content[0]).toMatchObject({ type: 'tool_use', name: 'get_weather', input: { city: 'Weather in Paris?' } });
+
+    const parameters = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    const response = await openai.responses.create({ model: 'gpt-4o-mini', input: 'Weather in Paris?', tools: [{ type: 'function', name: 'get_weather', parameters, strict: false }] });
+    expect(response.output[0]).toMatchObject({ type: 'function_call', name: 'get_weather', arguments: '{"city":"Weather in Paris?"}' });
+
+    const ai = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: url } });
+    const gemini = await ai.models.generateContent({
+      model: 'gemini-flash',
+      contents: 'Weather in Paris?',
+      config: { tools: [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: parameters }] }] },
+    });
+    expect(gemini.functionCalls?.[0]).toMatchObject({ name: 'get_weather', args: { city: 'Weather in Paris?' } });
+  });
+
   it('writes one usage record per call as JSON lines on stdout, and stops on SIGINT', async () => {
-    await p.waitFor('stdout', /"entry_format":"gemini_generate_content"/, 5000);
-    const records = jsonLines(p.stdout());
-    expect(records.length).toBe(5);
-    for (const r of records) expect(r).toMatchObject({ schema: 1, status: 'ok', principal: { id: 'demo' } });
+    const calls = 11;
+    for (let i = 0; i < 50 && jsonLines(p.stdout()).length < calls; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    const all = jsonLines(p.stdout());
+    expect(all.length).toBe(calls);
+    for (const r of all) expect(r).toMatchObject({ schema: 1, status: 'ok', principal: { id: 'demo' } });
+    const tooling = all.slice(5);
+    expect(tooling.map((r) => [r.model, r.tools_declared, r.tools_invoked])).toEqual([
+      ['gpt-4o-mini', ['get_weather'], ['get_weather']],
+      ['gpt-4o-mini', ['get_weather'], []],
+      ['claude-sonnet', ['get_weather'], ['get_weather']],
+      ['claude-sonnet', ['get_weather'], ['get_weather']],
+      ['gpt-4o-mini', ['get_weather'], ['get_weather']],
+      ['gemini-flash', ['get_weather'], ['get_weather']],
+    ]);
+    const records = all.slice(0, 5);
     expect(records.map((r) => `${r.entry_format as string}→${r.upstream_format as string}`)).toEqual([
       'openai_chat→openai_chat',
       'openai_chat→anthropic_messages',
@@ -79,7 +131,7 @@ describe('the quickstart (npm start)', () => {
       'anthropic_messages→anthropic_messages',
       'gemini_generate_content→gemini_generate_content',
     ]);
-    for (const r of records) expect((r.cost_micros as { total: number }).total).toBeGreaterThan(0);
+    for (const r of all) expect((r.cost_micros as { total: number }).total).toBeGreaterThan(0);
     p.kill('SIGINT');
     expect((await p.exited).code).toBe(0);
   });

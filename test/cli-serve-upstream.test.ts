@@ -94,8 +94,7 @@ describe('tollgate serve: the upstream section', () => {
     const file = writeService({ upstream: { connect_timeout_s: 0, headers_timeout_s: 'soon', idle_timeout_s: -1, http2: 'yes', ca_file: './missing.pem', surprise: 1 } });
     const r = await runCli(['validate', '--config', file], { env: ENV });
     expect(r.code).toBe(1);
-    for (const path of ['upstream.connect_timeout_s', 'upstream.headers_timeout_s', 'upstream.idle_timeout_s', 'upstream.http2', 'upstream']) expect(r.stderr).toContain(`${path}:`);
-    expect(r.stderr).toMatch(/surprise/);
+    for (const path of ['upstream.connect_timeout_s', 'upstream.headers_timeout_s', 'upstream.idle_timeout_s', 'upstream.http2', 'upstream.surprise']) expect(r.stderr).toContain(`${path}:`);
     const good = writeService({ upstream: { connect_timeout_s: 2, headers_timeout_s: 30, idle_timeout_s: 30, attempt_timeout_s: 600, max_connections_per_origin: 16, http2: true, ca_file: './ca.pem' } });
     expect((await runCli(['validate', '--config', good], { env: ENV })).code).toBe(0);
     const missing = writeService({ upstream: { ca_file: './missing.pem' } });

@@ -243,7 +243,7 @@ describe('tollgate serve', () => {
     }
   });
 
-  it('exits 1 when it cannot listen', async () => {
+  it('exits 1 when it cannot listen; --host and --port override the config', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
@@ -251,6 +251,18 @@ describe('tollgate serve', () => {
       const r = await runCli(['serve', '--config', writeService({ listen: { host: '127.0.0.1', port } })], { env: SECRETS });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/cannot start: .*EADDRINUSE/);
+      // --host and --port override the config's listen (what the Docker image does with --host 0.0.0.0).
+      const p = spawnTs([CLI, 'serve', '--config', writeService({ listen: { host: '127.0.0.1', port } }), '--host', '127.0.0.1', '--port', '0'], { env: SECRETS });
+      try {
+        const [, url] = await p.waitFor('stderr', /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+        expect(url).not.toBe(`http://127.0.0.1:${port}`);
+        expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      } finally {
+        p.kill('SIGKILL');
+      }
+      const bad = await runCli(['serve', '--config', writeService({}), '--port', '99999']);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--port must be a whole number from 0 to 65535/);
     } finally {
       blocker.close();
     }

@@ -1,12 +1,12 @@
 /** `tollgate validate` and `tollgate key create`: exit codes, every violation listed, output shapes. */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { IdentityConfigSchema } from '@tollgate/core';
-import { runCli } from './cli-support.js';
+import { REPO, runCli } from './cli-support.js';
 
 function tempDir(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-cli-'));
@@ -64,10 +64,10 @@ rate_limits: [ { id: r1, match: {} } ]
       /tollgate\.yaml: listen\.port: .*65535/,
       /tollgate\.yaml: identity\.virtual_keys\[0\]\.hash: write key hashes as "sha256:"/,
       /tollgate\.yaml: store\.url: a redis:\/\/ or rediss:\/\/ URL/,
-      /tollgate\.yaml: store: Unrecognized key: "ttl"/,
+      /tollgate\.yaml: store\.ttl: unknown key "ttl"/,
       /tollgate\.yaml: usage: usage is "stdout", "file:<path>", a postgres:\/\/ URL, or "none"/,
       /tollgate\.yaml: drain_timeout_s: /,
-      /tollgate\.yaml: Unrecognized key: "surprise"/,
+      /tollgate\.yaml: surprise: unknown key "surprise"/,
       /registry\.yaml: models\.gpt-mini\.deployments\[0\]\.provider: .*nowhere/,
       /policy\.yaml: enforcement: /,
       /policy\.yaml: rate_limits\[0\]: set rpm, tpm, or unlimited: true/,
@@ -131,6 +131,93 @@ prompts:
     const elsewhere = await runCli(['validate', '--config', join(dir, 'tollgate.yaml')]);
     expect(elsewhere.code).toBe(0);
     expect(elsewhere.stdout).toMatch(/valid — 1 models, 1 deployments, no policy, 0 keys/);
+  });
+});
+
+describe('tollgate validate: one file at a time, and what was probably meant', () => {
+  const POLICY = `
+spend:
+  rules:
+    - id: mini-daily
+      matches:
+        - match: { scope: gpt-mni, window: daily, at_or_above_usd: "5" }
+          actions: [ { type: block } ]
+`;
+
+  it('checks a registry alone', async () => {
+    const dir = tempDir({ 'registry.yaml': VALID_REGISTRY });
+    const r = await runCli(['validate', '--registry', join(dir, 'registry.yaml')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/registry\.yaml: valid — 1 models, 1 deployments; registry sha256:[0-9a-f]{64}/);
+  });
+
+  it('checks a policy alone (scopes unchecked, and says so), and against a registry when both are given', async () => {
+    const dir = tempDir({ 'registry.yaml': VALID_REGISTRY, 'policy.yaml': POLICY });
+    const alone = await runCli(['validate', '--policy', join(dir, 'policy.yaml')]);
+    expect(alone.code).toBe(0);
+    expect(alone.stdout).toMatch(/policy\.yaml: valid — 1 spend rule, 0 rate limits; scopes and models not checked/);
+    const both = await runCli(['validate', '-r', join(dir, 'registry.yaml'), '-p', join(dir, 'policy.yaml')]);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toMatch(/policy\.yaml: spend\.rules\[0\]\.matches\[0\]\.match\.scope: unknown scope "gpt-mni": .*\(did you mean "gpt-mini"\?\)/);
+  });
+
+  it('names what a misspelt key or value probably meant, and a missing price as missing', async () => {
+    const dir = tempDir({
+      'tollgate.yaml': 'registry: ./registry.yaml\nstore: memroy\nusage: stdot\nlisten: { prot: 8080 }\n',
+      'registry.yaml': VALID_REGISTRY.replace('input: "0.15", ', '').replace('brand: openai', 'brand: openai\n    visibilty: hidden'),
+    });
+    const r = await runCli(['validate', '--config', join(dir, 'tollgate.yaml')]);
+    expect(r.code).toBe(1);
+    for (const line of [
+      /tollgate\.yaml: store: store is "memory", a redis:\/\/ URL, .*\(did you mean "memory"\?\)/,
+      /tollgate\.yaml: usage: .*\(did you mean "stdout"\?\)/,
+      /tollgate\.yaml: listen\.prot: unknown key "prot" \(did you mean "port"\?\)/,
+      /registry\.yaml: models\.gpt-mini\.visibilty: unknown key "visibilty" \(did you mean "visibility"\?\)/,
+      /registry\.yaml: models\.gpt-mini\.deployments\[0\]\.pricing\.input: missing required key "input"/,
+    ]) expect(r.stderr).toMatch(line);
+    expect(r.stderr).not.toMatch(/non-negative/);
+  });
+
+  it('refuses --config together with --registry or --policy (exit 2)', async () => {
+    const r = await runCli(['validate', '--config', 'a.yaml', '--policy', 'b.yaml']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/give --config, or --registry and\/or --policy, not both/);
+  });
+});
+
+describe('tollgate --version and help', () => {
+  it('prints the version of the package that ships it', async () => {
+    const pkg = JSON.parse(readFileSync(join(REPO, 'packages/adapters-node/package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const r = await runCli([flag]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`tollgate ${pkg.version}\n`);
+    }
+  });
+
+  it('has help for every command, with its options and exit codes', async () => {
+    const general = await runCli(['--help']);
+    expect(general.stdout).toMatch(/Commands:[\s\S]*serve[\s\S]*validate[\s\S]*key create[\s\S]*Exit codes:[\s\S]*2 {2}usage error/);
+    for (const [args, pattern] of [
+      [['serve', '--help'], /Usage: tollgate serve[\s\S]*\/readyz[\s\S]*SIGHUP[\s\S]*Exit codes/],
+      [['help', 'validate'], /Usage: tollgate validate[\s\S]*--registry FILE[\s\S]*--policy FILE/],
+      [['key', 'create', '--help'], /Usage: tollgate key create --user NAME/],
+      [['key', '--help'], /Usage: tollgate key create/],
+    ] as const) {
+      const r = await runCli([...args]);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.stdout).toMatch(pattern);
+    }
+  });
+
+  it('suggests the command or option that was probably meant (exit 2)', async () => {
+    const command = await runCli(['valdate']);
+    expect(command.code).toBe(2);
+    expect(command.stderr).toMatch(/unknown command "valdate" \(did you mean "validate"\?\)/);
+    const option = await runCli(['serve', '--confg', 'x.yaml']);
+    expect(option.code).toBe(2);
+    expect(option.stderr).toMatch(/serve: unknown option --confg \(did you mean --config\?\)/);
+    expect(option.stderr).toMatch(/tollgate serve --help/);
   });
 });
 

@@ -13,7 +13,7 @@ import { anthropicMessagesCodec } from '@tollgate/codecs/anthropic-messages';
 import { geminiCodec } from '@tollgate/codecs/gemini';
 import { openaiChatCodec } from '@tollgate/codecs/openai-chat';
 import { openaiResponsesCodec } from '@tollgate/codecs/openai-responses';
-import type { UsageRecord } from '@tollgate/core';
+import type { PolicyFileInput, UsageRecord } from '@tollgate/core';
 import { dlpEngine } from '@tollgate/core/dlp';
 import { keysFor } from './support/gateway-fixture.js';
 import { ECHO_SECRETS, echoModel, echoRegistry, echoScenarios, type Seen } from './support/echo-upstream.js';
@@ -64,7 +64,7 @@ describe('edge handler, minimal bundle', () => {
     for (const dlp of [{ default: { email: 'redact' } }, { use_cases: [{ id: 'u', actions: { email: 'log' } }] }, { scan_responses: true }, { custom: [{ id: 'ticket', pattern: 'TKT-[0-9]+' }] }]) {
       let error: unknown;
       try {
-        createMinimalEdgeHandler({ ...options(), policy: { dlp } });
+        createMinimalEdgeHandler({ ...options(), policy: { dlp } as PolicyFileInput });
       } catch (e) {
         error = e;
       }

@@ -6,7 +6,7 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway, type UsageRecord } from '@tollgate/core';
+import { createGateway, type Gateway, type PolicyFileInput, type UsageRecord } from '@tollgate/core';
 import { keysFor } from './support/gateway-fixture.js';
 import { ECHO_SECRETS, UPSTREAM_FORMATS, echoModel, echoRegistry, echoScenarios, type Seen } from './support/echo-upstream.js';
 import { startMockUpstream, type MockUpstream, type Scenario } from './support/mock-upstream.js';
@@ -57,7 +57,7 @@ function gatewayWith(policy: unknown): { gateway: Gateway; records: UsageRecord[
   const records: UsageRecord[] = [];
   const gateway = createGateway({
     registry: echoRegistry(upstream.url, [...Object.keys(VARIANTS), 'raw']),
-    policy,
+    policy: policy as PolicyFileInput,
     identity: identity as never,
     secrets: ECHO_SECRETS,
     usage: (r) => void records.push(r),

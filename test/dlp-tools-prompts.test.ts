@@ -8,7 +8,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateway, type GatewayOptions, type UsageRecord } from '@tollgate/core';
+import { createGateway, type GatewayOptions, type PolicyFileInput, type UsageRecord } from '@tollgate/core';
 import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
 import { startMockUpstream, type MockUpstream } from './support/mock-upstream.js';
 import { chunkedResponse } from './support/http-server.js';
@@ -67,7 +67,7 @@ async function setup(policy: unknown, tool?: { name: string; input: Record<strin
   const upstream: MockUpstream = await startMockUpstream({ anthropic: echo(seen, tool, suffix) });
   const ids = await keysFor({ user: 'alice', tier: 'normal', bu: 'payments' });
   const records: UsageRecord[] = [];
-  const gateway = createGateway({ registry: testRegistry(upstream.url), policy, identity: ids.identity, secrets: SECRETS, usage: (r) => void records.push(r), dlp: { key: 'test-key' }, ...extra });
+  const gateway = createGateway({ registry: testRegistry(upstream.url), policy: policy as PolicyFileInput, identity: ids.identity, secrets: SECRETS, usage: (r) => void records.push(r), dlp: { key: 'test-key' }, ...extra });
   cleanups.push(async () => {
     await gateway.close();
     await upstream.close();

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateway, createMemoryStore, GatewayConfigError, StoreUnavailableError, type SettleRequest, type StateStore, type UsageRecord } from '@tollgate/core';
+import { createGateway, createMemoryStore, GatewayConfigError, StoreUnavailableError, type PolicyFileInput, type RegistryFileInput, type SettleRequest, type StateStore, type UsageRecord } from '@tollgate/core';
 import type { SpendNotification } from '@tollgate/policy';
 import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
 import { replay, startMockUpstream } from './support/mock-upstream.js';
@@ -19,7 +19,7 @@ async function setup(options: { policy?: unknown; store?: StateStore; usage?: (r
   const records: UsageRecord[] = [];
   const gateway = createGateway({
     registry: testRegistry(upstream.url),
-    policy: options.policy,
+    policy: options.policy as PolicyFileInput | undefined,
     identity: ids.identity,
     secrets: SECRETS,
     ...(options.store === undefined ? {} : { store: options.store }),
@@ -64,7 +64,7 @@ function countingStore(): { store: StateStore; calls: string[]; settles: SettleR
 
 const capPolicy = { spend: { rules: [{ id: 'cap', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }] }] } };
 
-describe('failure semantics (DESIGN.md failure table)', () => {
+describe('failure semantics (docs/failure-semantics.md)', () => {
   it('refuses to start on an invalid registry, listing every violation', () => {
     const registry = testRegistry('http://127.0.0.1:9');
     const broken = {
@@ -73,7 +73,7 @@ describe('failure semantics (DESIGN.md failure table)', () => {
     };
     let error: unknown;
     try {
-      createGateway({ registry: broken, identity: {} });
+      createGateway({ registry: broken as RegistryFileInput, identity: {} });
     } catch (e) {
       error = e;
     }

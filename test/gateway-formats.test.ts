@@ -1,7 +1,7 @@
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type UsageRecord } from '@tollgate/core';
+import { createGateway, type RegistryFileInput, type UsageRecord } from '@tollgate/core';
 import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
 import { startServer, type TestServer } from './support/http-server.js';
 import { replay, startMockUpstream, type MockUpstream } from './support/mock-upstream.js';
@@ -48,7 +48,7 @@ function allFormatsRegistry(upstream: string) {
         deployments: [{ id: 'sonnet@vertex', provider: 'vertex', format: 'anthropic_vertex', upstream_model: 'claude-sonnet-4-5@20250929', pricing: { unit: 'usd_per_mtok', input: '3', output: '15' } }],
       },
     },
-  };
+  } satisfies RegistryFileInput;
 }
 
 let upstream: MockUpstream;

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateway, createMemoryStore, type UsageRecord } from '@tollgate/core';
+import { createGateway, createMemoryStore, type PolicyFileInput, type UsageRecord } from '@tollgate/core';
 import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
 import { replay, startMockUpstream, type MockUpstream } from './support/mock-upstream.js';
 
@@ -19,7 +19,7 @@ async function setup(policy?: unknown, users = [{ user: 'alice', tier: 'normal',
   const store = createMemoryStore();
   const gateway = createGateway({
     registry: testRegistry(upstream.url),
-    policy,
+    policy: policy as PolicyFileInput | undefined,
     identity: ids.identity,
     secrets: SECRETS,
     store,

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SpanKind } from '@opentelemetry/api';
-import { createGateway, createMemoryStore, type StateStore, type UsageRecord } from '@tollgate/core';
+import { createGateway, createMemoryStore, type PolicyFileInput, type StateStore, type UsageRecord } from '@tollgate/core';
 import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
 import { replay, startMockUpstream, status, type Scenario } from './support/mock-upstream.js';
 import { seriesOf, testSdk } from './support/otel.js';
@@ -41,7 +41,7 @@ async function setup(options: { policy?: unknown; store?: StateStore; anthropic?
   const records: UsageRecord[] = [];
   const gateway = createGateway({
     registry: testRegistry(upstream.url),
-    policy: options.policy,
+    policy: options.policy as PolicyFileInput | undefined,
     identity: ids.identity,
     secrets: SECRETS,
     ...(options.store === undefined ? {} : { store: options.store }),
@@ -268,12 +268,36 @@ describe('store and settle telemetry', () => {
     const { post, sdk, gateway } = await setup({ policy: cap, store });
     const res = await post(chat('claude-sonnet'));
     await res.text();
-    await expect.poll(() => gateway.stats().settleFailures).toBe(1);
+    // The gateway retries the settle until the store takes it: nothing fails in the end.
+    await expect.poll(() => gateway.stats().settleRetries).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => gateway.stats().settlesPending).toBe(0);
+    expect(gateway.stats().settleFailures).toBe(0);
     const all = await sdk.series();
-    expect(seriesOf(all, 'tollgate.settle.failures')[0]!.value).toBe(1);
+    expect(seriesOf(all, 'tollgate.settle.retries')[0]!.value).toBe(1);
+    expect(seriesOf(all, 'tollgate.settle.failures')).toEqual([]);
     expect(seriesOf(all, 'tollgate.store.duration', { 'tollgate.store.operation': 'settle', 'error.type': 'StoreUnavailableError' })[0]!.value).toBe(1);
-    // The hold the failed settle left is still counted as held until its TTL.
-    expect(seriesOf(all, 'tollgate.reservations.held')[0]!.value).toBe(1);
+    // The retried settle replaced the hold.
+    expect(seriesOf(all, 'tollgate.reservations.held')[0]!.value).toBe(0);
+    await inner.close();
+  });
+
+  it('counts a settle that never succeeded once the drain time is up, its hold still counted until its TTL', async () => {
+    const inner = createMemoryStore();
+    const store: StateStore = Object.assign(Object.create(inner) as StateStore, {
+      settle: async () => {
+        throw Object.assign(new Error('down'), { name: 'StoreUnavailableError' });
+      },
+    });
+    const cap = { spend: { rules: [{ id: 'big', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000' }, actions: [{ type: 'block' }] }] }] } };
+    const { post, sdk, gateway } = await setup({ policy: cap, store });
+    const res = await post(chat('claude-sonnet'));
+    await res.text();
+    expect(gateway.stats().settlesPending).toBe(1);
+    // While it is retried, its hold is kept (renewed) and counted.
+    expect(seriesOf(await sdk.series(), 'tollgate.reservations.held')[0]!.value).toBe(1);
+    await gateway.close({ drainMs: 300 });
+    expect(gateway.stats()).toMatchObject({ settleFailures: 1, settlesPending: 0 });
+    expect(seriesOf(await sdk.series(), 'tollgate.settle.failures')[0]!.value).toBe(1);
     await inner.close();
   });
 

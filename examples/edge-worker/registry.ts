@@ -3,7 +3,9 @@
  * OpenAI and Anthropic, each reachable from OpenAI and Anthropic SDKs. Prices are list prices
  * in USD per million tokens at the time of writing; check them before relying on budgets.
  */
-export const registry = {
+import type { PolicyFileInput, RegistryFileInput } from '@tollgate/adapters-edge/minimal';
+
+export const registry: RegistryFileInput = {
   wire_formats: {
     openai_chat: { family: 'chat' },
     anthropic_messages: { family: 'chat' },
@@ -69,7 +71,7 @@ export const registry = {
  * so these hold per isolate: a caller spread over many isolates gets more. A `block` rule (a
  * hard cap) would be refused at start on this store: see the README.
  */
-export const policy = {
+export const policy: PolicyFileInput = {
   rate_limits: [{ id: 'per-user', match: {}, rpm: 60, tpm: 200000 }],
   spend: {
     rules: [

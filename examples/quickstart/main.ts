@@ -64,6 +64,7 @@ server.listen(port, host, () => {
   say();
   say('  SDKs: new OpenAI({ baseURL: `${URL}/v1`, apiKey }), new Anthropic({ baseURL: URL, apiKey }),');
   say('        new GoogleGenAI({ apiKey, httpOptions: { baseUrl: URL } }).');
+  say('  Tools: declare some and the mock calls the first one; send its result back and it answers with it.');
   say('  Usage records follow on stdout, one JSON line per request. Ctrl-C stops.');
 });
 

@@ -2,9 +2,11 @@
  * A scripted stand-in for the vendor APIs, so the quickstart runs offline: it answers OpenAI
  * Chat Completions, OpenAI Responses, Anthropic Messages and Gemini generateContent requests
  * — streamed or not — with a short scripted text and realistic usage, in each vendor's wire
- * format. It is a `fetch` the gateway calls instead of the network; point the registry at
- * the real APIs (see examples/service) and nothing else changes.
+ * format. Given tools, it calls the first one, then answers with what the tool returned
+ * (mock-tools.ts). It is a `fetch` the gateway calls instead of the network; point the
+ * registry at the real APIs (see examples/service) and nothing else changes.
  */
+import { toolTurn, type ToolTurn } from './mock-tools.js';
 
 type Body = Record<string, unknown>;
 type Vendor = 'openai' | 'anthropic' | 'google';
@@ -29,12 +31,20 @@ function lastUserText(body: Body): string {
   return '';
 }
 
+const clip = (text: string) => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 80 ? `${flat.slice(0, 77)}…` : flat;
+};
+
 /** The scripted answer, in word-sized pieces (one streamed delta each). */
-function script(vendor: Vendor, model: string, body: Body): { pieces: string[]; inputTokens: number } {
-  const said = lastUserText(body).replace(/\s+/g, ' ');
-  const quoted = said === '' ? '' : ` You said: “${said.length > 80 ? `${said.slice(0, 77)}…` : said}”.`;
+function script(vendor: Vendor, model: string, body: Body, turn: ToolTurn | null = null): { pieces: string[]; inputTokens: number } {
+  const said = clip(lastUserText(body));
+  const quoted = said === '' ? '' : ` You said: “${said}”.`;
   const names = { openai: 'OpenAI', anthropic: 'Anthropic', google: 'Gemini' } as const;
-  const text = `Hello from the tollgate quickstart! This is a scripted answer from a mock ${names[vendor]} API (model ${model}).${quoted} Point the registry at the real API to get real answers.`;
+  const text =
+    turn?.type === 'result'
+      ? `The tool ${turn.name} answered: “${clip(turn.text)}”. That is what a scripted mock ${names[vendor]} API (model ${model}) makes of it; point the registry at the real API to get real answers.`
+      : `Hello from the tollgate quickstart! This is a scripted answer from a mock ${names[vendor]} API (model ${model}).${quoted} Point the registry at the real API to get real answers.`;
   const pieces = text.match(/\S+\s*/g) ?? [text];
   // Roughly what a tokenizer would count: a token per 4 bytes of the request's text, plus framing.
   const inputTokens = 8 + Math.ceil(JSON.stringify(body.messages ?? body.input ?? body.contents ?? '').length / 4);
@@ -55,16 +65,37 @@ function sse(events: string[], delayMs: number, signal: AbortSignal | null): Res
 }
 
 const data = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
+/** A string in two pieces, as streamed tool arguments arrive. */
+const halves = (text: string) => (text.length < 2 ? [text] : [text.slice(0, text.length >> 1), text.slice(text.length >> 1)]);
 const named = (type: string, value: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...value })}\n\n`;
 const id = (prefix: string) => `${prefix}${crypto.randomUUID().replace(/-/g, '').slice(0, 24)}`;
 const now = () => Math.floor(Date.now() / 1000);
 
 function openaiChat(body: Body, signal: AbortSignal | null, delayMs: number): Response {
   const model = String(body.model ?? 'gpt-4o-mini');
-  const { pieces, inputTokens } = script('openai', model, body);
+  const turn = toolTurn('openai-chat', body, lastUserText(body));
+  const { pieces, inputTokens } = script('openai', model, body, turn);
   const usage = { prompt_tokens: inputTokens, completion_tokens: pieces.length, total_tokens: inputTokens + pieces.length,
     prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
   const base = { id: id('chatcmpl-'), created: now(), model };
+  if (turn?.type === 'call') {
+    const args = JSON.stringify(turn.args);
+    const call = { id: id('call_'), type: 'function', function: { name: turn.tool.name, arguments: args } };
+    const callUsage = { ...usage, completion_tokens: 12, total_tokens: inputTokens + 12 };
+    if (body.stream !== true) {
+      return json({ ...base, object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call], refusal: null }, finish_reason: 'tool_calls' }], usage: callUsage });
+    }
+    const chunk = (delta: Body, finish: string | null) => data({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
+    const events = [
+      chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: turn.tool.name, arguments: '' } }] }, null),
+      ...halves(args).map((part) => chunk({ tool_calls: [{ index: 0, function: { arguments: part } }] }, null)),
+      chunk({}, 'tool_calls'),
+    ];
+    if ((body.stream_options as Body | undefined)?.include_usage === true) events.push(data({ ...base, object: 'chat.completion.chunk', choices: [], usage: callUsage }));
+    events.push('data: [DONE]\n\n');
+    return sse(events, delayMs, signal);
+  }
   if (body.stream !== true) {
     return json({ ...base, object: 'chat.completion',
       choices: [{ index: 0, message: { role: 'assistant', content: pieces.join(''), refusal: null }, finish_reason: 'stop' }], usage });
@@ -78,7 +109,8 @@ function openaiChat(body: Body, signal: AbortSignal | null, delayMs: number): Re
 
 function openaiResponses(body: Body, signal: AbortSignal | null, delayMs: number): Response {
   const model = String(body.model ?? 'gpt-4o-mini');
-  const { pieces, inputTokens } = script('openai', model, body);
+  const turn = toolTurn('openai-responses', body, lastUserText(body));
+  const { pieces, inputTokens } = script('openai', model, body, turn);
   const text = pieces.join('');
   const usage = { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: pieces.length,
     output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + pieces.length };
@@ -87,9 +119,23 @@ function openaiResponses(body: Body, signal: AbortSignal | null, delayMs: number
   const item = { id: messageId, type: 'message', status: 'completed', role: 'assistant', content: [part] };
   const response = (status: string, output: unknown[], u: unknown) =>
     ({ id: id('resp_'), object: 'response', created_at: now(), status, model, output, usage: u, error: null, incomplete_details: null });
-  if (body.stream !== true) return json(response('completed', [item], usage));
   let seq = 0;
   const ev = (type: string, value: Record<string, unknown>) => named(type, { ...value, sequence_number: seq++ });
+  if (turn?.type === 'call') {
+    const args = JSON.stringify(turn.args);
+    const call = { id: id('fc_'), type: 'function_call', status: 'completed', call_id: id('call_'), name: turn.tool.name, arguments: args };
+    const callUsage = { ...usage, output_tokens: 12, total_tokens: inputTokens + 12 };
+    if (body.stream !== true) return json(response('completed', [call], callUsage));
+    return sse([
+      ev('response.created', { response: response('in_progress', [], null) }),
+      ev('response.output_item.added', { output_index: 0, item: { ...call, status: 'in_progress', arguments: '' } }),
+      ...halves(args).map((delta) => ev('response.function_call_arguments.delta', { item_id: call.id, output_index: 0, delta })),
+      ev('response.function_call_arguments.done', { item_id: call.id, output_index: 0, arguments: args }),
+      ev('response.output_item.done', { output_index: 0, item: call }),
+      ev('response.completed', { response: response('completed', [call], callUsage) }),
+    ], delayMs, signal);
+  }
+  if (body.stream !== true) return json(response('completed', [item], usage));
   const at = { item_id: messageId, output_index: 0, content_index: 0 };
   const events = [
     ev('response.created', { response: response('in_progress', [], null) }),
@@ -107,9 +153,23 @@ function openaiResponses(body: Body, signal: AbortSignal | null, delayMs: number
 
 function anthropicMessages(body: Body, signal: AbortSignal | null, delayMs: number): Response {
   const model = String(body.model ?? 'claude');
-  const { pieces, inputTokens } = script('anthropic', model, body);
+  const turn = toolTurn('anthropic', body, lastUserText(body));
+  const { pieces, inputTokens } = script('anthropic', model, body, turn);
   const message = { id: id('msg_'), type: 'message', role: 'assistant', model, stop_sequence: null };
   const usage = { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: pieces.length };
+  if (turn?.type === 'call') {
+    const block = { type: 'tool_use', id: id('toolu_'), name: turn.tool.name, input: turn.args };
+    const callUsage = { ...usage, output_tokens: 12 };
+    if (body.stream !== true) return json({ ...message, content: [block], stop_reason: 'tool_use', usage: callUsage });
+    return sse([
+      named('message_start', { message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } }),
+      named('content_block_start', { index: 0, content_block: { ...block, input: {} } }),
+      ...halves(JSON.stringify(turn.args)).map((partial_json) => named('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json } })),
+      named('content_block_stop', { index: 0 }),
+      named('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 12 } }),
+      named('message_stop', {}),
+    ], delayMs, signal);
+  }
   if (body.stream !== true) {
     return json({ ...message, content: [{ type: 'text', text: pieces.join('') }], stop_reason: 'end_turn', usage });
   }
@@ -125,9 +185,18 @@ function anthropicMessages(body: Body, signal: AbortSignal | null, delayMs: numb
 }
 
 function gemini(model: string, stream: boolean, body: Body, signal: AbortSignal | null, delayMs: number): Response {
-  const { pieces, inputTokens } = script('google', model, body);
+  const turn = toolTurn('google', body, lastUserText(body));
+  const { pieces, inputTokens } = script('google', model, body, turn);
   const usage = (out: number) => ({ promptTokenCount: inputTokens, candidatesTokenCount: out, totalTokenCount: inputTokens + out });
   const responseId = id('');
+  if (turn?.type === 'call') {
+    // Gemini sends a function call whole, streamed or not.
+    const answer = {
+      candidates: [{ content: { parts: [{ functionCall: { name: turn.tool.name, args: turn.args } }], role: 'model' }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: usage(12), modelVersion: model, responseId,
+    };
+    return stream ? sse([data(answer)], delayMs, signal) : json(answer);
+  }
   const answer = (text: string, out: number, finish: boolean) => ({
     candidates: [{ content: { parts: [{ text }], role: 'model' }, ...(finish ? { finishReason: 'STOP' } : {}), index: 0 }],
     usageMetadata: usage(out), modelVersion: model, responseId,

@@ -2,6 +2,8 @@
  * The quickstart's registry and policy: the same objects `registry.yaml` / `policy.yaml`
  * parse to (see examples/service for the files). Providers point at the scripted mock.
  */
+import type { PolicyFileInput, RegistryFileInput } from '@tollgate/core';
+
 export const MOCK_BASE = 'http://mock-provider.invalid';
 
 const price = (input: string, output: string, cacheRead?: string) =>
@@ -82,7 +84,7 @@ export const registry = {
       ],
     },
   },
-};
+} satisfies RegistryFileInput;
 
 /** A little governance to see in the usage records: a rate limit and a daily spend cap. */
 export const policy = {
@@ -93,7 +95,7 @@ export const policy = {
       { id: 'demo-daily', weight: 10, matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '5' }, actions: [{ type: 'block' }] }] },
     ],
   },
-};
+} satisfies PolicyFileInput;
 
 /** The mock ignores these, but the gateway brokers a credential on every upstream call. */
 export const mockSecrets = { OPENAI_API_KEY: 'mock-openai-key', ANTHROPIC_API_KEY: 'mock-anthropic-key', GEMINI_API_KEY: 'mock-gemini-key' };

@@ -8,7 +8,10 @@
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { convertRequest, convertResponse, convertStream } from '../../packages/codecs/src/index.ts';
-import { createGateway, createVirtualKey } from '../../packages/core/src/index.ts';
+import { Redis } from 'ioredis';
+import { createRedisStore } from '../../packages/adapters-node/src/redis.ts';
+import { createGateway, createMemoryStore, createVirtualKey, type StateStore } from '../../packages/core/src/index.ts';
+import { HoldKeeper } from '../../packages/core/src/gateway/holds.ts';
 import { testRegistry } from '../support/gateway-fixture.ts';
 import { FIXTURES_DIR } from '../support/fixtures.ts';
 
@@ -65,7 +68,8 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
     policy: {
       spend: { rules: [{ id: 'monthly', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000000' }, actions: [{ type: 'block' }] }] }] },
-      rate_limits: [{ id: 'rpm', rpm: 100_000_000 }],
+      // A token limit too: every call reserves its worst case and is reconciled at settle.
+      rate_limits: [{ id: 'rpm', rpm: 100_000_000, tpm: 1_000_000_000_000 }],
     },
     secrets: { ANTHROPIC_API_KEY: 'sk-ant-bench', OPENAI_API_KEY: 'sk-bench' },
     fetch: async (_input, init) => upstreamResponse(JSON.parse(typeof init!.body === 'string' ? init!.body : new TextDecoder().decode(init!.body as Uint8Array)).stream === true),
@@ -94,7 +98,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     const gw = await measure(() => request(stream), viaGateway, n);
     const label = stream ? 'stream' : 'non-stream';
     lines.push(
-      `${label}, OpenAI Chat → Anthropic, governed (virtual key, spend cap reservation, rate limit, pricing, record; \`gateway.handle\` on a \`Request\` built before the clock starts): ` +
+      `${label}, OpenAI Chat → Anthropic, governed (virtual key, spend cap reservation, request and token rate limits reconciled at settle, hold tracked for renewal, pricing, record; \`gateway.handle\` on a \`Request\` built before the clock starts): ` +
         `${Math.round(gw.perSec).toLocaleString('en-US')} req/s vs codecs alone ${Math.round(base.perSec).toLocaleString('en-US')} req/s (${(gw.perSec / base.perSec).toFixed(2)}×); ` +
         `added p50 ${(gw.p50 - base.p50).toFixed(0)} µs (target ≤ 100 µs), added p99 ${(gw.p99 - base.p99).toFixed(0)} µs`,
     );
@@ -143,7 +147,119 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
   );
   await gateway.close();
   lines.push(`usage records written during the run: ${records.toLocaleString('en-US')}`);
+  lines.push(...(await renewalCost()));
+  lines.push(...(await redisRoundTrips(key, hash)));
   return { name: 'gateway: in-process overhead', lines };
+}
+
+/**
+ * What keeping holds alive costs: one pass of the gateway's renewal timer over 1,000 live holds
+ * on the memory store (and on Redis when one answers). A hold is renewed once per TTL/4; a
+ * request shorter than that is never renewed (its cost per request is tracking it: two Map
+ * operations, inside the figures above).
+ */
+async function renewalCost(): Promise<string[]> {
+  const lines: string[] = [];
+  const stores: Array<[string, StateStore, () => Promise<void>]> = [['memory store', createMemoryStore({ sweepIntervalMs: 0 }), async () => {}]];
+  if (await redisUp()) {
+    const prefix = `tgbench-gw${process.pid}:`;
+    const store = createRedisStore({ keyPrefix: prefix, sweepIntervalMs: 0 });
+    stores.push(['Redis (127.0.0.1)', store, () => deletePrefix(prefix)]);
+  }
+  for (const [name, store, cleanup] of stores) {
+    let t = 0;
+    const keeper = new HoldKeeper(store, 300_000, {}, () => {}, () => t);
+    const n = 1000;
+    const constraints = [{ key: 'spend:bench', limit: Number.MAX_SAFE_INTEGER, counters: ['c:bench'] }];
+    await Promise.all(Array.from({ length: n }, (_, i) => store.reserve({ id: `hold-${i}`, amount: 1, ttlMs: 300_000, constraints })));
+    for (let i = 0; i < n; i++) keeper.track(`hold-${i}`);
+    const passes: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      t += 75_000;
+      const started = performance.now();
+      await keeper.renewDue();
+      passes.push(performance.now() - started);
+    }
+    const ms = percentile(passes, 50);
+    lines.push(`renewal, ${name}: one pass over ${n.toLocaleString('en-US')} live holds ${ms.toFixed(1)} ms median of 5 (${((ms * 1000) / n).toFixed(1)} µs per hold; each live hold is renewed once per TTL/4, 75 s at the default 5 min TTL)`);
+    await keeper.drain(t);
+    await store.close();
+    await cleanup();
+  }
+  return lines;
+}
+
+/** Store round trips per request on Redis, counted at the client: the common path, and a call that outlives a renewal period. */
+async function redisRoundTrips(key: string, hash: string): Promise<string[]> {
+  if (!(await redisUp())) return ['Redis round trips per request: not measured (no Redis on 127.0.0.1:6379)'];
+  const prefix = `tgbench-rt${process.pid}:`;
+  const client = new Redis('redis://127.0.0.1:6379', { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
+  let commands = 0;
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = ((command: Parameters<typeof send>[0], stream?: Parameters<typeof send>[1]) => {
+    commands++;
+    return send(command, stream);
+  }) as typeof client.sendCommand;
+  const store = createRedisStore({ client, keyPrefix: prefix, sweepIntervalMs: 0 });
+  const ttl = 400;
+  let hold: Promise<void> | null = null;
+  const gateway = createGateway({
+    registry: testRegistry('http://upstream.invalid'),
+    identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
+    policy: {
+      spend: { rules: [{ id: 'monthly', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000000' }, actions: [{ type: 'block' }] }] }] },
+      rate_limits: [{ id: 'rpm', rpm: 100_000_000, tpm: 1_000_000_000_000 }],
+    },
+    secrets: { ANTHROPIC_API_KEY: 'sk-ant-bench', OPENAI_API_KEY: 'sk-bench' },
+    store,
+    reservationTtlMs: ttl,
+    fetch: async (_input, init) => {
+      if (hold !== null) await hold;
+      return upstreamResponse(JSON.parse(typeof init!.body === 'string' ? init!.body : new TextDecoder().decode(init!.body as Uint8Array)).stream === true);
+    },
+  });
+  const call = async (stream: boolean) => {
+    const res = await gateway.handle(new Request('http://gw/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body(stream) }));
+    await res.arrayBuffer();
+  };
+  await call(false); // scripts loaded, connection up
+  const n = 500;
+  commands = 0;
+  for (let i = 0; i < n; i++) await call(i % 2 === 1);
+  const common = commands / n;
+  // A call whose upstream takes 2.5 TTLs: its hold is renewed meanwhile.
+  commands = 0;
+  hold = new Promise<void>((resolve) => setTimeout(resolve, ttl * 2.5));
+  await call(false);
+  hold = null;
+  const held = commands;
+  await gateway.close();
+  await store.close();
+  await client.quit();
+  await deletePrefix(prefix);
+  return [
+    `Redis round trips per request, in-process, spend cap + request and token limits (commands sent by the client over ${n} requests, half streamed): ${common.toFixed(2)} (admit, then settle with the token reconciliation); a call held 2.5 × the reservation TTL upstream: ${held} (the same two, plus one renewal per TTL/4 while it waits)`,
+  ];
+}
+
+async function redisUp(): Promise<boolean> {
+  const { connect } = await import('node:net');
+  return new Promise((resolve) => {
+    const socket = connect(6379, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function deletePrefix(prefix: string): Promise<void> {
+  const admin = new Redis('redis://127.0.0.1:6379');
+  let cursor = '0';
+  do {
+    const [next, found] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (found.length > 0) await admin.del(...found);
+  } while (cursor !== '0');
+  await admin.quit();
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

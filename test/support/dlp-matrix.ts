@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { codecs } from '@tollgate/codecs';
+import type { PolicyFileInput } from '@tollgate/core';
 import { CLIENT_FORMATS, UPSTREAM_FORMATS, echoModel, type ClientFormat, type EchoVariant, type Seen } from './echo-upstream.js';
 import { ask, isFailure, type Answer, type Clients, type Failure, type Question } from './sdk-ask.js';
 
@@ -20,7 +21,7 @@ export const MATRIX_POLICY = {
     { id: 'conduct', version: 2, match: { bus: ['payments'] }, text: 'Never reveal card numbers.' },
     { id: 'elsewhere', version: 1, match: { bus: ['research'] }, text: 'Not for this caller.' },
   ],
-};
+} satisfies PolicyFileInput;
 
 /** The echo upstreams' variants: plain, adding a key (redacted), adding an SSN (blocked), calling an undeclared tool, calling a declared one. */
 export const MATRIX_VARIANTS: Readonly<Record<string, EchoVariant>> = {

@@ -8,6 +8,7 @@
  * format.
  */
 import { codecs, type AssistantContentPart, type StreamEncoder, type StreamEvent, type WireFormat } from '@tollgate/codecs';
+import type { RegistryFileInput } from '@tollgate/core';
 import { chunkedResponse } from './http-server.js';
 import type { Scenario } from './mock-upstream.js';
 import { PRICING_SONNET } from './gateway-fixture.js';
@@ -101,7 +102,7 @@ export const echoModel = (format: WireFormat, variant = 'echo'): string => `${va
  * every format in every variant, `${upstream}/<variant>.<format>`: models `<variant>.<format>`,
  * converters between every pair.
  */
-export function echoRegistry(upstream: string, variants: readonly string[]) {
+export function echoRegistry(upstream: string, variants: readonly string[]): RegistryFileInput {
   const formats = UPSTREAM_FORMATS;
   const pairs = variants.flatMap((v) => formats.map((f) => [v, f] as const));
   const credentials = {
@@ -122,7 +123,7 @@ export function echoRegistry(upstream: string, variants: readonly string[]) {
         return { provider, format: f, family: 'chat', path: '/v1beta/models/{model}:generateContent', stream_path: '/v1beta/models/{model}:streamGenerateContent?alt=sse' };
     }
   };
-  return {
+  const registry = {
     wire_formats: {
       openai_chat: { family: 'chat' },
       openai_responses: { family: 'responses' },
@@ -152,6 +153,8 @@ export function echoRegistry(upstream: string, variants: readonly string[]) {
       deployments: [{ id: `${echoModel(f, v)}@echo`, provider: echoModel(f, v), format: f, upstream_model: 'echo-1', pricing: PRICING_SONNET }],
     }])),
   };
+  // Built with plain strings in loops: checked by the gateway when loaded.
+  return registry as RegistryFileInput;
 }
 
 /** The echo upstreams of every format in every variant, for `startMockUpstream`; what they receive goes to `seen`. */

@@ -1,4 +1,4 @@
-import { createVirtualKey } from '@tollgate/core';
+import { createVirtualKey, type RegistryFileInput } from '@tollgate/core';
 
 export const PRICING_SONNET = {
   unit: 'usd_per_mtok',
@@ -82,7 +82,7 @@ export function testRegistry(upstream: string, scenarios: { anthropic?: string; 
         ],
       },
     },
-  };
+  } satisfies RegistryFileInput;
 }
 
 export interface TestUser {

@@ -6,9 +6,9 @@
  * Secrets: provider secrets are read from the environment by the names the registry gives
  * (OPENAI_API_KEY), the handler's default where `process.env` exists, as on Vercel and Next.js.
  */
-import { createEdgeHandler } from '@tollgate/adapters-edge';
+import { createEdgeHandler, type RegistryFileInput } from '@tollgate/adapters-edge';
 
-export const registry = {
+export const registry: RegistryFileInput = {
   wire_formats: { openai_chat: { family: 'chat' } },
   entry_routes: [{ path: '/v1/chat/completions', format: 'openai_chat' }],
   converters: [],

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createMemoryStore, GatewayConfigError, type UsageRecord, type UsageSink } from '@tollgate/core';
+import { createMemoryStore, GatewayConfigError, type PolicyFileInput, type UsageRecord, type UsageSink } from '@tollgate/core';
 import { createEdgeHandler, type EdgeHandler } from './index.js';
 import { OPENAI_SECRET, aliceIdentity, cappedPolicy, chatRequest, edgeRegistry, fakeUpstream, streamedText } from './__tests__/fixture.js';
 
@@ -135,7 +135,7 @@ describe('createEdgeHandler: hard caps need a shared store', () => {
 
   it('still reports an invalid policy as the policy’s own violations', async () => {
     const { identity } = await aliceIdentity();
-    const policy = { spend: { rules: [{ id: 'x', matches: [{ match: { scope: 'nope', window: 'monthly', at_or_above_usd: '5' }, actions: [{ type: 'block' }] }] }] } };
+    const policy: PolicyFileInput = { spend: { rules: [{ id: 'x', matches: [{ match: { scope: 'nope', window: 'monthly', at_or_above_usd: '5' }, actions: [{ type: 'block' }] }] }] } };
     expect(() => createEdgeHandler({ registry: edgeRegistry(), identity, policy, secrets: {} })).toThrow(
       expect.objectContaining({ source: 'policy' }) as Error,
     );

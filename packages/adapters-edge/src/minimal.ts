@@ -22,7 +22,9 @@ export { envSecrets } from './secrets.js';
 export { hardCapRules } from './hard-caps.js';
 // What an edge app needs from core, so it imports from this package alone (and codecs).
 export { GatewayConfigError } from '@tollgate/core/minimal';
-export type { Codec, Gateway, GatewayOptions, IdentityOptions, SecretsOption, StateStore, UsageOption, UsageRecord, UsageSink } from '@tollgate/core/minimal';
+export type {
+  Codec, Gateway, GatewayOptions, IdentityOptions, PolicyFileInput, RegistryFileInput, SecretsOption, StateStore, UsageOption, UsageRecord, UsageSink,
+} from '@tollgate/core/minimal';
 
 /**
  * `createEdgeHandler` of `@tollgate/adapters-edge` (same options, same behaviour) with the

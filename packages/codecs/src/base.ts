@@ -16,6 +16,7 @@ export type { ByteSource, ConvertStreamOptions } from './convert-stream-with.js'
 export { createSseReader, sseEvent, DEFAULT_MAX_EVENT_BYTES } from './sse/parse.js';
 export type { SseMessage, SseReader, SseReaderOptions } from './sse/parse.js';
 export { statefulFeatures } from './openai-responses/stateful.js';
+export { utf8Bytes } from './shared/utf8.js';
 export { shapePromptCache, MAX_CACHE_BREAKPOINTS } from './cache-shaping.js';
 export type { CacheShapingOptions } from './cache-shaping.js';
 export { toVertexEnvelope, fromVertexEnvelope, VERTEX_ANTHROPIC_VERSION } from './anthropic-vertex/envelope.js';

@@ -1,4 +1,5 @@
 import type { ErrorInfo } from './errors/gateway-error.js';
+import type { CostFields } from './ir/cost.js';
 import type { Request } from './ir/request.js';
 import type { Response } from './ir/response.js';
 import type { StreamEvent } from './ir/stream-event.js';
@@ -103,4 +104,10 @@ export interface Codec {
    * for formats that have none.
    */
   statefulFeatures?(request: Request): string[];
+  /**
+   * What the wire fields of a request this codec decoded do to its cost beyond the canonical
+   * request (choices, predicted outputs, stored or cached input, tools billed per call, premium
+   * tiers). Absent for a format with none.
+   */
+  costFields?(request: Request): CostFields;
 }

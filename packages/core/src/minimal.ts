@@ -24,6 +24,7 @@ export type {
   ReserveResult,
   SettleRequest,
   RateBucket,
+  RateAdjustment,
   RateResult,
 } from './store/index.js';
 export * from './gateway/index.js';

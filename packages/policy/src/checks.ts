@@ -14,7 +14,8 @@ import type {
 import type { PopulationSpec } from './principal.js';
 import { PROMPT_FORMATS } from './schema.js';
 import { compilePopulation } from './principal.js';
-import { isKnownScope, modelsInScope, type RegistryView } from './registry-view.js';
+import { aliasOwner, isKnownScope, knownScopes, modelsInScope, type RegistryView } from './registry-view.js';
+import { didYouMean } from './suggest.js';
 
 /** A spend rule whose valid entries survived, positions kept. */
 export interface SalvagedRule {
@@ -75,9 +76,14 @@ function duplicateIds(ids: readonly (string | undefined)[], at: Path, what: stri
 }
 
 function scope(registry: RegistryView | undefined, s: string, path: Path, issues: IssueList): void {
-  if (registry !== undefined && !isKnownScope(registry, s)) {
-    issues.add(path, `unknown scope "${s}": not a model id or a tag in the registry`);
-  }
+  if (registry !== undefined && !isKnownScope(registry, s)) issues.add(path, unknownScope(registry, s));
+}
+
+/** Why a scope is unknown, and what was probably meant. */
+function unknownScope(registry: RegistryView, s: string): string {
+  const owner = aliasOwner(registry, s);
+  if (owner !== undefined) return `unknown scope "${s}": an alias of model "${owner}"; a scope names a model id or a tag`;
+  return `unknown scope "${s}": not a model id or a tag in the registry${didYouMean(s, knownScopes(registry))}`;
 }
 
 const WINDOW_RANK: Record<SpendWindow, number> = { daily: 0, weekly: 1, monthly: 2, quarterly: 3, yearly: 4 };
@@ -98,7 +104,9 @@ function spendChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issu
         if (a.type !== 'substitute') return;
         a.to.forEach((model, j) => {
           if (registry === undefined) return;
-          if (!Object.hasOwn(registry.models, model)) issues.add([...at, 'actions', k, 'to', j], `unknown model "${model}"`);
+          if (!Object.hasOwn(registry.models, model)) {
+            issues.add([...at, 'actions', k, 'to', j], `unknown model "${model}"${didYouMean(model, Object.keys(registry.models))}`);
+          }
           else if (inScope.includes(model)) {
             issues.add([...at, 'actions', k, 'to', j], `substitute "${model}" is inside the entry's own scope "${m.scope}"`);
           }
@@ -132,7 +140,7 @@ function overrideChecks(p: SalvagedPolicy, registry: RegistryView | undefined, i
       const at: Path = ['business_units', bu, 'spend_overrides', i];
       scope(registry, o.scope, [...at, 'scope'], issues);
       const rule = rules.get(o.rule);
-      if (rule === undefined) return issues.add([...at, 'rule'], `unknown spend rule "${o.rule}"`);
+      if (rule === undefined) return issues.add([...at, 'rule'], `unknown spend rule "${o.rule}"${didYouMean(o.rule, rules.keys())}`);
       const target = overrideTarget(rule.matches, o);
       if ('error' in target) {
         const which = o.actions === undefined ? '' : ` with actions ${o.actions.map((a) => a.type).join('+')}`;

@@ -8,6 +8,7 @@ import { SPEND_WINDOWS, type SpendWindow } from './calendar.js';
 import { parseUsdMicros } from './money.js';
 import { overrideTarget } from './overrides.js';
 import type { Enforcement, Policy, SpendAction } from './policy-types.js';
+import { keySegment } from './keys.js';
 import { compilePopulation, type Population } from './principal.js';
 import { ALL_TAG, type RegistryView } from './registry-view.js';
 
@@ -38,8 +39,12 @@ export interface CompiledSpendEntry {
   /** `spend_limit:<rule id>` and `paused:<rule id>`, built once. */
   limitReason: string;
   pausedReason: string;
-  /** `spend:<rule id>:<scope>:`, the hard-cap key before `<principal id>:<window key>`. */
+  /** `spend:<rule id>:<scope>:`, the hard-cap key before `<principal key>:<window key>`. */
   capPrefix: string;
+  /** The rule id, the entry key and the scope as store-key segments (escaped). */
+  markerRule: string;
+  markerEntry: string;
+  markerScope: string;
   /** Index of the entry's population among the policy's distinct spend populations. */
   popIdx: number;
 }
@@ -51,6 +56,8 @@ export interface CompiledOverride {
 
 export interface CompiledRate {
   id: string;
+  /** The id as a store-key segment (escaped). */
+  keyId: string;
   pop: Population;
   scope: string | null;
   rpm: number | undefined;
@@ -140,7 +147,8 @@ export function compilePolicy(policy: Policy, registry: RegistryView): CompiledP
         thresholdMicros: micros(entry.match.at_or_above_usd), actions: entry.actions,
         pop: compilePopulation(entry.match), entryKey: `${rule.id}#${entryIndex}`,
         limitReason: `spend_limit:${rule.id}`, pausedReason: `paused:${rule.id}`,
-        capPrefix: `spend:${rule.id}:${entry.match.scope}:`, popIdx: 0,
+        capPrefix: `spend:${keySegment(rule.id)}:${keySegment(entry.match.scope)}:`,
+        markerRule: keySegment(rule.id), markerEntry: `${keySegment(rule.id)}#${entryIndex}`, markerScope: keySegment(entry.match.scope), popIdx: 0,
       };
       let popIdx = popIndex.get(c.pop.key);
       if (popIdx === undefined) popIndex.set(c.pop.key, (popIdx = popIndex.size));
@@ -173,7 +181,7 @@ export function compilePolicy(policy: Policy, registry: RegistryView): CompiledP
   }
 
   const rates: CompiledRate[] = (policy.rate_limits ?? []).map((r) => ({
-    id: r.id, pop: compilePopulation(r.match ?? {}), scope: r.match?.scope ?? null, rpm: r.rpm, tpm: r.tpm,
+    id: r.id, keyId: keySegment(r.id), pop: compilePopulation(r.match ?? {}), scope: r.match?.scope ?? null, rpm: r.rpm, tpm: r.tpm,
     unlimited: r.unlimited === true, onStoreError: r.on_store_error ?? 'closed', shadow: r.enforcement === 'shadow',
   }));
   const rateByModel: CompiledRate[][] = modelIds.map((_, m) =>

@@ -34,7 +34,7 @@ describe('budget-tier substitution', () => {
   });
 
   it('stays latched until the window rolls over', () => {
-    const latch = { 'latch:tiers:frontier:alice:2026-11': NOW - 1 };
+    const latch = { 'latch:tiers:frontier:user:alice:2026-11': NOW - 1 };
     expect(spend(alice, {}, latch).substitute?.ruleId).toBe('tiers');
     expect(spend(alice, {}, latch).latches).toEqual([]);
     const december = decideSpend({ policy: rules, registry, principal: alice, model: 'gpt-5', counters: {}, markers: latch, now: Date.UTC(2026, 11, 1) });

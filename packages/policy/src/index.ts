@@ -3,6 +3,7 @@
  * `now` is always an input; the gateway gathers state and performs effects.
  */
 export type { Principal, PopulationSpec } from './principal.js';
+export { keySegment, principalKey } from './keys.js';
 export { ALL_TAG, isKnownScope, modelTags, modelsInScope, type RegistryView } from './registry-view.js';
 export { MICROS_PER_USD, formatMicros, parseUsdMicros } from './money.js';
 export {
@@ -16,6 +17,7 @@ export type {
 } from './policy-types.js';
 export type { PolicyIssue } from './issues.js';
 export { parsePolicy, type ParsePolicyOptions, type ParsePolicyResult } from './parse.js';
+export type { PolicyFileInput } from './schema.js';
 export type { DlpValidation } from './checks.js';
 export { PROMPT_FORMATS } from './schema.js';
 export {
@@ -39,3 +41,5 @@ export {
   whatIf, type CounterTable, type WhatIfBlock, type WhatIfOptions, type WhatIfResult,
 } from './what-if.js';
 export { defaultMaxTokens } from './limits.js';
+export { closestName, didYouMean } from './suggest.js';
+export { schemaHints, type SchemaHints } from './hints.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { registry } from './__tests__/fixtures.js';
 import { parsePolicy } from './index.js';
 
-/** The example from DESIGN.md, verbatim in shape. */
+/** Access, two entries of one spend rule and a rate limit: the shape docs/policy.md documents. */
 const designExample = {
   enforcement: 'enforce',
   timezone: 'UTC',
@@ -25,7 +25,7 @@ const paths = (raw: unknown, withRegistry = true): string[] => {
 };
 
 describe('parsePolicy', () => {
-  it('accepts the DESIGN.md example and fills defaults', () => {
+  it('accepts the reference example and fills defaults', () => {
     const r = parsePolicy(designExample, { registry });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
@@ -87,7 +87,7 @@ describe('parsePolicy', () => {
       'rate_limits[0].rpm', 'rate_limits[1].id', 'rate_limits[1].unlimited', 'rate_limits[2]',
     ]));
     const msg = (p: string): string => r.errors.find((e) => e.path === p)?.message ?? '';
-    expect(msg('colour')).toBe('unknown key');
+    expect(msg('colour')).toBe('unknown key "colour"');
     expect(msg('spend.rules[1].id')).toMatch(/duplicate spend rule id "r1"/);
     expect(msg('spend.rules[1].matches[0].match.scope')).toMatch(/unknown scope "nope"/);
     expect(msg('spend.rules[1].matches[0].match.at_or_above_usd')).toMatch(/strings/);
@@ -105,6 +105,36 @@ describe('parsePolicy', () => {
     expect(paths(raw)).toEqual(['spend.rules[0].matches[0].match.scope', 'spend.rules[0].matches[0].actions[0].to[0]']);
     expect(paths({ rate_limits: [{ id: 'r', match: { scope: 'ghost' }, rpm: 1 }], pilots: [{ id: 'p', models: ['ghost'], cohort: {}, enforcement: 'off' }], limited_access: { ghost: { members: [] } } }))
       .toEqual(['limited_access.ghost', 'pilots[0].models[0]', 'rate_limits[0].match.scope']);
+  });
+
+  it('says what was probably meant: misspelt keys, values, scopes, models and rules; a missing key is "missing"', () => {
+    const withAliases: typeof registry = { models: { ...registry.models, 'claude-sonnet': { tags: ['claude'], aliases: ['claude-sonnet-latest'] } } };
+    const r = parsePolicy({
+      enforcment: 'shadow',
+      access: { models: { 'claude-sonet': { allow_bus: ['x'] }, 'claude-sonnet-latest': { block_bus: ['y'] } } },
+      rate_limits: [{ id: 'r', rpm: 5, on_store_eror: 'open' }, { id: 's', tpm: 5, on_store_error: 'opne' }],
+      spend: { rules: [{ id: 'cap', matches: [{ match: { scope: 'frontier', window: 'montly', at_or_above_usd: '5' }, actions: [{ type: 'substitute', to: ['gpt-5-mni'] }] }, { match: { scope: 'all', window: 'daily' }, actions: [{ type: 'block' }] }] }] },
+      business_units: { payments: { spend_overrides: [{ rule: 'cpa', scope: 'all', window: 'daily', at_or_above_usd: '9' }] } },
+    }, { registry: withAliases });
+    const messages = r.ok ? {} : Object.fromEntries(r.errors.map((e) => [e.path, e.message]));
+    expect(messages).toMatchObject({
+      enforcment: 'unknown key "enforcment" (did you mean "enforcement"?)',
+      'access.models.claude-sonet': 'unknown scope "claude-sonet": not a model id or a tag in the registry (did you mean "claude-sonnet"?)',
+      'access.models.claude-sonnet-latest': 'unknown scope "claude-sonnet-latest": an alias of model "claude-sonnet"; a scope names a model id or a tag',
+      'rate_limits[0].on_store_eror': 'unknown key "on_store_eror" (did you mean "on_store_error"?)',
+      'rate_limits[1].on_store_error': '"opne" is not one of "open", "closed" (did you mean "open"?)',
+      'spend.rules[0].matches[0].match.window': '"montly" is not one of "daily", "weekly", "monthly", "quarterly", "yearly" (did you mean "monthly"?)',
+      'spend.rules[0].matches[1].match.at_or_above_usd': 'missing required key "at_or_above_usd"',
+    });
+    // Entries that fail the schema are still checked where they can be; these two passed it.
+    const ok = parsePolicy({
+      spend: { rules: [{ id: 'cap', matches: [{ match: { scope: 'frontier', window: 'monthly', at_or_above_usd: '5' }, actions: [{ type: 'substitute', to: ['gpt-5-mni'] }] }] }] },
+      business_units: { payments: { spend_overrides: [{ rule: 'cpa', scope: 'all', window: 'daily', at_or_above_usd: '9' }] } },
+    }, { registry });
+    expect(ok.ok ? [] : ok.errors.map((e) => e.message)).toEqual([
+      'unknown model "gpt-5-mni" (did you mean "gpt-5-mini"?)',
+      'unknown spend rule "cpa" (did you mean "cap"?)',
+    ]);
   });
 
   it('knows `all` and every tag as scopes', () => {

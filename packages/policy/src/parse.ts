@@ -5,6 +5,7 @@
 import type * as z from 'zod/mini';
 import { isValidTimeZone } from './calendar.js';
 import { checkPolicy, type DlpValidation, type SalvagedPolicy, type SalvagedRule } from './checks.js';
+import { schemaHints, type SchemaHints } from './hints.js';
 import { IssueList, type PolicyIssue } from './issues.js';
 import type { Policy } from './policy-types.js';
 import type { RegistryView } from './registry-view.js';
@@ -105,10 +106,10 @@ function fromParsed(p: z.output<typeof PolicySchema>): SalvagedPolicy {
   };
 }
 
-function schemaIssues(error: z.core.$ZodError, issues: IssueList): void {
+function schemaIssues(error: z.core.$ZodError, issues: IssueList, hints: SchemaHints): void {
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) issues.add([...issue.path, key], 'unknown key');
+      for (const key of issue.keys) issues.add([...issue.path, key], hints.unknownKey(issue.path, key));
     } else {
       issues.add(issue.path, issue.message);
     }
@@ -122,8 +123,9 @@ function schemaIssues(error: z.core.$ZodError, issues: IssueList): void {
  */
 export function parsePolicy(raw: unknown, opts: ParsePolicyOptions = {}): ParsePolicyResult {
   const issues = new IssueList();
-  const parsed = PolicySchema.safeParse(raw);
-  if (!parsed.success) schemaIssues(parsed.error, issues);
+  const hints = schemaHints();
+  const parsed = PolicySchema.safeParse(raw, { error: hints.error });
+  if (!parsed.success) schemaIssues(parsed.error, issues, hints);
   if (isObject(raw)) {
     checkPolicy(parsed.success ? fromParsed(parsed.data) : salvage(raw), opts.registry, issues, opts.dlp);
   }

@@ -1,5 +1,5 @@
 /**
- * The policy file, as typed data. Keys are the file's keys (DESIGN.md "Policy"); sections a
+ * The policy file, as typed data. Keys are the file's keys (reference: docs/policy.md); sections a
  * file omits may be absent. `parsePolicy` returns this shape with defaults filled in.
  */
 import type { SpendWindow } from './calendar.js';

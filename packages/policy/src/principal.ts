@@ -5,6 +5,12 @@
 export interface Principal {
   kind: 'user' | 'application' | 'service';
   id: string;
+  /**
+   * Who vouches for the id: a JWT principal's issuer (`iss`). Principals of different issuers
+   * (or none: virtual keys, applications) never share counters, caps or rate buckets, even
+   * with equal ids; populations (`users: [alice]`) still match by id.
+   */
+  issuer?: string;
   tier?: string;
   bu?: string;
   /** Reporting chain, nearest leader first. */

@@ -20,8 +20,8 @@ describe('decideRate', () => {
     expect(d.matched).toEqual(['alice-rate', 'normal-tier']);
     expect(d.limiting).toEqual({ requests: 'normal-tier', tokens: 'alice-rate' });
     expect(d.constraints).toEqual([
-      { key: 'rate:normal-tier:alice:rpm', ruleId: 'normal-tier', kind: 'requests', limit: 60, windowMs: 60000, amount: 1, onStoreError: 'open', reason: 'rate_limit:normal-tier' },
-      { key: 'rate:alice-rate:alice:tpm', ruleId: 'alice-rate', kind: 'tokens', limit: 200000, windowMs: 60000, amount: 1200, onStoreError: 'closed', reason: 'rate_limit:alice-rate' },
+      { key: 'rate:normal-tier:user:alice:rpm', ruleId: 'normal-tier', kind: 'requests', limit: 60, windowMs: 60000, amount: 1, onStoreError: 'open', reason: 'rate_limit:normal-tier' },
+      { key: 'rate:alice-rate:user:alice:tpm', ruleId: 'alice-rate', kind: 'tokens', limit: 200000, windowMs: 60000, amount: 1200, onStoreError: 'closed', reason: 'rate_limit:alice-rate' },
     ]);
   });
 
@@ -29,7 +29,7 @@ describe('decideRate', () => {
     const d = decideRate({ policy: rules, registry, principal: alice, model: 'claude-opus' });
     expect(d.limiting).toEqual({ requests: 'frontier-normal', tokens: 'frontier-normal' });
     expect(d.constraints.map((c) => c.key)).toEqual([
-      'rate:normal-tier:alice:rpm', 'rate:frontier-normal:alice:rpm', 'rate:alice-rate:alice:tpm', 'rate:frontier-normal:alice:tpm',
+      'rate:normal-tier:user:alice:rpm', 'rate:frontier-normal:user:alice:rpm', 'rate:alice-rate:user:alice:tpm', 'rate:frontier-normal:user:alice:tpm',
     ]);
     expect(d.constraints.find((c) => c.kind === 'tokens')?.amount).toBeUndefined();
   });
@@ -48,7 +48,7 @@ describe('decideRate', () => {
   it('shadow rules and shadow mode count and report, never refuse', () => {
     const trial = user('tina', { tier: 'trial' });
     expect(decideRate({ policy: rules, registry, principal: trial })).toMatchObject({
-      constraints: [], shadowConstraints: [{ key: 'rate:trial:tina:rpm', limit: 5 }],
+      constraints: [], shadowConstraints: [{ key: 'rate:trial:user:tina:rpm', limit: 5 }],
     });
     const d = decideRate({ policy: rules, registry, principal: alice, enforcement: 'shadow' });
     expect(d.enforced).toBe(false);

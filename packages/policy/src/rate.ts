@@ -7,6 +7,7 @@
  */
 import { compiled, type CompiledRate } from './compile.js';
 import type { Enforcement, Policy } from './policy-types.js';
+import { principalKey } from './keys.js';
 import type { Principal } from './principal.js';
 import type { RegistryView } from './registry-view.js';
 
@@ -23,7 +24,7 @@ export interface RateInput {
 }
 
 export interface RateConstraint {
-  /** `rate:<rule id>:<principal id>:rpm|tpm`. */
+  /** `rate:<rule id>:<principal key>:rpm|tpm` (see `principalKey`). */
   key: string;
   ruleId: string;
   kind: 'requests' | 'tokens';
@@ -54,9 +55,9 @@ export interface RateDecision {
 
 const WINDOW_MS = 60_000;
 
-function constraint(r: CompiledRate, kind: 'requests' | 'tokens', pid: string, tokens: number | undefined): RateConstraint {
+function constraint(r: CompiledRate, kind: 'requests' | 'tokens', pkey: string, tokens: number | undefined): RateConstraint {
   const c: RateConstraint = {
-    key: `rate:${r.id}:${pid}:${kind === 'requests' ? 'rpm' : 'tpm'}`, ruleId: r.id, kind,
+    key: `rate:${r.keyId}:${pkey}:${kind === 'requests' ? 'rpm' : 'tpm'}`, ruleId: r.id, kind,
     limit: (kind === 'requests' ? r.rpm : r.tpm) as number, windowMs: WINDOW_MS, onStoreError: r.onStoreError,
     reason: `rate_limit:${r.id}`,
   };
@@ -90,6 +91,7 @@ export function decideRate(input: RateInput): RateDecision {
   const mi = input.model == null ? undefined : c.modelIndex.get(input.model);
   const rules = c.rateByModel[mi ?? c.modelIds.length] ?? [];
   const p = input.principal;
+  const pkey = principalKey(p);
   const live: CompiledRate[] = [];
   const shadow: CompiledRate[] = [];
   const d: RateDecision = { enforced, constraints: [], shadowConstraints: [], limiting: {}, unlimited: [], matched: [] };
@@ -101,13 +103,13 @@ export function decideRate(input: RateInput): RateDecision {
   }
   const rpm = tightest(live, 'rpm');
   const tpm = tightest(live, 'tpm');
-  for (const r of rpm) d.constraints.push(constraint(r, 'requests', p.id, input.tokens));
-  for (const r of tpm) d.constraints.push(constraint(r, 'tokens', p.id, input.tokens));
+  for (const r of rpm) d.constraints.push(constraint(r, 'requests', pkey, input.tokens));
+  for (const r of tpm) d.constraints.push(constraint(r, 'tokens', pkey, input.tokens));
   const requests = overall(rpm, 'rpm');
   const tokens = overall(tpm, 'tpm');
   if (requests !== undefined) d.limiting.requests = requests;
   if (tokens !== undefined) d.limiting.tokens = tokens;
-  for (const r of tightest(shadow, 'rpm')) d.shadowConstraints.push(constraint(r, 'requests', p.id, input.tokens));
-  for (const r of tightest(shadow, 'tpm')) d.shadowConstraints.push(constraint(r, 'tokens', p.id, input.tokens));
+  for (const r of tightest(shadow, 'rpm')) d.shadowConstraints.push(constraint(r, 'requests', pkey, input.tokens));
+  for (const r of tightest(shadow, 'tpm')) d.shadowConstraints.push(constraint(r, 'tokens', pkey, input.tokens));
   return d;
 }

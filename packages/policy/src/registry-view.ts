@@ -4,7 +4,7 @@
  * be passed as is. Every model implicitly has the tag `all`.
  */
 export interface RegistryView {
-  readonly models: Readonly<Record<string, { readonly tags?: readonly string[] | undefined }>>;
+  readonly models: Readonly<Record<string, { readonly tags?: readonly string[] | undefined; readonly aliases?: readonly string[] | undefined }>>;
 }
 
 /** The tag every model has. */
@@ -24,6 +24,22 @@ export function isKnownScope(registry: RegistryView, scope: string): boolean {
     if ((registry.models[id]?.tags ?? []).includes(scope)) return true;
   }
   return false;
+}
+
+/** Every scope a policy may name: `all`, the model ids and their tags. */
+export function knownScopes(registry: RegistryView): Set<string> {
+  const out = new Set<string>([ALL_TAG]);
+  for (const id in registry.models) {
+    out.add(id);
+    for (const tag of registry.models[id]?.tags ?? []) out.add(tag);
+  }
+  return out;
+}
+
+/** The model whose alias `name` is, if any. */
+export function aliasOwner(registry: RegistryView, name: string): string | undefined {
+  for (const id in registry.models) if ((registry.models[id]?.aliases ?? []).includes(name)) return id;
+  return undefined;
 }
 
 /** The model ids a scope (model id or tag) covers, in registry order. */

@@ -20,7 +20,8 @@ const Id = z.string().check(z.minLength(1, 'must not be empty'));
 const Ids = z.array(Id);
 
 export const UsdSchema = z
-  .string({ error: 'write USD amounts as decimal strings, e.g. "90" or "12.5"' })
+  // Left out: the parse's error map says "missing"; anything else but a string gets this.
+  .string({ error: (issue) => (issue.input === undefined ? undefined : 'write USD amounts as decimal strings, e.g. "90" or "12.5"') })
   .check(
     z.refine((s: string) => parseUsdMicros(s) !== undefined, 'a non-negative decimal USD amount with at most 6 decimals, e.g. "90" or "12.5"'),
     z.refine((s: string) => parseUsdMicros(s) !== 0, 'a threshold must be positive'),
@@ -28,46 +29,66 @@ export const UsdSchema = z
 
 const PolicyDate = z.string().check(z.refine(isPolicyDate, 'a date (YYYY-MM-DD) or an ISO date-time with Z or an offset'));
 
+const doc = (text: string) => z.describe(text);
+
+/** Who a rule applies to: lists are OR-ed inside a key and AND-ed across keys; an absent key does not narrow. */
 export const PopulationShape = {
-  users: z.optional(Ids),
-  tiers: z.optional(Ids),
-  bus: z.optional(Ids),
-  leaders: z.optional(Ids),
-  applications: z.optional(Ids),
-  exempt_users: z.optional(Ids),
+  users: z.optional(Ids).check(doc('User ids (principals of kind user).')),
+  tiers: z.optional(Ids).check(doc("Principal tiers, e.g. normal, power.")),
+  bus: z.optional(Ids).check(doc('Business units.')),
+  leaders: z.optional(Ids).check(doc("Leaders: matches a caller whose reporting chain contains one, and the leader themself.")),
+  applications: z.optional(Ids).check(doc('Applications: an application key, or a user acting through that application.')),
+  exempt_users: z.optional(Ids).check(doc('Users taken out of the population whatever the other keys say.')),
 };
 
 const Population = z.strictObject(PopulationShape);
 const ScopedPopulation = z.strictObject({ ...PopulationShape, scope: z.optional(Id) });
-const Window = z.enum(['daily', 'weekly', 'monthly', 'quarterly', 'yearly']);
-const Enforcement = z.enum(['enforce', 'shadow']);
-const Message = z.optional(z.string().check(z.minLength(1)));
+const Window = z
+  .enum(['daily', 'weekly', 'monthly', 'quarterly', 'yearly'])
+  .check(doc('Calendar window in the policy time zone; weeks start on Monday (ISO weeks).'));
+const Enforcement = z.enum(['enforce', 'shadow']).check(doc('shadow: evaluate and record would_block, never refuse.'));
+const Message = z.optional(z.string().check(z.minLength(1))).check(doc('Shown to the caller when this action refuses the request.'));
 
 export const SpendActionSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('block'), message: Message }),
-  z.strictObject({
-    type: z.literal('pause'),
-    hours: z.number().check(z.positive('hours must be positive'), z.lte(8784, 'a pause is at most a year')),
-    message: Message,
-  }),
-  z.strictObject({ type: z.literal('message'), text: z.string().check(z.minLength(1)) }),
-  z.strictObject({ type: z.literal('notify'), to: z.array(Id).check(z.minLength(1, 'notify needs at least one recipient')) }),
-  z.strictObject({ type: z.literal('no_promote') }),
-  z.strictObject({ type: z.literal('substitute'), to: z.array(Id).check(z.minLength(1, 'substitute needs at least one model')) }),
+  z
+    .strictObject({ type: z.literal('block'), message: Message })
+    .check(doc('A hard cap: admit a request only if spent + held + its worst-case cost stays within the threshold.')),
+  z
+    .strictObject({
+      type: z.literal('pause'),
+      hours: z.number().check(z.positive('hours must be positive'), z.lte(8784, 'a pause is at most a year'), doc('How long the pause lasts, at most to the end of the window.')),
+      message: Message,
+    })
+    .check(doc('Once crossed, refuse for `hours` (once per window).')),
+  z
+    .strictObject({ type: z.literal('message'), text: z.string().check(z.minLength(1)) })
+    .check(doc('A message for the caller once the threshold is crossed.')),
+  z
+    .strictObject({ type: z.literal('notify'), to: z.array(Id).check(z.minLength(1, 'notify needs at least one recipient')) })
+    .check(doc('Notify the recipients once per window when the threshold is crossed.')),
+  z.strictObject({ type: z.literal('no_promote') }).check(doc('Once crossed, never route to a dearer model than the one asked for.')),
+  z
+    .strictObject({ type: z.literal('substitute'), to: z.array(Id).check(z.minLength(1, 'substitute needs at least one model')) })
+    .check(doc('Once crossed, serve the first of these models the caller may use instead (for the rest of the window).')),
 ]);
 
 const Actions = z.array(SpendActionSchema).check(z.minLength(1, 'an entry needs at least one action'));
 
 export const SpendEntrySchema = z.strictObject({
-  match: z.strictObject({ ...PopulationShape, scope: Id, window: Window, at_or_above_usd: UsdSchema }),
+  match: z.strictObject({
+    ...PopulationShape,
+    scope: Id.check(doc('A registry tag or model id: the budget counts spend on every model in it.')),
+    window: Window,
+    at_or_above_usd: UsdSchema.check(doc('The threshold in USD, a decimal string such as "100" or "12.5".')),
+  }),
   actions: Actions,
 });
 
 export const SpendRuleSchema = z.strictObject({
-  id: Id,
-  weight: z._default(z.number(), 0),
+  id: Id.check(doc('Unique; records carry `spend_limit:<id>` when it refuses.')),
+  weight: z._default(z.number(), 0).check(doc('Precedence: higher first; ties keep file order.')),
   enforcement: z.optional(Enforcement),
-  description: z.optional(z.string()),
+  description: z.optional(z.string()).check(doc('For people reading the file.')),
   matches: z.array(SpendEntrySchema).check(z.minLength(1, 'a rule needs at least one entry')),
 });
 
@@ -75,12 +96,12 @@ const PositiveInt = z.number().check(z.int('must be an integer'), z.positive('mu
 
 export const RateLimitSchema = z
   .strictObject({
-    id: Id,
-    match: z._default(ScopedPopulation, {}),
-    rpm: z.optional(PositiveInt),
-    tpm: z.optional(PositiveInt),
-    unlimited: z.optional(z.boolean()),
-    on_store_error: z._default(z.enum(['open', 'closed']), 'closed'),
+    id: Id.check(doc('Unique; records carry `rate_limit:<id>` when it refuses.')),
+    match: z._default(ScopedPopulation, {}).check(doc('Who and (with scope) which models; empty: everyone, every model.')),
+    rpm: z.optional(PositiveInt).check(doc('Requests per minute, per principal.')),
+    tpm: z.optional(PositiveInt).check(doc("Tokens per minute, per principal (the request's prompt bound plus its output bound).")),
+    unlimited: z.optional(z.boolean()).check(doc('An explicit, audited no-cap.')),
+    on_store_error: z._default(z.enum(['open', 'closed']), 'closed').check(doc('When the store cannot be reached: closed refuses (503), open admits.')),
     enforcement: z.optional(Enforcement),
   })
   .check(
@@ -103,11 +124,11 @@ export const RateLimitSchema = z
 
 export const AccessRuleSchema = z
   .strictObject({
-    deny_leaders: z.optional(Ids),
-    allow_leaders: z.optional(Ids),
-    exempt_users: z.optional(Ids),
-    allow_bus: z.optional(Ids),
-    block_bus: z.optional(Ids),
+    deny_leaders: z.optional(Ids).check(doc('Nobody under these leaders (or one of them) may use it.')),
+    allow_leaders: z.optional(Ids).check(doc('Only callers under these leaders may use it.')),
+    exempt_users: z.optional(Ids).check(doc('Users the leader rules of this entry do not apply to.')),
+    allow_bus: z.optional(Ids).check(doc('Only these business units may use it.')),
+    block_bus: z.optional(Ids).check(doc('These business units may not use it.')),
   })
   .check(
     z.superRefine(
@@ -127,40 +148,44 @@ const RosterMember = z.union([
     .check(z.refine((m) => (m.user === undefined) !== (m.application === undefined), 'name exactly one of user or application')),
 ]);
 
-export const LimitedAccessSchema = z.strictObject({ members: z.array(RosterMember) });
+export const LimitedAccessSchema = z.strictObject({
+  members: z.array(RosterMember).check(doc('User ids, or { user | application, expires }: only members may use the models in scope.')),
+});
 
 export const PilotSchema = z.strictObject({
   id: Id,
-  models: z.array(Id).check(z.minLength(1, 'a pilot needs at least one model or tag')),
+  models: z.array(Id).check(z.minLength(1, 'a pilot needs at least one model or tag'), doc('Model ids or tags the pilot covers.')),
   cohort: z.strictObject({
     users: z.optional(Ids), tiers: z.optional(Ids), bus: z.optional(Ids), leaders: z.optional(Ids), applications: z.optional(Ids),
-  }),
-  enforcement: z.enum(['off', 'shadow', 'authoritative']),
-  starts: z.optional(PolicyDate),
-  ends: z.optional(PolicyDate),
+  }).check(doc('While the pilot runs, only this population may use its models.')),
+  enforcement: z.enum(['off', 'shadow', 'authoritative']).check(doc('off: ignored; shadow: report would_block; authoritative: refuse outsiders.')),
+  starts: z.optional(PolicyDate).check(doc('YYYY-MM-DD (policy time zone) or an ISO date-time; inclusive.')),
+  ends: z.optional(PolicyDate).check(doc('YYYY-MM-DD (inclusive, policy time zone) or an ISO date-time (exclusive).')),
   description: z.optional(z.string()),
 });
 
 export const BusinessUnitSchema = z.strictObject({
-  models: z.optional(z.record(Id, z.enum(['on', 'off']))),
+  models: z.optional(z.record(Id, z.enum(['on', 'off']))).check(doc('Model id or tag → on/off for this business unit; off narrows, on never re-opens a platform restriction.')),
   spend_overrides: z.optional(
     z.array(z.strictObject({ rule: Id, scope: Id, window: Window, at_or_above_usd: UsdSchema, actions: z.optional(Actions) })),
-  ),
+  ).check(doc("Raise the threshold of a platform spend entry (same rule, scope and window) for this business unit.")),
 });
 
 export const ToolAllowListSchema = z.strictObject({
   id: Id,
   match: z._default(ScopedPopulation, {}),
-  allow: z.array(z.string().check(z.regex(/^(?:\*|[^*]+\*?)$/, 'a tool name, optionally ending in * (or * alone)'))),
+  allow: z.array(z.string().check(z.regex(/^(?:\*|[^*]+\*?)$/, 'a tool name, optionally ending in * (or * alone)'))).check(doc('Tool names; a trailing * matches a prefix, * alone every tool.')),
 });
 
 const DlpAction = z.enum(['allow', 'log', 'pseudonymize', 'redact', 'block']);
 
 export const DlpCustomSchema = z.strictObject({
   id: z.string().check(z.regex(/^[a-z][a-z0-9_]*$/, 'an entity id: lower case letters, digits and _, e.g. employee_id')),
-  pattern: z.string().check(z.minLength(1, 'must not be empty')),
-  flags: z.optional(z.string().check(z.regex(/^[ims]*$/, 'flags are any of i, m, s'))),
-  max_length: z.optional(z.number().check(z.int('must be an integer'), z.positive('must be positive'), z.lte(65536, 'at most 65536'))),
+  pattern: z.string().check(z.minLength(1, 'must not be empty'), doc('An RE2 pattern (no backreferences or lookaround).')),
+  flags: z.optional(z.string().check(z.regex(/^[ims]*$/, 'flags are any of i, m, s'))).check(doc('Any of i, m, s.')),
+  max_length: z
+    .optional(z.number().check(z.int('must be an integer'), z.positive('must be positive'), z.lte(65536, 'at most 65536')))
+    .check(doc('The longest match, held back in a streamed answer to find it across chunks (default 128).')),
 });
 
 /** The entry wire formats a prompt may name. */
@@ -168,39 +193,58 @@ export const PROMPT_FORMATS = ['openai_chat', 'openai_responses', 'anthropic_mes
 
 export const PromptSchema = z.strictObject({
   id: Id,
-  version: z.union([Id, z.number().check(z.int('must be an integer'), z.nonnegative('must not be negative'))]),
-  match: z._default(z.strictObject({ ...PopulationShape, scope: z.optional(Id), formats: z.optional(z.array(Id)) }), {}),
-  text: z.string().check(z.refine((t: string) => t.trim().length > 0, 'a prompt needs text')),
+  version: z
+    .union([Id, z.number().check(z.int('must be an integer'), z.nonnegative('must not be negative'))])
+    .check(doc('Recorded as <id>@<version> in policy_prompts.')),
+  match: z
+    ._default(z.strictObject({ ...PopulationShape, scope: z.optional(Id), formats: z.optional(z.array(Id)) }), {})
+    .check(doc('Who gets it: a population, optionally a model scope and entry formats.')),
+  text: z.string().check(z.refine((t: string) => t.trim().length > 0, 'a prompt needs text'), doc("Placed before the client's own system prompt.")),
 });
 
 export const DlpUseCaseSchema = z.strictObject({
   id: Id,
   match: z._default(Population, {}),
-  actions: z.record(Id, DlpAction),
+  actions: z.record(Id, DlpAction).check(doc('Entity type → action; the key * is the fallback.')),
 });
 
-export const PolicySchema = z.strictObject({
-  enforcement: z._default(Enforcement, 'enforce'),
-  timezone: z._default(z.string().check(z.refine(isValidTimeZone, 'an IANA time zone such as UTC or Europe/London')), 'UTC'),
-  default_max_tokens: z.optional(PositiveInt),
-  access: z._default(z.strictObject({ models: z._default(z.record(Id, AccessRuleSchema), {}) }), { models: {} }),
-  limited_access: z._default(z.record(Id, LimitedAccessSchema), {}),
-  pilots: z._default(z.array(PilotSchema), []),
-  business_units: z._default(z.record(Id, BusinessUnitSchema), {}),
-  spend: z._default(z.strictObject({ rules: z._default(z.array(SpendRuleSchema), []) }), { rules: [] }),
-  rate_limits: z._default(z.array(RateLimitSchema), []),
-  tools: z._default(z.strictObject({ allow_lists: z._default(z.array(ToolAllowListSchema), []) }), { allow_lists: [] }),
-  dlp: z._default(
-    z.strictObject({
-      default: z._default(z.record(Id, DlpAction), {}),
-      use_cases: z._default(z.array(DlpUseCaseSchema), []),
-      custom: z._default(z.array(DlpCustomSchema), []),
-      scan_responses: z._default(z.boolean(), false),
-    }),
-    { default: {}, use_cases: [], custom: [], scan_responses: false },
-  ),
-  prompts: z._default(z.array(PromptSchema), []),
-});
+export const PolicySchema = z
+  .strictObject({
+    enforcement: z._default(Enforcement, 'enforce').check(doc('enforce, or shadow: evaluate every rule and record would_block, never refuse.')),
+    timezone: z
+      ._default(z.string().check(z.refine(isValidTimeZone, 'an IANA time zone such as UTC or Europe/London')), 'UTC')
+      .check(doc('One IANA time zone for every daily, weekly, monthly, quarterly and yearly window.')),
+    default_max_tokens: z.optional(PositiveInt).check(doc("The output bound set upstream when a client sends none (capped by the model's max_output_tokens).")),
+    access: z
+      ._default(z.strictObject({ models: z._default(z.record(Id, AccessRuleSchema), {}) }), { models: {} })
+      .check(doc('models: model id or tag → who may use it (leaders, business units).')),
+    limited_access: z._default(z.record(Id, LimitedAccessSchema), {}).check(doc('Model id or tag → the roster of the only callers who may use it.')),
+    pilots: z._default(z.array(PilotSchema), []).check(doc('Time-boxed cohorts: while active, only the cohort may use the models.')),
+    business_units: z._default(z.record(Id, BusinessUnitSchema), {}).check(doc('Business unit → model toggles and spend overrides.')),
+    spend: z
+      ._default(z.strictObject({ rules: z._default(z.array(SpendRuleSchema), []) }), { rules: [] })
+      .check(doc('rules: budgets over spend counters, evaluated in precedence order.')),
+    rate_limits: z._default(z.array(RateLimitSchema), []).check(doc('RPM/TPM limits; the most restrictive matching rule wins.')),
+    tools: z
+      ._default(z.strictObject({ allow_lists: z._default(z.array(ToolAllowListSchema), []) }), { allow_lists: [] })
+      .check(doc('allow_lists: which tools a population may declare.')),
+    dlp: z
+      ._default(
+        z.strictObject({
+          default: z._default(z.record(Id, DlpAction), {}).check(doc('Entity type → action for callers in no use case; * is the fallback.')),
+          use_cases: z._default(z.array(DlpUseCaseSchema), []).check(doc('Per-population actions; the first whose match covers the caller wins.')),
+          custom: z._default(z.array(DlpCustomSchema), []).check(doc("The organisation's own identifiers: RE2 patterns with an entity id.")),
+          scan_responses: z._default(z.boolean(), false).check(doc("Also scan the model's answer (default false).")),
+        }),
+        { default: {}, use_cases: [], custom: [], scan_responses: false },
+      )
+      .check(doc('What data may leave: entity type → allow, log, pseudonymize, redact or block. Reference: docs/dlp-tools-prompts.md.')),
+    prompts: z._default(z.array(PromptSchema), []).check(doc("Policy prompts placed before the client's system prompt for matching callers.")),
+  })
+  .check(doc('A tollgate policy: who may use which model, what may be spent, how fast.'));
+
+/** A policy file as written: the object a YAML or JSON policy file parses to (defaults not filled in). */
+export type PolicyFileInput = z.input<typeof PolicySchema>;
 
 // Compile-time proof that the schema's output is a `Policy`.
 const _conforms = (p: z.output<typeof PolicySchema>): Policy => p;

@@ -42,11 +42,13 @@ export interface SpendInput {
 
 /** A limit the store enforces atomically: reserve X only if sum(counters) + reserved + X ≤ limit. */
 export interface HardCap {
-  /** Stable constraint key: `spend:<rule id>:<scope>:<principal id>:<window key>`. */
+  /** Stable constraint key: `spend:<rule id>:<scope>:<principal key>:<window key>` (see `principalKey`). */
   key: string;
   ruleId: string;
   principalId: string;
-  /** The counters to sum: c(principalId, m, windowKey) for m in `models`. */
+  /** `principalKey(principal)`: whose counters these are (kind, issuer and id). */
+  principalKey: string;
+  /** The counters to sum: c(principalKey, m, windowKey) for m in `models`. */
   models: readonly string[];
   scope: string;
   window: SpendWindow;
@@ -75,7 +77,7 @@ export interface Utilization {
 }
 
 export interface PauseMarker {
-  /** `pause:<rule id>:<principal id>:<window key>` (`shadow:` prefixed in shadow). Set if absent. */
+  /** `pause:<rule id>:<principal key>:<window key>` (`shadow:` prefixed in shadow). Set if absent. */
   key: string;
   ruleId: string;
   /** The value to store: when the pause ends (never after the window's end). */
@@ -84,7 +86,7 @@ export interface PauseMarker {
 }
 
 export interface SpendNotification {
-  /** `notify:<rule id>#<entry>:<principal id>:<window key>`: set if absent; send only if it was set. */
+  /** `notify:<rule id>#<entry>:<principal key>:<window key>`: set if absent; send only if it was set. */
   key: string;
   ruleId: string;
   to: readonly string[];
@@ -103,7 +105,7 @@ export interface SpendSubstitution {
   ruleId: string;
   /** Candidates in order; pick with `decideSubstitution`. */
   to: readonly string[];
-  /** `latch:<rule id>:<scope>:<principal id>:<window key>`: latched until the window rolls over. */
+  /** `latch:<rule id>:<scope>:<principal key>:<window key>`: latched until the window rolls over. */
   latchKey: string;
   expiresAt: number;
 }

@@ -46,10 +46,10 @@ describe('decideSpend reads like the policy', () => {
     expect(d.allowed).toBe(true);
     expect(d.reasons).toEqual([]);
     expect(d.hardCaps.map((c) => [c.key, c.limitMicros, c.usedMicros, c.models])).toEqual([
-      ['spend:frontier-monthly:frontier:alice:2026-11', usd('100'), usd('10'), ['claude-opus', 'claude-sonnet', 'gpt-5']],
-      ['spend:global-cap:all:alice:2026-11', usd('500'), usd('10'), Object.keys(registry.models)],
+      ['spend:frontier-monthly:frontier:user:alice:2026-11', usd('100'), usd('10'), ['claude-opus', 'claude-sonnet', 'gpt-5']],
+      ['spend:global-cap:all:user:alice:2026-11', usd('500'), usd('10'), Object.keys(registry.models)],
     ]);
-    expect(d.shadowCaps.map((c) => c.key)).toEqual(['spend:watch:all:alice:2026-11-29']);
+    expect(d.shadowCaps.map((c) => c.key)).toEqual(['spend:watch:all:user:alice:2026-11-29']);
     expect(d.hardCaps[0]).toMatchObject({ window: 'monthly', windowKey: '2026-11', windowEndsAt: Date.UTC(2026, 11, 1), reason: 'spend_limit:frontier-monthly' });
   });
 
@@ -57,15 +57,15 @@ describe('decideSpend reads like the policy', () => {
     const d = decide(alice, 'claude-sonnet', spent({ '2026-11': { 'claude-opus': '50', 'gpt-5': '40', 'claude-haiku': '300' } }));
     expect(d.allowed).toBe(true);
     expect(d.notifications).toEqual([expect.objectContaining({
-      key: 'notify:frontier-monthly#0:alice:2026-11', to: ['user', 'manager'], thresholdMicros: usd('90'), usedMicros: usd('90'), shadow: false,
+      key: 'notify:frontier-monthly#0:user:alice:2026-11', to: ['user', 'manager'], thresholdMicros: usd('90'), usedMicros: usd('90'), shadow: false,
     })]);
-    expect(d.substitute).toMatchObject({ ruleId: 'tiering', to: ['claude-haiku', 'gpt-5-mini'], latchKey: 'latch:tiering:frontier:alice:2026-11' });
-    expect(d.latches.map((l) => l.key)).toEqual(['latch:tiering:frontier:alice:2026-11']);
+    expect(d.substitute).toMatchObject({ ruleId: 'tiering', to: ['claude-haiku', 'gpt-5-mini'], latchKey: 'latch:tiering:frontier:user:alice:2026-11' });
+    expect(d.latches.map((l) => l.key)).toEqual(['latch:tiering:frontier:user:alice:2026-11']);
     expect(d.noPromote).toBe(true);
   });
 
   it('notifies once per crossing: a set marker silences the notice', () => {
-    const markers: Markers = { 'notify:frontier-monthly#0:alice:2026-11': NOW - 1000 };
+    const markers: Markers = { 'notify:frontier-monthly#0:user:alice:2026-11': NOW - 1000 };
     expect(decide(alice, 'claude-opus', spent({ '2026-11': { 'gpt-5': '95' } }), { markers }).notifications).toEqual([]);
   });
 
@@ -100,9 +100,9 @@ describe('decideSpend reads like the policy', () => {
     const counters = spent({ '2026-11-29': { 'claude-opus': '20' } });
     const first = decide(alice, 'claude-opus', counters);
     expect(first).toMatchObject({ allowed: false, reasons: ['paused:opus-daily'], retryAfterS: 4 * 3600 });
-    expect(first.pauses).toEqual([{ key: 'pause:opus-daily:alice:2026-11-29', ruleId: 'opus-daily', until: NOW + 4 * 3_600_000, expiresAt: Date.UTC(2026, 10, 30) }]);
+    expect(first.pauses).toEqual([{ key: 'pause:opus-daily:user:alice:2026-11-29', ruleId: 'opus-daily', until: NOW + 4 * 3_600_000, expiresAt: Date.UTC(2026, 10, 30) }]);
     expect(first.messages).toEqual([{ ruleId: 'opus-daily', text: 'Opus paused for 4 hours' }]);
-    const key = 'pause:opus-daily:alice:2026-11-29';
+    const key = 'pause:opus-daily:user:alice:2026-11-29';
     const during = decide(alice, 'claude-opus', counters, { markers: { [key]: NOW + 3_600_000 }, now: NOW + 1000 });
     expect(during).toMatchObject({ allowed: false, reasons: ['paused:opus-daily'], pauses: [] });
     const after = decide(alice, 'claude-opus', counters, { markers: { [key]: NOW + 3_600_000 }, now: NOW + 3_600_000 });
@@ -130,7 +130,7 @@ describe('decideSpend reads like the policy', () => {
     expect(d).toMatchObject({ allowed: true, enforced: false, reasons: [], hardCaps: [], noPromote: false, messages: [] });
     expect(d.wouldBlock).toEqual(['opus-daily', 'frontier-monthly', 'watch']);
     expect(d.shadowCaps.map((c) => c.ruleId)).toEqual(['frontier-monthly', 'global-cap', 'watch']);
-    expect(d.pauses.map((p) => p.key)).toEqual(['shadow:pause:opus-daily:alice:2026-11-29']);
+    expect(d.pauses.map((p) => p.key)).toEqual(['shadow:pause:opus-daily:user:alice:2026-11-29']);
     expect(d.notifications.every((n) => n.shadow)).toBe(true);
     expect(d.substitute).toBeUndefined();
   });

@@ -7,6 +7,7 @@
 import { SPEND_WINDOWS, boundsAt, calendarDay, toEpochMs, type CalendarDay, type SpendWindow, type WindowBounds } from './calendar.js';
 import { compiled, type CompiledPolicy, type CompiledSpendEntry } from './compile.js';
 import { isCounterValues, layoutOwner, type CounterValues } from './counters.js';
+import { principalKey } from './keys.js';
 import type { SpendAction } from './policy-types.js';
 import type { HardCap, SpendCounters, SpendDecision, SpendInput, Utilization } from './spend-types.js';
 
@@ -128,6 +129,7 @@ export function decideSpend(input: SpendInput): SpendDecision {
 
   const p = input.principal;
   const pid = p.id;
+  const pkey = principalKey(p);
   const overrides = p.bu === undefined ? undefined : c.overrides.get(p.bu);
   const markers = input.markers;
   const cost = input.costMicros;
@@ -164,7 +166,7 @@ export function decideSpend(input: SpendInput): SpendDecision {
       switch (a.type) {
         case 'block': {
           const cap: HardCap = {
-            key: `${e.capPrefix}${pid}:${b.key}`, ruleId: e.ruleId, principalId: pid,
+            key: `${e.capPrefix}${pkey}:${b.key}`, ruleId: e.ruleId, principalId: pid, principalKey: pkey,
             models: e.scope.ids, scope: e.scope.name, window: e.window, windowKey: b.key, windowEndsAt: b.end,
             limitMicros: limit, usedMicros: spent, reason: e.limitReason,
           };
@@ -177,7 +179,7 @@ export function decideSpend(input: SpendInput): SpendDecision {
           break;
         }
         case 'pause': {
-          const key = `${shadow ? 'shadow:' : ''}pause:${e.ruleId}:${pid}:${b.key}`;
+          const key = `${shadow ? 'shadow:' : ''}pause:${e.markerRule}:${pkey}:${b.key}`;
           const until = markers?.[key];
           d.utilization.push(utilization(e, 'pause', b, limit, spent, !shadow));
           let pausedUntil = 0;
@@ -194,7 +196,7 @@ export function decideSpend(input: SpendInput): SpendDecision {
         }
         case 'notify': {
           if (!crossed) break;
-          const key = `${shadow ? 'shadow:' : ''}notify:${e.entryKey}:${pid}:${b.key}`;
+          const key = `${shadow ? 'shadow:' : ''}notify:${e.markerEntry}:${pkey}:${b.key}`;
           if (markers?.[key] !== undefined) break;
           d.notifications.push({
             key, ruleId: e.ruleId, to: a.to, principalId: pid, scope: e.scope.name, window: e.window, windowKey: b.key,
@@ -210,7 +212,7 @@ export function decideSpend(input: SpendInput): SpendDecision {
           break;
         case 'substitute': {
           if (shadow) break;
-          const latchKey = `latch:${e.ruleId}:${e.scope.name}:${pid}:${b.key}`;
+          const latchKey = `latch:${e.markerRule}:${e.markerScope}:${pkey}:${b.key}`;
           const latched = markers?.[latchKey] !== undefined;
           if (!crossed && !latched) break;
           if (crossed && !latched && !d.latches.some((x) => x.key === latchKey)) {

@@ -1,4 +1,4 @@
-import { createVirtualKey } from '@tollgate/core';
+import { createVirtualKey, type PolicyFileInput, type RegistryFileInput } from '@tollgate/core';
 
 export const UPSTREAM = 'https://upstream.test';
 export const OPENAI_SECRET = 'sk-upstream-openai-0001';
@@ -31,7 +31,7 @@ export function edgeRegistry(base = UPSTREAM) {
         ],
       },
     },
-  };
+  } satisfies RegistryFileInput;
 }
 
 /** A policy whose `mini-cap` rule blocks at $5 a month (a hard cap) and notifies at $4. */
@@ -51,7 +51,7 @@ export function cappedPolicy(extra: { enforcement?: 'enforce' | 'shadow'; ruleEn
         },
       ],
     },
-  };
+  } satisfies PolicyFileInput;
 }
 
 export async function aliceIdentity() {

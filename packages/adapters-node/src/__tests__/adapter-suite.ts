@@ -4,10 +4,11 @@
  * that reports when its connection closes.
  */
 import { Agent, request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway, type GatewayOptions, type UsageRecord } from '@tollgate/core';
+import { createGateway, type Gateway, type GatewayOptions, type RegistryFileInput, type UsageRecord } from '@tollgate/core';
 import { SECRETS, keysFor, testRegistry } from '../../../../test/support/gateway-fixture.js';
 import { replay, startMockUpstream, type MockUpstream } from '../../../../test/support/mock-upstream.js';
 import { eventually, startSlowUpstream, type SlowUpstream } from './slow-upstream.js';
@@ -78,7 +79,7 @@ export function describeAdapter(name: string, serve: (gateway: Gateway) => Promi
     const ids = await keysFor({ user: 'alice', tier: 'normal', bu: 'payments' });
     key = ids.keys.alice!;
     gateway = createGateway({
-      registry: adapterRegistry(upstream.url, slow.url),
+      registry: adapterRegistry(upstream.url, slow.url) as RegistryFileInput,
       identity: ids.identity,
       secrets: SECRETS,
       usage: (r) => void records.push(r),
@@ -211,6 +212,27 @@ export function describeAdapter(name: string, serve: (gateway: Gateway) => Promi
       } finally {
         agent.destroy();
       }
+    });
+
+    it('closes the connection after refusing a large body it did not read, rather than reading the rest', async () => {
+      const url = new URL(served.url);
+      const socket = connect(Number(url.port), url.hostname);
+      const declared = 8 * 1024 * 1024;
+      let received = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => (received += d));
+      const ended = new Promise<boolean>((resolve) => {
+        socket.on('close', () => resolve(true));
+        setTimeout(() => resolve(false), 3000);
+      });
+      socket.on('error', () => {});
+      const head = `POST ${url.pathname.replace(/\/$/, '')}/v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer tg_not-a-key-at-all-not-a-key-at-all\r\ncontent-type: application/json\r\ncontent-length: ${declared}\r\n\r\n`;
+      socket.write(head + '{"model":"gpt-mini","messages":[{"role":"user","content":"' + 'x'.repeat(64 * 1024));
+      // The client never sends the other ~8 MB: the server answers and hangs up without them.
+      expect(await ended).toBe(true);
+      socket.destroy();
+      expect(received).toMatch(/^HTTP\/1\.1 401/);
+      expect(received.toLowerCase()).toContain('connection: close');
     });
 
     it('answers a whole body with its length, the governance headers and the caller’s error format', async () => {

@@ -9,7 +9,8 @@ import { loadRegistry, type Registry } from '@tollgate/core';
 import { explainRecord, findRecord, policyFile } from './explain.js';
 import { parseFormat } from './output.js';
 import { buildReport, parseGroupKeys, renderReport } from './report.js';
-import { USAGE, UsageError, parseWith, type CliIo, type Values } from './run.js';
+import { HELP } from './help.js';
+import { UsageError, parseWith, type CliIo, type Values } from './run.js';
 import { openUsageSource, type ReadOptions, type UsageSource } from './usage-source.js';
 import { renderWhatIf, runWhatIf } from './what-if.js';
 
@@ -92,8 +93,8 @@ async function reading<T>(command: string, src: UsageSource, run: () => Promise<
 }
 
 export async function reportCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseWith(args, { ...SOURCE_OPTIONS, by: { type: 'string' } }, false);
-  if (values.help === true) return void io.out(USAGE), 0;
+  const { values } = parseWith(args, { ...SOURCE_OPTIONS, by: { type: 'string' } }, false, 'report');
+  if (values.help === true) return void io.out(HELP.report!), 0;
   let by;
   try {
     by = parseGroupKeys(values.by as string | undefined);
@@ -109,8 +110,8 @@ export async function reportCommand(args: string[], io: CliIo): Promise<number> 
 }
 
 export async function whatIfCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseWith(args, { ...SOURCE_OPTIONS, policy: { type: 'string' }, registry: { type: 'string' } }, false);
-  if (values.help === true) return void io.out(USAGE), 0;
+  const { values } = parseWith(args, { ...SOURCE_OPTIONS, policy: { type: 'string' }, registry: { type: 'string' } }, false, 'what-if');
+  if (values.help === true) return void io.out(HELP['what-if']!), 0;
   if (typeof values.policy !== 'string') throw new UsageError('what-if: --policy CANDIDATE.yaml is required');
   if (typeof values.registry !== 'string') throw new UsageError('what-if: --registry FILE is required (prices, tags and models the policy names)');
   const fmt = format('what-if', values);
@@ -124,8 +125,8 @@ export async function whatIfCommand(args: string[], io: CliIo): Promise<number> 
 }
 
 export async function explainCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseWith(args, { ...SOURCE_OPTIONS, policy: { type: 'string' }, registry: { type: 'string' } }, true);
-  if (values.help === true) return void io.out(USAGE), 0;
+  const { values, positionals } = parseWith(args, { ...SOURCE_OPTIONS, policy: { type: 'string' }, registry: { type: 'string' } }, true, 'explain');
+  if (values.help === true) return void io.out(HELP.explain!), 0;
   if (positionals.length !== 1) throw new UsageError('explain: give exactly one REQUEST_ID');
   const fmtValue = values.format ?? 'text';
   if (fmtValue !== 'text' && fmtValue !== 'json') throw new UsageError(`explain: --format must be text or json, got ${JSON.stringify(fmtValue)}`);

@@ -1,15 +1,18 @@
 /**
- * The `tollgate` command line: `serve`, `validate`, `key create`. Exit codes: 0 success,
- * 1 invalid configuration or a failure to start, 2 a usage error.
+ * The `tollgate` command line: `serve`, `validate`, `key create`, `help`, `--version`.
+ * Exit codes: 0 success, 1 invalid configuration or a failure to start, 2 a usage error.
+ * Reference: docs/cli.md.
  */
 import { parseArgs } from 'node:util';
 import { GatewayConfigError } from '@tollgate/core';
+import { closestName } from '@tollgate/policy';
+import { HELP, USAGE, cliVersion } from './help.js';
 import { createKeyEntry, renderKey } from './key.js';
 import { identitySummary } from './config.js';
-import { formatViolations, loadService } from './load.js';
+import { formatViolations, loadFiles, loadService } from './load.js';
 import { startService, type RunningService } from './service.js';
-import { explainCommand, reportCommand, whatIfCommand } from './money.js';
 import { isServeWorker, runPrimary, runWorker, WORKER_CONFIG_EXIT } from './workers.js';
+import { explainCommand, reportCommand, whatIfCommand } from './money.js';
 
 export interface CliIo {
   out: (text: string) => void;
@@ -21,62 +24,82 @@ const defaultIo: CliIo = {
   err: (text) => void process.stderr.write(text),
 };
 
-export const USAGE = `Usage: tollgate <command> [options]
-
-Commands:
-  serve    --config FILE [--workers N]
-                             Run the gateway as a service (default FILE: ./tollgate.yaml); with
-                             N > 1, N worker processes share the listener and one store
-  validate --config FILE     Check the config, registry, policy and identity; exit 1 listing every violation
-  key create --user NAME [--tier TIER] [--bu BU] [--leaders a,b] [--json]
-                             Print a new virtual key (once) and its config entry
-  report   --usage SRC [--since ISO] [--until ISO] [--by user,model,bu,team,day] [--format table|csv|json]
-                             Spend, requests and tokens from usage records, grouped
-  what-if  --policy FILE --registry FILE --usage SRC [--since ISO] [--until ISO] [--format table|csv|json]
-                             Replay recorded requests through a candidate policy; list what it decides otherwise
-  explain  --usage SRC [--policy FILE] [--registry FILE] [--format text|json] REQUEST_ID
-                             The decision of one recorded request: rules, windows, counters, thresholds
-
-  SRC is file:PATH (JSON lines, as the file: and stdout sinks write) or a postgres:// URL
-  (table tollgate_usage, or --table NAME).
-
-Options:
-  -h, --help                 Show this help
-`;
-
-export class UsageError extends Error {}
+/** A usage error (exit 2), printed with a pointer to the help of `command` (or the general help). */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
+    super(message);
+  }
+}
 
 export type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
 export type Values = Record<string, string | boolean | undefined>;
 
-function parse(args: string[], options: OptionSpec): Values {
-  return parseWith(args, options, false).values;
+function parse(args: string[], options: OptionSpec, command: string): Values {
+  return parseWith(args, options, false, command).values;
 }
 
-export function parseWith(args: string[], options: OptionSpec, allowPositionals: boolean): { values: Values; positionals: string[] } {
+/** Parse options (and positionals when allowed); an unknown option says which one was probably meant. */
+export function parseWith(args: string[], options: OptionSpec, allowPositionals: boolean, command?: string): { values: Values; positionals: string[] } {
   try {
     const { values, positionals } = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
     return { values: values as Values, positionals };
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    let message = (error as Error).message;
+    const unknown = /^Unknown option '(--?[^']+)'/.exec(message)?.[1];
+    if (unknown !== undefined) {
+      const near = closestName(unknown.replace(/^-+/, ''), [...Object.keys(options), 'help']);
+      message = `${command ?? 'tollgate'}: unknown option ${unknown}${near === undefined ? '' : ` (did you mean --${near}?)`}`;
+    }
+    throw new UsageError(message, command);
   }
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 async function validate(args: string[], io: CliIo): Promise<number> {
-  const values = parse(args, { config: { type: 'string', short: 'c' } });
-  if (values.help === true) return help(io);
+  const values = parse(args, { config: { type: 'string', short: 'c' }, registry: { type: 'string', short: 'r' }, policy: { type: 'string', short: 'p' } }, 'validate');
+  if (values.help === true) return help(io, 'validate');
+  const registryFile = values.registry as string | undefined;
+  const policyFile = values.policy as string | undefined;
+  if (registryFile !== undefined || policyFile !== undefined) {
+    if (values.config !== undefined) throw new UsageError('validate: give --config, or --registry and/or --policy, not both', 'validate');
+    return validateFiles(registryFile, policyFile, io);
+  }
   const file = (values.config as string | undefined) ?? 'tollgate.yaml';
   const result = await loadService(file);
   if (!result.ok) {
-    io.err(`${file}: invalid — ${result.errors.length} violation${result.errors.length === 1 ? '' : 's'}:\n${formatViolations(result.errors)}\n`);
+    io.err(`${file}: invalid — ${plural(result.errors.length, 'violation')}:\n${formatViolations(result.errors)}\n`);
     return 1;
   }
-  const { registry, config, policyFile } = result.service;
+  const { registry, config, policyFile: policyPath } = result.service;
   io.out(
     `${file}: valid — ${Object.keys(registry.models).length} models, ${Object.keys(registry.deployments).length} deployments, ` +
-      `${policyFile === null ? 'no policy' : 'policy ok'}, ${identitySummary(config.identity)}; ` +
+      `${policyPath === null ? 'no policy' : 'policy ok'}, ${identitySummary(config.identity)}; ` +
       `registry ${registry.revision}\n`,
   );
+  return 0;
+}
+
+/** `validate --registry FILE [--policy FILE]` and `validate --policy FILE`. */
+async function validateFiles(registryFile: string | undefined, policyFile: string | undefined, io: CliIo): Promise<number> {
+  const result = await loadFiles({ ...(registryFile === undefined ? {} : { registry: registryFile }), ...(policyFile === undefined ? {} : { policy: policyFile }) });
+  const names = [registryFile, policyFile].filter((f) => f !== undefined).join(' and ');
+  if (!result.ok) {
+    io.err(`${names}: invalid — ${plural(result.errors.length, 'violation')}:\n${formatViolations(result.errors)}\n`);
+    return 1;
+  }
+  const { registry, policy } = result;
+  if (registry !== null) {
+    io.out(`${registryFile}: valid — ${Object.keys(registry.models).length} models, ${Object.keys(registry.deployments).length} deployments; registry ${registry.revision}\n`);
+  }
+  if (policy !== null) {
+    const counts = `${plural(policy.spend?.rules?.length ?? 0, 'spend rule')}, ${plural(policy.rate_limits?.length ?? 0, 'rate limit')}`;
+    const against = registry === null ? 'scopes and models not checked (add --registry FILE to check them)' : `checked against ${registryFile}`;
+    io.out(`${policyFile}: valid — ${counts}; ${against}\n`);
+  }
   return 0;
 }
 
@@ -114,12 +137,21 @@ function installSignals(service: RunningService, io: CliIo): void {
 const MAX_WORKERS = 256;
 
 async function serve(args: string[], io: CliIo): Promise<number | null> {
-  const values = parse(args, { config: { type: 'string', short: 'c' }, workers: { type: 'string', short: 'w' } });
-  if (values.help === true) return help(io);
+  const values = parse(args, { config: { type: 'string', short: 'c' }, host: { type: 'string' }, port: { type: 'string' }, workers: { type: 'string', short: 'w' } }, 'serve');
+  if (values.help === true) return help(io, 'serve');
   const file = (values.config as string | undefined) ?? 'tollgate.yaml';
+  const host = values.host as string | undefined;
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (host === '') throw new UsageError('serve: --host needs an address, e.g. 0.0.0.0', 'serve');
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65_535)) {
+    throw new UsageError(`serve: --port must be a whole number from 0 to 65535, not "${values.port as string}"`, 'serve');
+  }
   const workersText = (values.workers as string | undefined) ?? '1';
   const workers = /^\d+$/.test(workersText) ? Number(workersText) : Number.NaN;
-  if (!Number.isSafeInteger(workers) || workers < 1 || workers > MAX_WORKERS) throw new UsageError(`serve: --workers must be a whole number from 1 to ${MAX_WORKERS}, got "${workersText}"`);
+  if (!Number.isSafeInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
+    throw new UsageError(`serve: --workers must be a whole number from 1 to ${MAX_WORKERS}, not "${workersText}"`, 'serve');
+  }
+  const listen = { ...(host === undefined ? {} : { host }), ...(port === undefined ? {} : { port }) };
   const result = await loadService(file);
   if (isServeWorker()) {
     // A worker of `--workers N`: the primary checked everything and reports for all.
@@ -128,7 +160,7 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
       return 1;
     }
     try {
-      await runWorker(result.service, io.err);
+      await runWorker(result.service, io.err, listen);
     } catch (error) {
       if (error instanceof GatewayConfigError) {
         // Another worker would refuse it alike: the primary stops the service.
@@ -160,7 +192,7 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
   }
   let service: RunningService;
   try {
-    service = await startService(result.service, { log: (line) => io.err(`${line}\n`) });
+    service = await startService(result.service, { log: (line) => io.err(`${line}\n`), ...listen });
   } catch (error) {
     if (error instanceof GatewayConfigError) {
       io.err(`tollgate: refusing to start — invalid ${error.source}:\n${formatViolations(error.errors.map((e) => ({ file, path: e.path, message: e.message })))}\n`);
@@ -175,21 +207,23 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
 
 async function key(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub === '-h' || sub === '--help') return help(io);
-  if (sub !== 'create') throw new UsageError(sub === undefined ? 'key: missing subcommand (create)' : `key: unknown subcommand "${sub}"`);
+  if (sub === '-h' || sub === '--help') return help(io, 'key');
+  if (sub !== 'create') {
+    throw new UsageError(sub === undefined ? 'key: missing subcommand (create)' : `key: unknown subcommand "${sub}"${sub.startsWith('-') ? '' : hint(sub, ['create'])}`, 'key');
+  }
   const values = parse(rest, {
     user: { type: 'string' },
     tier: { type: 'string' },
     bu: { type: 'string' },
     leaders: { type: 'string' },
     json: { type: 'boolean' },
-  });
-  if (values.help === true) return help(io);
+  }, 'key create');
+  if (values.help === true) return help(io, 'key');
   const user = values.user as string | undefined;
-  if (user === undefined || user.trim() === '') throw new UsageError('key create: --user NAME is required');
+  if (user === undefined || user.trim() === '') throw new UsageError('key create: --user NAME is required', 'key');
   const leaders = values.leaders === undefined ? undefined : (values.leaders as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
   for (const [name, value] of [['user', user], ['tier', values.tier], ['bu', values.bu]] as const) {
-    if (typeof value === 'string' && (value === '' || value.length > 256)) throw new UsageError(`key create: --${name} must be 1 to 256 characters`);
+    if (typeof value === 'string' && (value === '' || value.length > 256)) throw new UsageError(`key create: --${name} must be 1 to 256 characters`, 'key');
   }
   const created = await createKeyEntry({
     user,
@@ -202,8 +236,15 @@ async function key(args: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-function help(io: CliIo): number {
-  io.out(USAGE);
+const COMMANDS = ['serve', 'validate', 'key', 'report', 'what-if', 'explain', 'help'];
+const hint = (word: string, words: readonly string[]): string => {
+  const near = closestName(word, words);
+  return near === undefined ? '' : ` (did you mean "${near}"?)`;
+};
+
+/** The general help, or a command's. */
+function help(io: CliIo, command?: string): number {
+  io.out(command === undefined ? USAGE : (HELP[command] ?? USAGE));
   return 0;
 }
 
@@ -221,6 +262,16 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
         return await validate(args, io);
       case 'key':
         return await key(args, io);
+      case '-v':
+      case '--version':
+      case 'version':
+        io.out(`tollgate ${cliVersion()}\n`);
+        return 0;
+      case 'help': {
+        const topic = args[0];
+        if (topic !== undefined && HELP[topic] === undefined) throw new UsageError(`help: unknown command "${topic}"${hint(topic, COMMANDS)}`);
+        return help(io, topic);
+      }
       case 'report':
         return await reportCommand(args, io);
       case 'what-if':
@@ -230,14 +281,14 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       case undefined:
       case '-h':
       case '--help':
-      case 'help':
         return help(io);
       default:
-        throw new UsageError(`unknown command "${command}"`);
+        throw new UsageError(`unknown command "${command}"${command.startsWith('-') ? '' : hint(command, COMMANDS)}`);
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      io.err(`tollgate: ${error.message}\n\n${USAGE}`);
+      const usage = error.command === undefined ? 'Run `tollgate --help` for the commands.' : `Run \`tollgate ${error.command} --help\` for its options.`;
+      io.err(`tollgate: ${error.message}\n${usage}\n`);
       return 2;
     }
     io.err(`tollgate: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -1,8 +1,9 @@
 /**
  * `tollgate serve` as a function: a node:http server around a gateway built from a loaded
- * service config, with `/healthz` and `/readyz`, and a graceful shutdown that stops
- * accepting, reports not-ready, lets open streams finish (bounded by the drain timeout),
- * then closes the gateway (flushing usage) and the store.
+ * service config, with `/healthz` (liveness) and `/readyz` (the store and usage sink can be
+ * reached, and not draining), and a graceful shutdown that stops accepting, reports
+ * not-ready, lets open streams finish (bounded by the drain timeout), then closes the gateway
+ * (flushing usage) and the store. Operating it: docs/operating.md.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +13,7 @@ import { createNodeUpstream } from '../http/upstream.js';
 import { buildParts, upstreamOptions, type PartOverrides } from './build.js';
 import { identitySummary } from './config.js';
 import { formatViolations, loadService, type LoadedService, type Violation } from './load.js';
+import { Readiness, type ReadinessReport } from './readiness.js';
 import { createAccessLog, type AccessLog } from '../telemetry/access-log.js';
 import { startTelemetry, type ServiceTelemetry } from '../telemetry/sdk.js';
 
@@ -34,6 +36,8 @@ export interface RunningService {
   gateway: Gateway;
   /** True until shutdown starts. */
   readonly ready: boolean;
+  /** Check now whether the store and the usage sink can be reached (what `/readyz` answers). */
+  checkReady(): Promise<ReadinessReport>;
   /** Requests in flight (health checks excluded). */
   readonly inFlight: number;
   /** `http://host:port/metrics` when `telemetry.prometheus` is configured and listening, else null. */
@@ -58,7 +62,7 @@ const HEALTH = new Set(['/healthz', '/readyz']);
 export async function startService(service: LoadedService, options: StartServiceOptions = {}): Promise<RunningService> {
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const { config } = service;
-  const parts = await buildParts(config, service.dir, options.parts);
+  const parts = await buildParts(config, service.dir, log, options.parts);
   // Telemetry first: the gateway's instruments are made from its providers. Absent: off, at no cost.
   let telemetry: ServiceTelemetry | null = null;
   try {
@@ -70,6 +74,9 @@ export async function startService(service: LoadedService, options: StartService
   }
   const accessLog: AccessLog | null =
     config.log.access === 'stdout' ? createAccessLog(options.parts?.stdout ?? process.stdout, (error) => log(`tollgate: access log: ${error instanceof Error ? error.message : String(error)}`)) : null;
+  // Say at once what cannot be reached, and what that means; the monitor reports changes.
+  const readiness = new Readiness(parts.dependencies, log);
+  const initial = await readiness.check();
   const upstreamFetch = options.upstream ?? createNodeUpstream(upstreamOptions(config.upstream, service.upstreamCa));
   let gateway: Gateway;
   try {
@@ -101,9 +108,18 @@ export async function startService(service: LoadedService, options: StartService
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     if (HEALTH.has(path) && (req.method === 'GET' || req.method === 'HEAD')) {
-      const answer = path === '/healthz' ? json(200, { status: 'ok' }) : draining ? json(503, { status: 'draining' }) : json(200, { status: 'ready' });
-      res.writeHead(answer.status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...(draining ? { connection: 'close' } : {}) });
-      res.end(req.method === 'HEAD' ? undefined : answer.body);
+      const send = (answer: { status: number; body: string }) => {
+        res.writeHead(answer.status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...(draining ? { connection: 'close' } : {}) });
+        res.end(req.method === 'HEAD' ? undefined : answer.body);
+      };
+      // Liveness: the process answers. Readiness: not draining, and every backend reachable.
+      if (path === '/healthz') send(json(200, { status: 'ok' }));
+      else if (draining) send(json(503, { status: 'draining' }));
+      else {
+        void readiness.check().then((report) =>
+          send(report.ready ? json(200, { status: 'ready', checks: report.checks }) : json(503, { status: 'not_ready', checks: report.checks })),
+        );
+      }
       return;
     }
     accessLog?.track(req, res);
@@ -147,6 +163,7 @@ export async function startService(service: LoadedService, options: StartService
     await accessLog?.close();
     throw error;
   }
+  readiness.monitor(5000);
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${shownHost}:${address.port}`;
@@ -154,15 +171,18 @@ export async function startService(service: LoadedService, options: StartService
     `tollgate: listening on ${url} — ${Object.keys(service.registry.models).length} models, ` +
       `store ${parts.describe.store}, usage ${parts.describe.usage}, ` +
       `telemetry ${telemetry === null ? 'off' : telemetry.describe}, access log ${accessLog === null ? 'off' : 'stdout'}, ` +
-      `registry ${service.registry.revision.slice(0, 19)}…`,
+      `registry ${service.registry.revision.slice(0, 19)}…` +
+      (initial.ready ? '' : ` — not ready: ${Object.entries(initial.checks).filter(([, c]) => c?.ok === false).map(([name]) => name).join(', ')} cannot be reached`),
   );
 
   let stopping: Promise<void> | null = null;
   async function shutdown(): Promise<void> {
     const drainMs = config.drain_timeout_s * 1000;
+    const drainUntil = Date.now() + drainMs;
     // Not ready from now on; the listener stays open so probes see 503, new requests are refused,
     // and every answer closes its connection (idle ones are not cut: a client may be reusing one).
     draining = true;
+    readiness.stop();
     log(`tollgate: draining — not ready, ${inFlight} request(s) open, waiting up to ${config.drain_timeout_s} s`);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const drained = await Promise.race([
@@ -179,8 +199,9 @@ export async function startService(service: LoadedService, options: StartService
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     await closed;
-    // Streams cut above settle as cancelled within a chunk; then usage is flushed and the store closed.
-    await gateway.close({ drainMs: 2000 });
+    // Streams cut above settle as cancelled within a chunk; settles the store failed are retried
+    // for what is left of the drain time (2 s at least); then usage is flushed and the store closed.
+    await gateway.close({ drainMs: Math.max(2000, drainUntil - Date.now()) });
     await upstreamFetch.close();
     await parts.store.close().catch(() => {});
     // Spans and metrics still pending go out now (bounded), then the metrics listener closes.
@@ -224,6 +245,7 @@ export async function startService(service: LoadedService, options: StartService
     get ready() {
       return !draining;
     },
+    checkReady: () => readiness.check(),
     get inFlight() {
       return inFlight;
     },
@@ -245,7 +267,7 @@ function stoppedLine(gateway: Gateway, telemetry: ServiceTelemetry | null, acces
   let line =
     `tollgate: stopped — ${stats.requests} requests; usage records: ${u.handed} handed, ${u.written} written, ` +
     `${u.queued} still queued, ${u.dropped} dropped, ${u.failed} failed (${lost + u.queued} lost)`;
-  if (stats.settleFailures > 0) line += `; ${stats.settleFailures} settlements failed`;
+  if (stats.settleFailures > 0) line += `; ${stats.settleFailures} settlements the store never took (their holds expire after the reservation TTL)`;
   if (telemetry !== null) {
     const t = telemetry.stats();
     line += `; telemetry: ${t.spans.exported} spans exported, ${t.spans.failed} lost; ${t.metrics.exported} metric points exported, ${t.metrics.failed} lost`;

@@ -63,6 +63,8 @@ function principalOf(r: UsageRecord): Principal | null {
   if (p === null) return null;
   const kind = p.kind === 'application' || p.kind === 'service' ? p.kind : 'user';
   const out: Principal = { kind, id: p.id, leaders: p.leaders ?? [] };
+  // A JWT principal's counters are its issuer's (older records carry no issuer).
+  if (typeof p.issuer === 'string') out.issuer = p.issuer;
   if (p.tier !== null) out.tier = p.tier;
   if (p.bu !== null) out.bu = p.bu;
   out.application = p.application;

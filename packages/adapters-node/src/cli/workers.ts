@@ -200,7 +200,7 @@ function stdoutThroughPrimary(): Writable {
  * Run one worker: the service with its share of the primary's store (and stdout), reporting to
  * the primary, draining when told (or on its own SIGTERM) and when the primary goes away.
  */
-export async function runWorker(service: LoadedService, err: (text: string) => void): Promise<void> {
+export async function runWorker(service: LoadedService, err: (text: string) => void, listen: { host?: string; port?: number } = {}): Promise<void> {
   const id = process.env[WORKER_ENV]!;
   const channel = primaryChannel();
   // Each worker exports its own telemetry (OTLP): it is told apart by its instance id.
@@ -210,6 +210,7 @@ export async function runWorker(service: LoadedService, err: (text: string) => v
   const prefix = (line: string) => line.replace(/^tollgate:/, `tollgate[worker ${id}]:`);
   let listeningLine = '';
   const running: RunningService = await startService(service, {
+    ...listen,
     log: (line) => {
       // The primary says "listening" once, for all workers.
       if (line.startsWith('tollgate: listening on')) listeningLine = line;

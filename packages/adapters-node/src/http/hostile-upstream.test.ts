@@ -8,7 +8,7 @@ import { createHook } from 'node:async_hooks';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, createVirtualKey, type Gateway, type UsageRecord } from '@tollgate/core';
+import { createGateway, createVirtualKey, type Gateway, type RegistryFileInput, type UsageRecord } from '@tollgate/core';
 import { PRIVATE_CA, startHostileUpstream, type HostileUpstream } from '../__tests__/hostile-upstream.js';
 import { toNodeListener } from './listener.js';
 import { createNodeUpstream, type NodeUpstream } from './upstream.js';
@@ -162,7 +162,8 @@ describe.each(['builtin', 'undici'] as const)('a hostile upstream, through the g
     transport = createNodeUpstream({ ...bounds, ca: PRIVATE_CA, proxy: 'none', client });
     untrusting = createNodeUpstream({ ...bounds, proxy: 'none', client });
     const options = {
-      registry: registry(upstream),
+      // Built from loose data; the gateway checks it when it loads it.
+      registry: registry(upstream) as unknown as RegistryFileInput,
       identity: { virtual_keys: [{ hash: created.hash, principal: { user: 'sre', tier: 'normal' } }] },
       secrets: { ANTHROPIC_API_KEY: 'sk-ant-hostile' },
       usage: (r: UsageRecord) => void records.push(r),

@@ -454,12 +454,13 @@ describe('the bookkeeping of a whole answer', () => {
   it('settles an answer before the same client’s next request is admitted: back-to-back requests under a cap are not refused', async () => {
     const { key, hash } = await createVirtualKey();
     const records: UsageRecord[] = [];
-    // Each call reserves its worst case (396 µ$) and costs 45 µ$: the cap fits two calls only
+    // Each call reserves its worst case (597 µ$: every byte of its 85-byte body and 64 tokens of
+    // scaffolding at $3/Mtok, 10 output tokens at $15/Mtok) and costs 45 µ$: the cap fits two calls only
     // when the first is settled (its hold gone, its cost counted) before the second is admitted.
     const gateway = createGateway({
       registry: registry(),
       identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
-      policy: { spend: { rules: [{ id: 'tiny', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '0.0005' }, actions: [{ type: 'block' }] }] }] } },
+      policy: { spend: { rules: [{ id: 'tiny', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '0.0007' }, actions: [{ type: 'block' }] }] }] } },
       secrets: { ANTHROPIC_API_KEY: 'sk-ant-upstream' },
       fetch: async () => ({ status: 200, headers: new Headers({ 'content-type': 'application/json' }), body: new Response(ANSWER).body }),
       usage: (r) => void records.push(r),
@@ -480,8 +481,8 @@ describe('the bookkeeping of a whole answer', () => {
       expect((received.match(/HTTP\/1\.1 (\d{3})/g) ?? []).map((line) => line.slice(9))).toEqual(['200', '200']);
       await eventually(() => (records.length === 2 ? true : undefined), 2000);
       expect(records.map((r) => [r.status, r.reserved_micros, r.cost_micros?.total])).toEqual([
-        ['ok', 396, 45],
-        ['ok', 396, 45],
+        ['ok', 597, 45],
+        ['ok', 597, 45],
       ]);
     } finally {
       await served.close();

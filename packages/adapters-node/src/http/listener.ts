@@ -58,12 +58,10 @@ export async function handleNodeRequest(
   res.once('close', onClose);
   const stallMs = options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
   const writeOptions = { stallMs, onStall: () => controller.abort(clientStalledError(stallMs)) };
-  let tooLarge = false;
   let deferred: Array<() => Promise<void>> | undefined;
   let request: GatewayRequest;
   try {
     request = toGatewayRequest(req, {
-      onTooLarge: () => void (tooLarge = true),
       maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
       signal: controller.signal,
       ...(options.url === undefined ? {} : { url: options.url }),
@@ -82,12 +80,11 @@ export async function handleNodeRequest(
     if (replyOf !== undefined) {
       // Settling and recording a whole answer happen once it is written, not before.
       const reply = await replyOf(request, { defer: (work) => void (deferred ??= []).push(work) });
-      // Refused for its size: do not read the rest of that body to keep the connection alive.
-      if ((tooLarge || reply.status === 413) && !req.complete && !res.headersSent) res.setHeader('connection', 'close');
+      closeIfUnread(req, res);
       await writeReply(reply, res, req.method, writeOptions);
     } else {
       const response = await gateway.handle(request);
-      if ((tooLarge || response.status === 413) && !req.complete && !res.headersSent) res.setHeader('connection', 'close');
+      closeIfUnread(req, res);
       await writeFetchResponse(response, res, req.method, writeOptions);
     }
   } catch (error) {
@@ -104,6 +101,16 @@ export async function handleNodeRequest(
     if (res.writableFinished || res.destroyed) res.off('close', onClose);
     if (deferred !== undefined) for (const work of deferred) work().catch(options.onError ?? noop);
   }
+}
+
+/**
+ * An answer given before the request's body was read (a refused key, a rate limit, a body too
+ * large): closing the connection after it, rather than reading the rest of the body only to
+ * keep the connection alive, so a refused client cannot make the server take in megabytes.
+ * A small body has arrived whole by then (`req.complete`) and the connection is kept.
+ */
+function closeIfUnread(req: IncomingMessage, res: ServerResponse): void {
+  if (!req.complete && !res.headersSent) res.setHeader('connection', 'close');
 }
 
 /**

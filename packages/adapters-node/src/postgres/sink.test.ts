@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usageRecord } from '../testing/records.js';
@@ -128,24 +128,56 @@ describe.skipIf(postgres.skip)('createPostgresSink', () => {
     expect(await rows(table)).toHaveLength(5);
   });
 
-  it('counts a failure when the database is unreachable, never throws, and close still returns', async () => {
+  it('keeps records queued while the database is unreachable, never throws, and counts what is left at close', async () => {
     const port = await freePort();
     const errors: unknown[] = [];
     const sink = createPostgresSink({
       connectionString: `postgres://postgres@127.0.0.1:${port}/test`,
       table: 'tollgate_usage',
       maxAttempts: 2,
+      batchSize: 2,
       onError: (e) => errors.push(e),
     });
     for (let i = 0; i < 3; i++) sink.write(usageRecord());
     const started = Date.now();
     await expect(sink.flush()).resolves.toBeUndefined();
-    expect(sink.stats()).toEqual({ written: 0, dropped: 0, failed: 3, queued: 0, duplicates: 0 });
+    expect(sink.stats()).toEqual({ written: 0, dropped: 0, failed: 0, queued: 3, duplicates: 0 });
     expect(errors.length).toBeGreaterThan(0);
+    await expect(sink.ping()).rejects.toThrow();
     sink.write(usageRecord());
     await expect(sink.close()).resolves.toBeUndefined();
-    expect(sink.stats().failed).toBe(4);
+    // One failed batch at close counts everything left: no retry per batch on the way out.
+    expect(sink.stats()).toEqual({ written: 0, dropped: 0, failed: 4, queued: 0, duplicates: 0 });
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('writes the records it queued during an outage once the database can be reached, and only drops past maxQueue', async () => {
+    const port = await freePort();
+    const table = `tollgate_usage_${RUN}_${++n}`;
+    tables.push(table);
+    const sink = createPostgresSink({ connectionString: postgres.url.replace(/:\d+\//, `:${port}/`), table, maxQueue: 4, flushIntervalMs: 200, onError: () => {} });
+    const records = Array.from({ length: 5 }, () => usageRecord());
+    for (const r of records) sink.write(r);
+    await sink.flush();
+    expect(sink.stats()).toMatchObject({ written: 0, dropped: 1, failed: 0, queued: 4 });
+    // The database comes back on the port the sink was given.
+    const target = new URL(postgres.url);
+    const proxy = createServer((client) => {
+      const upstream = connect(Number(target.port || 5432), target.hostname);
+      client.pipe(upstream).pipe(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(port, '127.0.0.1', resolve));
+    try {
+      for (let i = 0; i < 100 && sink.stats().written < 4; i++) await sleep(100);
+      await expect(sink.ping()).resolves.toBeUndefined();
+      expect(sink.stats()).toMatchObject({ written: 4, dropped: 1, failed: 0, queued: 0 });
+      expect((await rows(table)).map((r) => r.request_id).sort()).toEqual(records.slice(0, 4).map((r) => r.request_id).sort());
+      await sink.close();
+    } finally {
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
   });
 
   it('a bad row fails alone: the rest of its batch is written', async () => {

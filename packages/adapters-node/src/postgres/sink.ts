@@ -29,6 +29,13 @@ export interface PostgresSinkStats extends SinkStats {
 
 export interface PostgresSink extends UsageSink {
   stats(): PostgresSinkStats;
+  /**
+   * Resolves when the database answers and the table exists (creating it if missing); rejects
+   * with the reason otherwise. `tollgate serve` uses it for `/readyz`.
+   */
+  ping(): Promise<void>;
+  /** Records held at most while the database cannot be reached (`maxQueue`). */
+  readonly maxQueue: number;
 }
 
 interface Row {
@@ -66,7 +73,10 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * counts) and inserted in batches (multi-row INSERT ... ON CONFLICT (request_id) DO NOTHING,
  * so a record written twice is stored once) at least every second, on `flush()` and on
  * `close()`. A batch is tried `maxAttempts` times; a batch with a bad row is retried row by
- * row; what still fails is counted, never thrown — Postgres being down never affects traffic.
+ * row and what still fails is counted. While the database cannot be reached, records stay
+ * queued (up to `maxQueue`, then new ones are dropped and counted) and are written once it is
+ * back; at `close()` what is still queued is counted as failed. Nothing is ever thrown —
+ * Postgres being down never affects traffic.
  */
 export function createPostgresSink(options: PostgresSinkOptions = {}): PostgresSink {
   const table = tableName(options.table ?? 'tollgate_usage');
@@ -164,12 +174,15 @@ export function createPostgresSink(options: PostgresSinkOptions = {}): PostgresS
     return { written, failed };
   };
 
+  const maxQueue = options.maxQueue ?? 10_000;
   const batcher = new Batcher<Row>({
-    maxQueue: options.maxQueue ?? 10_000,
+    maxQueue,
     batchSize: options.batchSize ?? 100,
     flushIntervalMs: options.flushIntervalMs ?? 1000,
     onError,
     send,
+    // Anything but a bad row (a connection, permission or server error) may pass: keep the batch.
+    requeue: (error) => !isDataError(error),
   });
 
   return {
@@ -198,5 +211,10 @@ export function createPostgresSink(options: PostgresSinkOptions = {}): PostgresS
       if (owned) await pool.end().catch(onError);
     },
     stats: () => ({ ...batcher.stats(), duplicates }),
+    async ping(): Promise<void> {
+      await ensureTable();
+      await pool.query('SELECT 1');
+    },
+    maxQueue,
   };
 }

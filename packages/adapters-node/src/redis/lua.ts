@@ -108,7 +108,8 @@ local function reserve_hold(now, k0, a0)
   return {1}
 end
 -- Rate, fixed windows, all or nothing: KEYS[k0+1..k0+n] one bucket key each, ARGV[a0+1..]
--- limit, window ms, cost per bucket. Returns nil when taken, {i, retry-after ms} when bucket i is full.
+-- limit, window ms, cost per bucket. Returns nil and the window start of each bucket when
+-- taken, {i, retry-after ms} when bucket i is full.
 local function take_rate(now, k0, n, a0)
   local function used(key, start, w)
     local f = redis.call('HMGET', key, 's', 'w', 'u')
@@ -121,11 +122,13 @@ local function take_rate(now, k0, n, a0)
     local wn = tonumber(w)
     local start = math.floor(now / wn) * wn
     local taken = pending[key] or 0
-    if used(key, start, w) + taken + cost > lim then
+    local u = used(key, start, w) + taken
+    if u + cost > lim or (cost == 0 and u >= lim) then
       return {i, math.max(1, math.ceil(start + wn - now))}
     end
     pending[key] = taken + cost
   end
+  local starts = {}
   for i = 1, n do
     local key, w, cost = KEYS[k0 + i], ARGV[a0 + 3 * i - 1], tonumber(ARGV[a0 + 3 * i])
     local wn = tonumber(w)
@@ -133,8 +136,18 @@ local function take_rate(now, k0, n, a0)
     local u = used(key, start, w) + cost
     redis.call('HSET', key, 's', ms(start), 'w', w, 'u', ms(u))
     redis.call('PEXPIREAT', key, ms(start + wn + 1000))
+    starts[i] = start
   end
-  return nil
+  return nil, starts
+end
+-- Move bucket KEYS[k] by delta units if it still counts the window (start, w); never below 0.
+local function adjust_rate(key, w, start, delta)
+  local f = redis.call('HMGET', key, 's', 'w', 'u')
+  if f[1] == start and f[2] == w then
+    local u = tonumber(f[3]) + tonumber(delta)
+    if u < 0 then u = 0 end
+    redis.call('HSET', key, 'u', ms(u))
+  end
 end
 `;
 
@@ -172,16 +185,22 @@ return release_hold(KEYS[1], ARGV[1])
 `;
 
 /**
- * KEYS: hold record, settled marker, then one counter key per charge.
- * ARGV: id, settled ttl ms, counter ttl ms ('' to keep), then one amount per charge.
- * Returns 1 when charged, 0 when this id was already settled.
+ * KEYS: hold record, settled marker, one counter key per charge, then one bucket key per rate
+ * adjustment. ARGV: id, settled ttl ms, counter ttl ms ('' to keep), the number of charges nc,
+ * one amount per charge, then window ms, window start and delta per adjustment.
+ * Returns 1 when charged, 0 when this id was already settled (nothing changes then).
  */
 export const SETTLE = `${PRELUDE}
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 release_hold(KEYS[1], ARGV[1])
-for i = 3, #KEYS do
-  redis.call('INCRBY', KEYS[i], ARGV[i + 1])
-  if ARGV[3] ~= '' then redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+local nc = tonumber(ARGV[4])
+for i = 1, nc do
+  redis.call('INCRBY', KEYS[2 + i], ARGV[4 + i])
+  if ARGV[3] ~= '' then redis.call('PEXPIRE', KEYS[2 + i], ARGV[3]) end
+end
+for j = 1, #KEYS - 2 - nc do
+  local a = 4 + nc + 3 * (j - 1)
+  adjust_rate(KEYS[2 + nc + j], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
 end
 redis.call('SET', KEYS[2], '1', 'PX', ARGV[2])
 return 1
@@ -200,18 +219,23 @@ return out
 
 /**
  * Fixed windows, all or nothing. KEYS: one bucket key per bucket. ARGV: limit, window ms,
- * cost per bucket. Returns {0} when taken, {i, retry-after ms} when bucket i is full.
+ * cost per bucket. Returns {0, window start per bucket} when taken, {i, retry-after ms} when
+ * bucket i is full.
  */
 export const HIT_RATE = `${PRELUDE}
-return take_rate(now_ms(), 0, #KEYS, 0) or {0}
+local full, starts = take_rate(now_ms(), 0, #KEYS, 0)
+if full then return full end
+local out = {0}
+for _, s in ipairs(starts) do out[#out + 1] = s end
+return out
 `;
 
 /**
  * Admission in one step. KEYS: nb bucket keys, nc counter keys, then (when reserving) the
  * RESERVE keys. ARGV: nb, nc, '1' to reserve or '0', the HIT_RATE args, then the RESERVE args.
  * Returns {-1} when the reservation id is already held (nothing taken), {1, i, retry-after ms}
- * when bucket i is full (nothing read or reserved), else {0, the nc counter values, then the
- * RESERVE result when reserving}.
+ * when bucket i is full (nothing read or reserved), else {0, the nc counter values, the nb
+ * window starts, then the RESERVE result when reserving}.
  */
 export const ADMIT = `${PRELUDE}
 local now = now_ms()
@@ -221,10 +245,11 @@ if reserving then
   local e0 = redis.call('HGET', KEYS[nb + nc + 1], 'e')
   if e0 and tonumber(e0) > now then return {-1} end
 end
-local full = take_rate(now, 0, nb, 3)
+local full, starts = take_rate(now, 0, nb, 3)
 if full then return {1, full[1], full[2]} end
 local out = {0}
 for i = 1, nc do out[#out + 1] = redis.call('GET', KEYS[nb + i]) or '0' end
+for i = 1, nb do out[#out + 1] = starts[i] end
 if reserving then
   for _, v in ipairs(reserve_hold(now, nb + nc, r0)) do out[#out + 1] = v end
 end

@@ -49,6 +49,12 @@ export interface RedisStoreOptions {
 export interface RedisStore extends StateStore {
   /** The ioredis client in use. */
   readonly client: RedisClient;
+  /**
+   * Resolves when Redis answers a PING; rejects with `StoreUnavailableError` saying why when it
+   * cannot be reached (waiting at most `connectTimeoutMs` for a first connection). `tollgate
+   * serve` uses it for `/readyz`.
+   */
+  ping(): Promise<void>;
 }
 
 const DEFAULT_SWEEP_MS = 30_000;
@@ -144,7 +150,10 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
 
   let everReady = client.status === 'ready';
   let warned = false;
+  /** The last connection error seen, to say why Redis cannot be reached. */
+  let lastError: Error | undefined;
   const onError = (error: unknown): void => {
+    if (error instanceof Error) lastError = error;
     if (options.onError !== undefined) {
       options.onError(error);
       return;
@@ -289,16 +298,24 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     async settle(request: SettleRequest): Promise<boolean> {
       checkSettle(request);
       const { id, charges } = request;
-      const chargeTag = layout.commonTag(
-        charges.map((c) => c.counter),
-        `settle ${id}`,
-      );
+      const counterKeys = charges.map((c) => c.counter);
+      // Bucket corrections ride along only under the charges' tag (one atomic script); a bucket
+      // tagged apart keeps what it took (the conservative side), it never splits the settle.
+      let rate = request.rate ?? [];
+      let chargeTag: string | undefined;
+      try {
+        chargeTag = layout.commonTag([...counterKeys, ...rate.map((a) => a.key)], `settle ${id}`);
+      } catch {
+        rate = [];
+        chargeTag = layout.commonTag(counterKeys, `settle ${id}`);
+      }
       const holdTag = layout.fixed ? null : await pointedTag('settle', id);
       const tag = chargeTag ?? holdTag ?? layout.tagOf(id);
       const base = layout.base(tag);
-      const keys = [`${base}r:${id}`, `${base}s:${id}`, ...charges.map((c) => `${base}c:${c.counter}`)];
+      const keys = [`${base}r:${id}`, `${base}s:${id}`, ...charges.map((c) => `${base}c:${c.counter}`), ...rate.map((a) => `${base}w:${a.key}`)];
       const ttl = request.counterTtlMs === undefined ? '' : wholeMs(request.counterTtlMs);
-      const args = [id, settledTtlMs, ttl, ...charges.map((c) => String(c.amount))];
+      const args: (string | number)[] = [id, settledTtlMs, ttl, charges.length, ...charges.map((c) => String(c.amount))];
+      for (const a of rate) args.push(String(wholeMs(a.windowMs)), String(a.start), String(a.delta));
       const settled = Number(await run('settle', scripts.settle, keys, args)) === 1;
       if (!layout.fixed && holdTag !== null) {
         // The hold lives under another tag than the charges: drop it there too.
@@ -374,17 +391,19 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       request.counters.forEach((key, i) => {
         counters[key] = Number(reply[1 + i]);
       });
-      const reserved = reserve === null || status !== 0 ? null : reply.slice(1 + request.counters.length);
+      const nb = request.buckets.length;
+      const starts = status === 0 ? reply.slice(1 + request.counters.length, 1 + request.counters.length + nb).map(Number) : [];
+      const reserved = reserve === null || status !== 0 ? null : reply.slice(1 + request.counters.length + nb);
       // Refused by a bucket or a cap: no hold, so no pointer. (Already held: the pointer is that hold's.)
       if (reserve !== null && (status === 1 || (reserved !== null && Number(reserved[0]) === 0))) await forgetHold('admit', reserve.id);
       if (status === -1) throw new Error(`tollgate store: reservation ${reserve?.id ?? ''} is already held`);
       if (status === 1) return { rate: { ok: false, key: request.buckets[Number(reply[1]) - 1]!.key, retryAfterMs: Number(reply[2] ?? 1) } };
-      return { rate: { ok: true }, counters, reserve: reserve === null || reserved === null ? null : reserveOutcome(reserve, reserved) };
+      return { rate: { ok: true, windows: starts }, counters, reserve: reserve === null || reserved === null ? null : reserveOutcome(reserve, reserved) };
     },
 
     async hitRate(buckets: readonly RateBucket[]): Promise<RateResult> {
       checkBuckets(buckets);
-      if (buckets.length === 0) return { ok: true };
+      if (buckets.length === 0) return { ok: true, windows: [] };
       const tag = layout.commonTag(
         buckets.map((b) => b.key),
         'hitRate',
@@ -392,9 +411,10 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       const base = layout.base(tag);
       const keys = buckets.map((b) => `${base}w:${b.key}`);
       const args = rateArgs(buckets);
-      const [index, retryAfterMs] = ((await run('hitRate', scripts.hitRate, keys, args)) as number[]).map(Number);
-      if (!index) return { ok: true };
-      return { ok: false, key: buckets[index - 1]!.key, retryAfterMs: retryAfterMs ?? 1 };
+      const reply = ((await run('hitRate', scripts.hitRate, keys, args)) as number[]).map(Number);
+      const index = reply[0];
+      if (!index) return { ok: true, windows: reply.slice(1) };
+      return { ok: false, key: buckets[index - 1]!.key, retryAfterMs: reply[1] ?? 1 };
     },
 
     async setOnce(key: string, ttlMs: number): Promise<boolean> {
@@ -411,6 +431,15 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     },
 
     sweep,
+
+    async ping(): Promise<void> {
+      try {
+        await call('ping', () => client.ping());
+      } catch (error) {
+        if (client.status === 'ready' || lastError === undefined) throw error;
+        throw new StoreUnavailableError(`tollgate redis store: Redis cannot be reached: ${lastError.message}`, { cause: error });
+      }
+    },
 
     async close(): Promise<void> {
       if (closed) return;

@@ -1,7 +1,10 @@
 /**
  * The bounded, batching queue behind the usage sinks: `push` never blocks nor throws (a full
  * queue drops and counts), a timer drains it at least every `flushIntervalMs`, a full batch
- * drains it at once, and batches go out one at a time.
+ * drains it at once, and batches go out one at a time. A batch that fails because the backend
+ * cannot be reached (`requeue`) goes back to the head of the queue and waits for the next
+ * tick, so an outage costs records only once the queue is full; after `close()` such a batch,
+ * and everything behind it, is counted as failed at once.
  */
 
 export interface SinkStats {
@@ -25,6 +28,8 @@ export interface BatcherOptions<T> {
   /** Send one batch (retrying as the sink sees fit); reject when none of it could be written. */
   send: (batch: T[]) => Promise<BatchOutcome>;
   onError: (error: unknown) => void;
+  /** True for a failure that may pass by itself (the backend is unreachable): keep the batch queued. */
+  requeue?: (error: unknown) => boolean;
 }
 
 const checkCount = (what: string, value: number, max = Number.MAX_SAFE_INTEGER): void => {
@@ -83,7 +88,10 @@ export class Batcher<T> {
     return { ...this.counts, queued: this.queue.length + this.inFlight };
   }
 
-  /** Resolves once everything pushed so far is written or counted as failed. */
+  /**
+   * Resolves once everything pushed so far is written or counted as failed, or is kept queued
+   * because the backend cannot be reached (it is retried every `flushIntervalMs`).
+   */
   flush(): Promise<void> {
     return this.drain(false);
   }
@@ -109,6 +117,7 @@ export class Batcher<T> {
         this.taken += batch.length;
         this.inFlight = batch.length;
         let ok = true;
+        let stop = false;
         try {
           const outcome = await this.options.send(batch);
           const written = outcome ? outcome.written : batch.length;
@@ -117,12 +126,25 @@ export class Batcher<T> {
           this.counts.failed += failed;
         } catch (error) {
           ok = false;
-          this.counts.failed += batch.length;
           this.report(error);
+          if (this.options.requeue?.(error) === true) {
+            stop = true;
+            if (this.closed) {
+              // Shutting down with the backend away: what is left cannot be written.
+              const rest = this.queue.splice(0, Math.max(0, mark - this.taken));
+              this.taken += rest.length;
+              this.counts.failed += batch.length + rest.length;
+            } else {
+              this.queue.unshift(...batch);
+              this.taken -= batch.length;
+            }
+          } else {
+            this.counts.failed += batch.length;
+          }
         } finally {
           this.inFlight = 0;
         }
-        if (!ok && patient) break;
+        if (stop || (!ok && patient)) break;
       }
       if (this.chain === next) {
         this.draining = false;

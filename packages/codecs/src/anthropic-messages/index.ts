@@ -5,6 +5,7 @@ import { decodeResponse } from './decode-response.js';
 import { createStreamEncoder } from './encode-stream.js';
 import { encodeRequest } from './encode-request.js';
 import { encodeResponse } from './encode-response.js';
+import { costFields } from './cost-fields.js';
 import { decodeError, renderError } from './errors.js';
 import { FORMAT, KNOWN_REQUEST_FIELDS } from './schemas.js';
 
@@ -21,7 +22,8 @@ export const anthropicMessagesCodec: Codec = {
   createStreamEncoder,
   renderError,
   decodeError,
+  costFields,
 };
 
-export { createStreamDecoder, createStreamEncoder, decodeRequest, encodeRequest, decodeResponse, encodeResponse, renderError, decodeError };
+export { createStreamDecoder, createStreamEncoder, decodeRequest, encodeRequest, decodeResponse, encodeResponse, renderError, decodeError, costFields };
 export { DEFAULT_MAX_TOKENS } from './encode-request.js';

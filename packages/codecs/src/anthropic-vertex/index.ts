@@ -58,6 +58,8 @@ export const anthropicVertexCodec: Codec = {
   createStreamEncoder: anthropic.createStreamEncoder,
   renderError: anthropic.renderError,
   decodeError,
+  // The body is Anthropic's once out of the envelope, and so are its cost-bearing fields.
+  costFields: anthropic.costFields,
 };
 
 export { toVertexEnvelope, fromVertexEnvelope, VERTEX_ANTHROPIC_VERSION } from './envelope.js';

@@ -54,6 +54,8 @@ export interface ErrorInfo {
   param?: string;
   /** Seconds after which a retry may succeed (rate limits). */
   retryAfterS?: number;
+  /** Which rate limit refused (`rate_limited`): requests or tokens per window. */
+  limit?: 'requests' | 'tokens';
 }
 
 const BRAND = Symbol.for('tollgate.GatewayError');
@@ -63,6 +65,8 @@ export interface GatewayErrorOptions {
   retryable?: boolean;
   param?: string;
   retryAfterS?: number;
+  /** Which rate limit refused (`rate_limited`): requests or tokens per window. */
+  limit?: 'requests' | 'tokens';
   /** Internal detail for logs; never rendered to the caller. */
   detail?: string;
   cause?: unknown;
@@ -75,6 +79,7 @@ export class GatewayError extends Error {
   readonly retryable: boolean;
   readonly param?: string;
   readonly retryAfterS?: number;
+  readonly limit?: 'requests' | 'tokens';
   readonly detail?: string;
   readonly [BRAND] = true;
 
@@ -86,6 +91,7 @@ export class GatewayError extends Error {
     this.retryable = options.retryable ?? ERROR_CODES[code].retryable;
     if (options.param !== undefined) this.param = options.param;
     if (options.retryAfterS !== undefined) this.retryAfterS = options.retryAfterS;
+    if (options.limit !== undefined) this.limit = options.limit;
     if (options.detail !== undefined) this.detail = options.detail;
   }
 
@@ -106,6 +112,7 @@ export class GatewayError extends Error {
     const info: ErrorInfo = { code: this.code, message: this.message, status: this.status };
     if (this.param !== undefined) info.param = this.param;
     if (this.retryAfterS !== undefined) info.retryAfterS = this.retryAfterS;
+    if (this.limit !== undefined) info.limit = this.limit;
     return info;
   }
 }

@@ -17,7 +17,7 @@ const LEVELS = new Set(['minimal', 'low', 'medium', 'high']);
 
 export function decodeRequest(body: unknown, options: DecodeRequestOptions = {}): DecodedRequest {
   if (!isObject(body)) throw invalid('body', 'the request body must be a JSON object');
-  const wire = camelKeys(body);
+  const wire = camelKeys(body, '');
   const warnings: ConversionWarning[] = [];
   const ctx: DecodeContext = { strict: true, warnings };
   const vendor: JsonObject = {};
@@ -92,7 +92,7 @@ function decodeTools(value: unknown, request: Request, vendor: JsonObject, warni
   list.forEach((raw, i) => {
     const path = `tools[${i}]`;
     if (!isObject(raw)) throw invalid(path, 'must be an object');
-    const { functionDeclarations, ...rest } = camelKeys(raw);
+    const { functionDeclarations, ...rest } = camelKeys(raw, path);
     if (functionDeclarations !== undefined) {
       const decls = asArray(functionDeclarations);
       if (decls === undefined) throw invalid(`${path}.functionDeclarations`, 'must be an array');
@@ -112,7 +112,7 @@ function decodeTools(value: unknown, request: Request, vendor: JsonObject, warni
 
 function decodeDeclaration(raw: unknown, path: string, warnings: ConversionWarning[]): ToolDefinition {
   if (!isObject(raw)) throw invalid(path, 'must be an object');
-  const decl = camelKeys(raw);
+  const decl = camelKeys(raw, path);
   const name = asString(decl['name']);
   if (name === undefined || name.length === 0) throw invalid(`${path}.name`, 'must be a non-empty string');
   let parameters: JsonObject = { type: 'object', properties: {} };
@@ -131,10 +131,10 @@ function decodeDeclaration(raw: unknown, path: string, warnings: ConversionWarni
 function decodeToolConfig(value: unknown, request: Request, vendor: JsonObject, warnings: ConversionWarning[]): void {
   if (value === undefined || value === null) return;
   if (!isObject(value)) throw invalid('toolConfig', 'must be an object');
-  const { functionCallingConfig, ...rest } = camelKeys(value);
+  const { functionCallingConfig, ...rest } = camelKeys(value, 'toolConfig');
   const keep: JsonObject = { ...rest };
   if (isObject(functionCallingConfig)) {
-    const fcc = camelKeys(functionCallingConfig);
+    const fcc = camelKeys(functionCallingConfig, 'toolConfig.functionCallingConfig');
     const names = asArray(fcc['allowedFunctionNames'])?.filter((n): n is string => typeof n === 'string') ?? [];
     const mode = typeof fcc['mode'] === 'string' ? fcc['mode'].toUpperCase() : undefined;
     if (mode === 'AUTO') request.toolChoice = { type: 'auto' };
@@ -174,7 +174,7 @@ const NUMBERS = [
 function decodeGenerationConfig(value: unknown, request: Request, vendor: JsonObject, warnings: ConversionWarning[]): void {
   if (value === undefined || value === null) return;
   if (!isObject(value)) throw invalid('generationConfig', 'must be an object');
-  const config = camelKeys(value);
+  const config = camelKeys(value, 'generationConfig');
   const rest: JsonObject = { ...config };
   for (const [wireKey, irKey, integer] of NUMBERS) {
     const n = number(config, wireKey, integer);
@@ -197,7 +197,7 @@ function decodeGenerationConfig(value: unknown, request: Request, vendor: JsonOb
   }
   const thinking = objectField(config, 'thinkingConfig');
   if (thinking !== undefined) {
-    request.reasoning = decodeThinking(camelKeys(thinking), warnings);
+    request.reasoning = decodeThinking(camelKeys(thinking, 'generationConfig.thinkingConfig'), warnings);
     delete rest['thinkingConfig'];
   }
   if (Object.keys(rest).length > 0) vendor['generationConfig'] = rest;

@@ -7,6 +7,7 @@ import { encodeResponse } from './encode-response.js';
 import { createStreamEncoder } from './encode-stream.js';
 import { decodeError, renderError } from './errors.js';
 import { FORMAT, KNOWN_REQUEST_FIELDS } from './schemas.js';
+import { costFields } from './cost-fields.js';
 
 /**
  * Gemini `generateContent` (`POST /v1beta/models/{model}:generateContent`, and
@@ -25,9 +26,10 @@ export const geminiCodec: Codec = {
   createStreamEncoder,
   renderError,
   decodeError,
+  costFields,
 };
 
-export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder, renderError, decodeError };
+export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder, renderError, decodeError, costFields };
 export { decodeUsage, encodeUsage } from './usage.js';
 export { decodeFinishReason, encodeFinishReason } from './finish-reason.js';
 export { fromGeminiSchema, toGeminiSchema } from './json-schema.js';

@@ -66,12 +66,24 @@ export function camelCase(key: string): string {
   return key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
-/** A copy of an object with every key in lowerCamelCase (one level). */
-export function camelKeys(obj: JsonObject): JsonObject {
+/**
+ * A copy of an object with every key in lowerCamelCase (one level). With `path` (a client's
+ * request), an object that spells one field both ways (`maxOutputTokens` and
+ * `max_output_tokens`) is refused: Google may read either, and the gateway must size the one
+ * that is sent.
+ */
+export function camelKeys(obj: JsonObject, path?: string): JsonObject {
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(obj)) {
     const camel = camelCase(key);
-    if (!(camel in out) || key === camel) out[camel] = value;
+    if (camel in out) {
+      if (path !== undefined) {
+        const at = path === '' ? key : `${path}.${key}`;
+        throw invalid(at, `is the same field as ${camel === key ? snakeCase(key) : camel}; send it once`);
+      }
+      if (key !== camel) continue;
+    }
+    out[camel] = value;
   }
   return out;
 }

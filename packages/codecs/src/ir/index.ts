@@ -9,3 +9,4 @@ export * from './request.js';
 export * from './response.js';
 export * from './stream-event.js';
 export * from './warning.js';
+export * from './cost.js';

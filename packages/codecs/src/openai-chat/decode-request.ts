@@ -29,7 +29,10 @@ export function decodeRequest(body: unknown, options: DecodeRequestOptions = {})
   const parallel = bool(body, 'parallel_tool_calls');
   if (parallel !== undefined) request.parallelToolCalls = parallel;
 
-  const maxTokens = int(body, 'max_completion_tokens') ?? int(body, 'max_tokens');
+  // Both given: an upstream may honour either, so the bound is the larger.
+  const completion = int(body, 'max_completion_tokens');
+  const legacy = int(body, 'max_tokens');
+  const maxTokens = completion !== undefined && legacy !== undefined ? Math.max(completion, legacy) : (completion ?? legacy);
   if (maxTokens !== undefined) request.maxTokens = maxTokens;
   setNumber(request, 'temperature', num(body, 'temperature'));
   setNumber(request, 'topP', num(body, 'top_p'));

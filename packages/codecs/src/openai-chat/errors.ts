@@ -34,7 +34,9 @@ const SHAPES: Record<ErrorCode, Shape> = {
 /** The `{ error: {...} }` body for a canonical error (also used inside streams). */
 export function errorBody(info: ErrorInfo): WireErrorBody {
   const shape = SHAPES[info.code] ?? SHAPES.internal;
-  return { error: { message: info.message, type: shape.type, param: info.param ?? null, code: shape.code } };
+  // OpenAI names the rate limit that refused in `type`: `requests` or `tokens`.
+  const type = info.code === 'rate_limited' && info.limit !== undefined ? info.limit : shape.type;
+  return { error: { message: info.message, type, param: info.param ?? null, code: shape.code } };
 }
 
 export function renderError(info: ErrorInfo): RenderedError {
@@ -117,5 +119,6 @@ export function decodeError(status: number, body: unknown): ErrorInfo {
   const info: ErrorInfo = { code, message, status: status >= 400 && status <= 599 ? status : ERROR_CODES[code].status };
   const param = asString(error.param);
   if (param !== undefined) info.param = param;
+  if (code === 'rate_limited' && (wireType === 'tokens' || wireType === 'requests')) info.limit = wireType;
   return info;
 }

@@ -7,6 +7,7 @@ import { encodeResponse } from './encode-response.js';
 import { createStreamEncoder } from './encode-stream.js';
 import { decodeError, renderError } from './errors.js';
 import { identityFilter } from './identity-filter.js';
+import { costFields } from './cost-fields.js';
 import { KNOWN_REQUEST_FIELDS } from './schemas.js';
 
 /** OpenAI Chat Completions (`POST /v1/chat/completions`). */
@@ -23,9 +24,10 @@ export const openaiChatCodec: Codec = {
   renderError,
   decodeError,
   identityFilter,
+  costFields,
 };
 
 export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder };
-export { decodeError, renderError, identityFilter };
+export { decodeError, renderError, identityFilter, costFields };
 export { decodeUsage, encodeUsage } from './usage.js';
 export { decodeFinishReason, encodeFinishReason } from './finish-reason.js';

@@ -52,7 +52,7 @@ describe('openai_chat stream bad input', () => {
         'data: [DONE]\n\n',
     );
     expect(events.map((e) => e.type)).toEqual(['message_start', 'block_start', 'text_delta', 'error']);
-    expect(lastError(events)).toEqual({ code: 'rate_limited', status: 429, message: 'Rate limit reached for org-***' });
+    expect(lastError(events)).toEqual({ code: 'rate_limited', status: 429, limit: 'requests', message: 'Rate limit reached for org-***' });
   });
 
   it('a stream cut before [DONE] ends in stream_incomplete', () => {

@@ -8,6 +8,7 @@ import { createStreamEncoder } from './encode-stream.js';
 import { decodeError, renderError } from './errors.js';
 import { FORMAT, KNOWN_REQUEST_FIELDS } from './schemas.js';
 import { statefulFeatures } from './stateful.js';
+import { costFields } from './cost-fields.js';
 
 /**
  * The OpenAI Responses API (`POST /v1/responses`). No identity filter: Responses streams always
@@ -26,10 +27,11 @@ export const openaiResponsesCodec: Codec = {
   renderError,
   decodeError,
   statefulFeatures,
+  costFields,
 };
 
 export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder };
 export { decodeError, renderError };
-export { statefulFeatures };
+export { statefulFeatures, costFields };
 export { decodeUsage, encodeUsage } from './usage.js';
 export { decodeFinishReason, encodeFinishReason } from './finish-reason.js';

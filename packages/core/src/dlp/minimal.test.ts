@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { anthropicMessagesCodec } from '@tollgate/codecs/anthropic-messages';
 import { openaiChatCodec } from '@tollgate/codecs/openai-chat';
-import { createGateway as createMinimalGateway, GatewayConfigError, type Gateway } from '@tollgate/core/minimal';
+import { createGateway as createMinimalGateway, GatewayConfigError, type Gateway, type PolicyFileInput } from '@tollgate/core/minimal';
 import { dlpEngine } from '@tollgate/core/dlp';
 import { createGateway } from '../index.js';
 import { createVirtualKey } from '../identity/index.js';
@@ -22,7 +22,7 @@ const DLP_POLICIES = [
   { dlp: { use_cases: [{ id: 'support', actions: { phone: 'log' } }] } },
   { dlp: { custom: [{ id: 'ticket', pattern: 'TKT-[0-9]+' }] } },
   { dlp: { scan_responses: true } },
-];
+] satisfies PolicyFileInput[];
 
 async function options() {
   const { key, hash } = await createVirtualKey();

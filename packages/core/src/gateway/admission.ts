@@ -1,4 +1,4 @@
-import { GatewayError } from '@tollgate/codecs/base';
+import { GatewayError, type CostField } from '@tollgate/codecs/base';
 import {
   decideRate,
   decideSpend,
@@ -9,18 +9,17 @@ import {
   type Policy,
   type Principal,
   counterLayout,
-  windowKeys,
+  principalKey,
   type CounterValues,
   type SpendDecision,
+  type RateConstraint,
 } from '@tollgate/policy';
 import type { Registry } from '../registry/index.js';
-import type { AdmitResult, SpendConstraint, StateStore } from '../store/types.js';
+import type { AdmitResult, RateBucket, SpendConstraint, StateStore } from '../store/types.js';
 import type { RequestContext } from './context.js';
+import { counterKey, keyTag, type TenantOf } from './keys.js';
+import { tokenAdjustments } from './finalize.js';
 
-/** The counter c(principal, model, window): committed micro-USD. */
-export function counterKey(principalId: string, windowKey: string, model: string): string {
-  return `c:${principalId}:${windowKey}:${model}`;
-}
 
 export interface Admission {
   spend: SpendDecision | null;
@@ -41,11 +40,15 @@ export interface AdmissionInput {
   now: number;
   worstCaseMicros: number;
   tokenBound: number;
+  /** Request fields whose cost no bound covers: refused when a hard cap applies. */
+  unbounded?: readonly CostField[];
   reservationTtlMs: number;
   /** Spend notifications to deliver (once per crossing). */
   notify?: (notification: SpendNotification, principal: Principal) => void;
   /** Set after a substitution: rate limits were taken already and no further substitution. */
   substituted?: boolean;
+  /** The tenant whose hash tag the principal's keys carry (`GatewayOptions.tenantOf`). */
+  tenantOf?: TenantOf;
 }
 
 /** Thrown when admission refuses; carries the record reason and extra response headers. */
@@ -64,16 +67,33 @@ export class AdmissionRefused extends Error {
  * decision made over the counters, and the worst-case cost reserved atomically against every
  * hard cap. Refusals throw `AdmissionRefused`.
  *
- * With a store that has `admit`, that is one store call (one round trip to Redis, as DESIGN
- * asks): which caps apply does not depend on what has been spent, so they are known before the
- * counters are read, and the store takes the buckets, reads the counters and reserves in one
- * atomic step. The decision is then made over the counters it read; when it refuses, or picks a
+ * With a store that has `admit`, that is one store call (one round trip to Redis: governance
+ * costs one per request, see docs/architecture.md): which caps apply does not depend on what
+ * has been spent, so they are known before the counters are read, and the store takes the
+ * buckets, reads the counters and reserves in one atomic step. The decision is then made over the counters it read; when it refuses, or picks a
  * substitute model, the hold is released. A decision that would refuse even with nothing spent
  * (or substitutes), and a store that answers `null` (keys it cannot take in one step), take the
  * step-by-step path, which never reserves before deciding.
  */
 export async function admit(input: AdmissionInput): Promise<Admission> {
+  try {
+    return await admitOnce(input);
+  } catch (error) {
+    const ctx = input.ctx;
+    if (error instanceof AdmissionRefused && ctx.tokenBuckets.length > 0) {
+      // Refused after its token buckets were taken: nothing ran, so the tokens go back (the
+      // request still counts against requests per minute).
+      await input.store.settle({ id: ctx.id, charges: [], rate: tokenAdjustments(ctx, 0) }).catch(() => {});
+      ctx.tokenBuckets = [];
+    }
+    throw error;
+  }
+}
+
+async function admitOnce(input: AdmissionInput): Promise<Admission> {
   const { ctx, policy, store, principal, model, now } = input;
+  // Every key of this principal carries its tenant's tag (when there is one); settle uses it too.
+  const tag = (ctx.keyTag = keyTag(principal, input.tenantOf));
   if (policy === null) return { spend: null, reserved: 0, holdKeys: [] };
   const registry = input.registry;
 
@@ -81,15 +101,20 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
   // the layout's order.
   const spendRules = policy.spend?.rules ?? [];
   const layout = spendRules.length === 0 ? null : counterLayout({ policy, registry, now });
-  const keys = layout === null ? [] : layout.slots.map((slot) => counterKey(principal.id, slot.windowKey, slot.model));
+  const pkey = principalKey(principal);
+  const keys = layout === null ? [] : layout.slots.map((slot) => tag + counterKey(pkey, slot.windowKey, slot.model));
   const rate = input.substituted ? { constraints: [] as ReturnType<typeof decideRate>['constraints'] } : decideRate({ policy, registry, principal, model, tokens: input.tokenBound });
-  const buckets = rate.constraints.map((c) => ({ key: c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
+  const buckets = rate.constraints.map((c) => ({ key: tag + c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
   ctx.noteAdmission(input.worstCaseMicros, input.tokenBound, rate.constraints);
   const base = { policy, registry, principal, model, now, costMicros: input.worstCaseMicros };
+  if (input.unbounded !== undefined && input.unbounded.length > 0 && spendRules.length > 0) {
+    // Which caps apply does not depend on what was spent: decided before anything is taken.
+    if (decideSpend({ ...base, counters: {} }).hardCaps.length > 0) throw unboundable(input.unbounded[0]!);
+  }
 
   if (layout !== null && store.admit !== undefined) {
     const before = decideSpend({ ...base, counters: { layout, values: keys.map(() => 0) } });
-    const constraints = capConstraints(before.hardCaps);
+    const constraints = capConstraints(before.hardCaps, tag);
     let result: AdmitResult | null = null;
     if (before.allowed && before.substitute === undefined) {
       try {
@@ -106,7 +131,8 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
       }
     }
     if (result !== null) {
-      if (!('counters' in result)) throw rateRefused(rate.constraints, result.rate);
+      if (!('counters' in result)) throw rateRefused(rate.constraints, result.rate, tag);
+      noteTokenBuckets(ctx, rate.constraints, buckets, result.rate.windows);
       const reserved = result.reserve;
       const values = result.counters;
       const counters: CounterValues = { layout, values: keys.map((k) => values[k] ?? 0) };
@@ -117,8 +143,8 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
           if (reserved?.ok === true) await store.release(ctx.id).catch(() => {});
           return done;
         }
-        if (reserved !== null && sameConstraints(constraints, capConstraints(spend.hardCaps))) {
-          if (!reserved.ok) throw quota(spend.hardCaps.find((c) => c.key === reserved.key)?.reason ?? 'spend_limit');
+        if (reserved !== null && sameConstraints(constraints, capConstraints(spend.hardCaps, tag))) {
+          if (!reserved.ok) throw quota(spend.hardCaps.find((c) => tag + c.key === reserved.key)?.reason ?? 'spend_limit');
           return { spend, reserved: input.worstCaseMicros, holdKeys: constraints.map((c) => c.key) };
         }
         // The caps differ from those reserved against (a decision over real counters should
@@ -148,7 +174,8 @@ export async function admit(input: AdmissionInput): Promise<Admission> {
     } catch (cause) {
       if (rate.constraints.some((c) => c.onStoreError === 'closed')) throw rateUnavailable(cause);
     }
-    if (result !== null && !result.ok) throw rateRefused(rate.constraints, result);
+    if (result !== null && !result.ok) throw rateRefused(rate.constraints, result, tag);
+    if (result !== null && result.ok) noteTokenBuckets(ctx, rate.constraints, buckets, result.windows);
   }
 
   if (layout === null || counterRead === null) return { spend: null, reserved: 0, holdKeys: [] };
@@ -172,9 +199,10 @@ async function decide(input: AdmissionInput, base: SpendBase, counters: CounterV
   const markerKeys = [...spend.pauses.map((p) => p.key), ...spend.notifications.map((n) => n.key), ...spend.latches.map((l) => l.key)];
   if (spend.substitute !== undefined) markerKeys.push(spend.substitute.latchKey);
   if (markerKeys.length > 0) {
-    const markers = await readMarkers(input.store, markerKeys, input.now);
+    const tag = input.ctx.keyTag;
+    const markers = await readMarkers(input.store, markerKeys, input.now, tag);
     spend = decideSpend({ ...base, counters, markers });
-    await applyEffects(input.store, spend, input.now, input.principal, input.notify);
+    await applyEffects(input.store, spend, input.now, input.principal, input.notify, tag);
   }
   input.ctx.noteSpend(spend);
   const wouldBlock = input.ctx.wouldBlock;
@@ -200,7 +228,8 @@ function concluded(input: AdmissionInput, spend: SpendDecision, counters: Counte
 
 /** Reserve the worst case against the decision's hard caps (the step-by-step path). */
 async function reserveFor(input: AdmissionInput, spend: SpendDecision): Promise<Admission> {
-  const constraints = capConstraints(spend.hardCaps);
+  const tag = input.ctx.keyTag;
+  const constraints = capConstraints(spend.hardCaps, tag);
   let reserved;
   try {
     reserved = await input.store.reserve({ id: input.ctx.id, amount: input.worstCaseMicros, ttlMs: input.reservationTtlMs, constraints });
@@ -208,28 +237,67 @@ async function reserveFor(input: AdmissionInput, spend: SpendDecision): Promise<
     throw storeDown(cause);
   }
   if (!reserved.ok) {
-    const cap = spend.hardCaps.find((c) => c.key === reserved.key);
+    const cap = spend.hardCaps.find((c) => tag + c.key === reserved.key);
     throw quota(cap?.reason ?? 'spend_limit');
   }
   return { spend, reserved: input.worstCaseMicros, holdKeys: constraints.map((c) => c.key) };
 }
 
-function capConstraints(caps: readonly HardCap[]): SpendConstraint[] {
-  return caps.map((cap) => ({ key: cap.key, limit: cap.limitMicros, counters: cap.models.map((m) => counterKey(cap.principalId, cap.windowKey, m)) }));
+function capConstraints(caps: readonly HardCap[], tag: string): SpendConstraint[] {
+  return caps.map((cap) => ({ key: tag + cap.key, limit: cap.limitMicros, counters: cap.models.map((m) => tag + counterKey(cap.principalKey, cap.windowKey, m)) }));
 }
 
 function sameConstraints(a: readonly SpendConstraint[], b: readonly SpendConstraint[]): boolean {
   return a.length === b.length && a.every((c, i) => c.key === b[i]!.key && c.limit === b[i]!.limit && c.counters.join('\n') === b[i]!.counters.join('\n'));
 }
 
-function rateRefused(constraints: ReturnType<typeof decideRate>['constraints'], result: { key: string; retryAfterMs: number }): AdmissionRefused {
-  const refused = constraints.find((c) => c.key === result.key);
-  const retryAfterS = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
+/** Remember the token buckets taken and their windows, so the settle can move them to what was used. */
+function noteTokenBuckets(ctx: RequestContext, constraints: readonly RateConstraint[], buckets: readonly RateBucket[], windows: readonly number[] | undefined): void {
+  if (windows === undefined) return; // a store that does not report windows keeps the worst case
+  constraints.forEach((c, i) => {
+    const start = windows[i];
+    if (c.kind === 'tokens' && start !== undefined) ctx.tokenBuckets.push({ key: buckets[i]!.key, windowMs: c.windowMs, start, amount: buckets[i]!.cost });
+  });
+}
+
+const per = (windowMs: number): string => (windowMs === 60_000 ? 'per minute' : `per ${Math.round(windowMs / 1000)} s`);
+
+/**
+ * A rate limit: 429 naming the limit that refused (requests or tokens, in the message and, for
+ * OpenAI clients, the error's `type`) with a `retry-after` that is when its window rolls over.
+ * A request that alone needs more tokens than the limit allows in a whole window will never
+ * pass: it says so, and asks clients not to retry (`x-should-retry: false`).
+ */
+export function rateRefused(constraints: readonly RateConstraint[], result: { key: string; retryAfterMs: number }, tag: string): AdmissionRefused {
+  const refused = constraints.find((c) => tag + c.key === result.key);
+  const reason = refused?.reason ?? 'rate_limit';
+  const kind = refused?.kind ?? 'requests';
+  if (refused !== undefined && kind === 'tokens' && (refused.amount ?? 0) > refused.limit) {
+    const error = new GatewayError(
+      'rate_limited',
+      `Request too large for the token rate limit: it may use up to ${refused.amount} tokens, and ${refused.limit} tokens ${per(refused.windowMs)} are allowed. Lower max_tokens or shorten the prompt.`,
+      { limit: 'tokens' },
+    );
+    return new AdmissionRefused(error, reason, { 'x-should-retry': 'false' });
+  }
+  const retryAfterMs = Math.max(1, Math.ceil(result.retryAfterMs));
+  const retryAfterS = Math.ceil(retryAfterMs / 1000);
+  const what = refused === undefined ? 'this key' : `${kind} ${per(refused.windowMs)} (limit ${refused.limit})`;
   return new AdmissionRefused(
-    new GatewayError('rate_limited', 'Rate limit reached for this key; retry shortly.', { retryAfterS }),
-    refused?.reason ?? 'rate_limit',
-    { 'retry-after': String(retryAfterS) },
+    new GatewayError('rate_limited', `Rate limit reached for ${what}; retry in ${retryAfterS} s.`, { retryAfterS, limit: kind }),
+    reason,
+    { 'retry-after': String(retryAfterS), 'retry-after-ms': String(retryAfterMs) },
   );
+}
+
+/** A field whose cost no bound covers, for a caller under a hard cap: 400 naming it, never sent. */
+function unboundable(field: CostField): AdmissionRefused {
+  const error = new GatewayError(
+    'invalid_request',
+    `The request field '${field.field}' cannot be used under a hard spend limit: ${field.reason}. Remove it, or use a key without a hard cap.`,
+    { param: field.field },
+  );
+  return new AdmissionRefused(error, `unbounded_cost:${field.field}`, {});
 }
 
 function rateUnavailable(cause: unknown): AdmissionRefused {
@@ -244,7 +312,7 @@ function rateUnavailable(cause: unknown): AdmissionRefused {
  * A spend cap: 429 with the format's quota error and `x-should-retry: false`, and no
  * retry-after (SDKs would otherwise sleep until the window resets).
  */
-function quota(reason: string): AdmissionRefused {
+export function quota(reason: string): AdmissionRefused {
   const error = new GatewayError('quota_exceeded', 'The spend limit for this model has been reached.');
   return new AdmissionRefused(error, reason, { 'x-should-retry': 'false' });
 }
@@ -262,13 +330,13 @@ function storeDown(cause: unknown): AdmissionRefused {
  * to the window's end) and `<key>:active` (kept while the pause lasts); an active pause is
  * reported as lasting one more minute, so the caller retries in a minute and finds out again.
  */
-async function readMarkers(store: StateStore, keys: readonly string[], now: number): Promise<Markers> {
+async function readMarkers(store: StateStore, keys: readonly string[], now: number, tag: string): Promise<Markers> {
   const markers: Record<string, number> = {};
   try {
     await Promise.all(
       keys.map(async (key) => {
-        if (!(await store.hasMarker(key))) return;
-        const paused = key.includes('pause:') ? await store.hasMarker(`${key}:active`) : false;
+        if (!(await store.hasMarker(tag + key))) return;
+        const paused = key.includes('pause:') ? await store.hasMarker(`${tag}${key}:active`) : false;
         markers[key] = paused ? now + 60_000 : key.includes('pause:') ? now - 1 : now;
       }),
     );
@@ -285,15 +353,16 @@ async function applyEffects(
   now: number,
   principal: Principal,
   notify: AdmissionInput['notify'],
+  tag: string,
 ): Promise<void> {
   try {
     for (const p of spend.pauses) {
-      await store.setOnce(p.key, Math.max(1, p.expiresAt - now));
-      await store.setOnce(`${p.key}:active`, Math.max(1, p.until - now));
+      await store.setOnce(tag + p.key, Math.max(1, p.expiresAt - now));
+      await store.setOnce(`${tag}${p.key}:active`, Math.max(1, p.until - now));
     }
-    for (const l of spend.latches) await store.setOnce(l.key, Math.max(1, l.expiresAt - now));
+    for (const l of spend.latches) await store.setOnce(tag + l.key, Math.max(1, l.expiresAt - now));
     for (const n of spend.notifications) {
-      if ((await store.setOnce(n.key, Math.max(1, n.expiresAt - now))) && notify !== undefined) {
+      if ((await store.setOnce(tag + n.key, Math.max(1, n.expiresAt - now))) && notify !== undefined) {
         try {
           notify(n, principal);
         } catch {
@@ -306,8 +375,3 @@ async function applyEffects(
   }
 }
 
-/** Every counter a request's cost is charged to: c(principal, model, w) for every window. */
-export function chargeKeys(principalId: string, model: string, now: number, timezone: string): string[] {
-  const keys = windowKeys(now, timezone);
-  return Object.values(keys).map((wk) => counterKey(principalId, wk, model));
-}

@@ -1,4 +1,5 @@
 import { GatewayError } from '@tollgate/codecs/base';
+import { repeatedKey } from './repeated-keys.js';
 import { eachChunk, type GatewayRequest } from './request.js';
 
 export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
@@ -47,11 +48,18 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
     throw new GatewayError('invalid_request', 'The request body is not valid UTF-8.');
   }
   if (text.trim() === '') throw new GatewayError('invalid_request', 'The request body is empty; a JSON object was expected.');
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (cause) {
     throw new GatewayError('invalid_request', 'The request body is not valid JSON.', {
       detail: cause instanceof Error ? cause.message : String(cause),
     });
   }
+  // What is priced must be what is sent: a key given twice could be read either way upstream.
+  const repeated = repeatedKey(text, value);
+  if (repeated !== null) {
+    throw new GatewayError('invalid_request', `The request body gives the key '${repeated}' more than once; send each key once.`, { param: repeated });
+  }
+  return value;
 }

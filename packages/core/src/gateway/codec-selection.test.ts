@@ -107,7 +107,7 @@ describe('createGateway from @tollgate/core/minimal: only the codecs it is given
     expect(() => createMinimalGateway({ ...options, codecs: [] })).toThrow(/codecs: a non-empty list of codecs/);
     expect(() => createMinimalGateway({ ...options, codecs: [openaiChatCodec, {} as Codec] })).toThrow(/codecs\[1\]: not a codec/);
     // Without the list at all (a JavaScript caller): refused, not a gateway with no formats.
-    expect(() => createMinimalGateway(options as Parameters<typeof createMinimalGateway>[0])).toThrow(GatewayConfigError);
+    expect(() => createMinimalGateway(options as unknown as Parameters<typeof createMinimalGateway>[0])).toThrow(GatewayConfigError);
   });
 });
 

@@ -42,6 +42,10 @@ export class RequestContext {
   clientCancelled = false;
   outputBytes = 0;
   promptBound = 0;
+  /** The `{tenant}:` tag every store key of this request's principal carries ('' for none). */
+  keyTag = '';
+  /** Token buckets admission took (the worst case), to move to the tokens used at settle. */
+  tokenBuckets: Array<{ key: string; windowMs: number; start: number; amount: number }> = [];
   /** DLP counts on the request and on the answer, by entity (never values). */
   dlp: RecordDlp = {};
   dlpResponse: RecordDlp = {};
@@ -133,6 +137,7 @@ export class RequestContext {
           : {
               kind: p.kind,
               id: p.id,
+              issuer: p.issuer ?? null,
               leaders: p.leaders === undefined ? [] : [...p.leaders],
               tier: p.tier ?? null,
               bu: p.bu ?? null,

@@ -5,10 +5,12 @@ import { isRegistry, loadRegistry, type Registry } from '../registry/index.js';
 import { createMemoryStore } from '../store/index.js';
 import { DEFAULT_MAX_REQUEST_BYTES } from './body.js';
 import { Breakers } from './breaker.js';
+import { HoldKeeper } from './holds.js';
+import { DEFAULT_EARLY_CHECK_BYTES } from './early-check.js';
 import { GatewayConfigError } from './config-error.js';
 import { RequestContext } from './context.js';
 import type { GatewayReply, GatewayRequest, ReplyOptions } from './request.js';
-import { writeRecord } from './finalize.js';
+import { tokenAdjustments, writeRecord } from './finalize.js';
 import { assertCodecsCover, codecTableFrom } from './codecs.js';
 import type { DlpOptions, Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
 import { errorReply, replyToResponse } from './render.js';
@@ -105,10 +107,13 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   const store = options.store ?? createMemoryStore();
   const sinkStats: SinkStats = { written: 0, failed: 0 };
   const sink = toUsageSink(options.usage, sinkStats);
-  const stats = { requests: 0, settleFailures: 0 };
+  const stats = { requests: 0 };
   // Null when no OpenTelemetry SDK is installed (or `telemetry: false`): then nothing is observed.
   const telemetry = createTelemetry(options.telemetry);
   const observedStore = telemetry?.metrics == null ? store : instrumentStore(store, telemetry.metrics);
+  const reservationTtlMs = options.reservationTtlMs ?? 5 * 60_000;
+  // Renewals and settle retries go through the observed store: their round trips and retries are measured.
+  const holds = new HoldKeeper(observedStore, reservationTtlMs, options.settleRetry, () => void telemetry?.metrics?.settleFailures.add(1));
   const usageStats = (): UsageStats => {
     const handed = sinkStats.written + sinkStats.failed;
     const own = sink.stats?.();
@@ -133,18 +138,17 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
     breakers: new Breakers(options.breaker, now),
     maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
+    earlyCheckBytes: options.earlyCheckBytes ?? DEFAULT_EARLY_CHECK_BYTES,
     failover: options.failover ?? {},
     sizing: options.sizing ?? {},
-    reservationTtlMs: options.reservationTtlMs ?? 5 * 60_000,
+    reservationTtlMs,
     filters: options.filters ?? [],
     dlp: options.dlp?.engine === undefined ? null : { engine: options.dlp.engine, recognizers: options.dlp.recognizers ?? [], key: dlpKey(options.dlp.key) },
     now,
     timezone: first.policy?.timezone ?? 'UTC',
-    onSettleFailure: () => {
-      stats.settleFailures++;
-      telemetry?.metrics?.settleFailures.add(1);
-    },
+    holds,
     ...(options.notify === undefined ? {} : { notify: options.notify }),
+    ...(options.tenantOf === undefined ? {} : { tenantOf: options.tenantOf }),
     ...(options.cacheShaping === undefined ? {} : { cacheShaping: options.cacheShaping }),
     trackStream(done) {
       openStreams.add(done);
@@ -204,7 +208,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     } catch (error) {
       // Anything unexpected: fail closed, in the caller's format, and still record it.
       const e = GatewayError.from(error);
-      await store.release(ctx.id).catch(() => {});
+      await holds.release(ctx.id, tokenAdjustments(ctx, 0));
       ctx.reject(e.status, ctx.reason ?? `error:${e.code}`, 'error');
       writeRecord(ctx, sink);
       return errorReply(codecs, e, ctx.entryFormat, { 'x-tollgate-request-id': ctx.id, 'server-timing': ctx.observer!.serverTiming() });
@@ -255,11 +259,14 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       return { registryRevision: nextRegistry.revision, policyRevision: loaded.revision };
     },
     stats(): GatewayStats {
+      const h = holds.snapshot();
       return {
         requests: stats.requests,
         usageWritten: sinkStats.written,
         usageFailed: sinkStats.failed,
-        settleFailures: stats.settleFailures,
+        settleFailures: h.failed,
+        settlesPending: h.pending,
+        settleRetries: h.retries,
         usage: usageStats(),
       };
     },
@@ -268,6 +275,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       // Settling and recording handed to a caller that has not run them yet: run them now.
       for (const run of [...notStarted]) void run();
       const drainMs = closeOptions.drainMs ?? 30_000;
+      const drainUntil = holds.now() + drainMs;
       let timer: ReturnType<typeof setTimeout> | undefined;
       let drained = false;
       const deadline = new Promise<void>((resolve) => {
@@ -279,6 +287,8 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       void deadline.then(() => (drained = true));
       while (openStreams.size > 0 && !drained) await Promise.race([Promise.all([...openStreams]), deadline]);
       if (timer !== undefined) clearTimeout(timer);
+      // Settles the store failed are retried until the drain time is up; what is left is counted.
+      await holds.drain(drainUntil);
       await sink.flush().catch(() => {});
       await sink.close().catch(() => {});
       if (ownsStore) await store.close().catch(() => {});

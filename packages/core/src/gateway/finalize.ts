@@ -1,7 +1,8 @@
 import type { Usage } from '@tollgate/codecs/base';
+import type { RateAdjustment } from '../store/types.js';
 import { priceUsage, type Pricing } from '../pricing/index.js';
-import type { StateStore } from '../store/types.js';
-import { chargeKeys } from './admission.js';
+import type { HoldKeeper } from './holds.js';
+import { chargeKeys } from './keys.js';
 import type { RequestContext } from './context.js';
 import type { UsageSink } from './usage-record.js';
 
@@ -30,31 +31,47 @@ export function estimateUsage(ctx: RequestContext): Usage {
 
 export interface SettleInput {
   ctx: RequestContext;
-  store: StateStore;
+  /** Settles with retries, and keeps the hold renewed until one succeeds. */
+  holds: HoldKeeper;
   pricing: Pricing | null;
   timezone: string;
   /** Measured usage is trusted only for a request that completed. */
   completed: boolean;
-  onSettleFailure(): void;
 }
 
-/** Price the usage (measured or estimated) and settle: the actual cost replaces the hold. */
+/**
+ * Price the usage (measured or estimated) and settle: the actual cost replaces the hold. A
+ * settle the store fails is retried in the background (the hold stays renewed meanwhile);
+ * this resolves after the first attempt.
+ */
 export async function settleUsage(input: SettleInput): Promise<void> {
   const { ctx } = input;
   if (!input.completed || ctx.usage === null) ctx.usage = estimateUsage(ctx);
   if (input.pricing !== null) ctx.cost = priceUsage(input.pricing, ctx.usage);
   const total = ctx.cost?.total ?? 0;
   if (ctx.principal === null || ctx.model === null) return;
-  try {
-    await input.store.settle({
-      id: ctx.id,
-      charges: chargeKeys(ctx.principal.id, ctx.model, ctx.startedAt, input.timezone).map((counter) => ({ counter, amount: total })),
-      counterTtlMs: COUNTER_TTL_MS,
-    });
-  } catch {
-    // The hold stays until its TTL: a budget is never shrunk by a failed settle, only delayed.
-    input.onSettleFailure();
+  const u = ctx.usage;
+  const used = u.input + u.cacheRead + u.cacheWrite + u.cacheWrite1h + u.output;
+  const rate = tokenAdjustments(ctx, used);
+  await input.holds.settle({
+    id: ctx.id,
+    charges: chargeKeys(ctx.keyTag, ctx.principal, ctx.model, ctx.startedAt, input.timezone).map((counter) => ({ counter, amount: total })),
+    counterTtlMs: COUNTER_TTL_MS,
+    ...(rate.length === 0 ? {} : { rate }),
+  });
+}
+
+/**
+ * The token buckets admission took at the worst case, moved to `used` tokens (measured, or the
+ * estimate): a token limit bites on what requests used, not on what they might have used.
+ */
+export function tokenAdjustments(ctx: RequestContext, used: number): RateAdjustment[] {
+  const out: RateAdjustment[] = [];
+  for (const b of ctx.tokenBuckets) {
+    const delta = used - b.amount;
+    if (delta !== 0) out.push({ key: b.key, windowMs: b.windowMs, start: b.start, delta });
   }
+  return out;
 }
 
 /** Write the record once; never throws into the request path. */

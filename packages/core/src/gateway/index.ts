@@ -1,5 +1,5 @@
 export { createGateway, pairedReply } from './create.js';
-export type { DlpOptions, Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions, UsageStats } from './options.js';
+export type { DlpOptions, Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions, PolicyFileInput, UsageStats } from './options.js';
 export type { GatewayReply, GatewayRequest, ReplyOptions, HeaderReader, UpstreamFetch, UpstreamResponse, BodySource } from './request.js';
 export { GatewayConfigError, type ConfigIssue } from './config-error.js';
 export type { RequestFilter, FilterContext } from './filters.js';
@@ -7,9 +7,10 @@ export type { UsageRecord, UsageSink, UsageSinkStats, UsageOption, RecordPrincip
 export type { TelemetryOptions, TelemetryOption } from '../telemetry/options.js';
 export type { SecretsOption } from './secrets.js';
 export type { SizingOptions } from './sizing.js';
-export { promptTokenBound, utf8Length } from './sizing.js';
+export type { SettleRetryOptions } from './holds.js';
+export { promptTokenBound } from './sizing.js';
 export type { BreakerOptions } from './breaker.js';
 export type { FailoverOptions } from './dispatch.js';
-export { counterKey } from './admission.js';
+export { chargeKeys, counterKey, keyTag, type TenantOf } from './keys.js';
 export { completeBodyOf, replyToResponse, takeChunks } from './render.js';
 export { clientStalledError, isClientStalled } from './client-gone.js';

@@ -1,7 +1,7 @@
 import type { CacheShapingOptions, Codec } from '@tollgate/codecs/base';
-import type { Policy, Principal, SpendNotification } from '@tollgate/policy';
+import type { Policy, PolicyFileInput, Principal, SpendNotification } from '@tollgate/policy';
 import type { IdentityOptions } from '../identity/index.js';
-import type { Registry } from '../registry/index.js';
+import type { Registry, RegistryFileInput } from '../registry/index.js';
 import type { StateStore } from '../store/types.js';
 import type { GatewayReply, GatewayRequest, ReplyOptions, UpstreamFetch } from './request.js';
 import type { BreakerOptions } from './breaker.js';
@@ -9,6 +9,8 @@ import type { FailoverOptions } from './dispatch.js';
 import type { RequestFilter } from './filters.js';
 import type { SecretsOption } from './secrets.js';
 import type { SizingOptions } from './sizing.js';
+import type { TenantOf } from './keys.js';
+import type { SettleRetryOptions } from './holds.js';
 import type { UsageOption } from './usage-record.js';
 import type { TelemetryOption } from '../telemetry/options.js';
 import type { DlpEngine } from '../dlp/engine.js';
@@ -32,10 +34,16 @@ export interface DlpOptions {
 }
 
 export interface GatewayOptions {
-  /** The registry: the object a registry YAML/JSON file parses to, or an already loaded one. */
-  registry: unknown | Registry;
-  /** The policy: the object a policy file parses to. Without one, every catalog model is allowed and nothing is capped. */
-  policy?: unknown;
+  /**
+   * The registry: the object a registry YAML/JSON file parses to (`RegistryFileInput`), or one
+   * already loaded by `loadRegistry`. Validated here; an invalid one throws `GatewayConfigError`.
+   */
+  registry: RegistryFileInput | Registry;
+  /**
+   * The policy: the object a policy file parses to (`PolicyFileInput`). Without one, every
+   * catalog model is allowed and nothing is capped.
+   */
+  policy?: PolicyFileInput | null;
   /** Virtual keys, JWT issuers and applications (the service config's `identity`), or a key-hash lookup. */
   identity: IdentityOptions;
   /** Where counters, holds and rate buckets live. Default: a new in-memory store (per process). */
@@ -51,11 +59,24 @@ export interface GatewayOptions {
   fetch?: UpstreamFetch;
   /** Request bodies larger than this are refused with 413. Default 32 MiB. */
   maxRequestBytes?: number;
+  /**
+   * Request bodies at least this large (declared, or once read) are first checked against the
+   * rate limits and hard spend caps that would refuse them whatever they hold, before they are
+   * parsed: a capped key cannot make the gateway parse megabytes only to refuse them. Default
+   * 1 MiB.
+   */
+  earlyCheckBytes?: number;
   failover?: FailoverOptions;
   breaker?: BreakerOptions;
   sizing?: SizingOptions;
-  /** How long a reservation lives without renewal. Default 5 minutes; streams renew it. */
+  /**
+   * How long a reservation lives without renewal. Default 5 minutes. Every request renews its
+   * hold (about every quarter of this) from admission until its settle succeeds; only the holds
+   * of a gateway that died expire.
+   */
   reservationTtlMs?: number;
+  /** Retries of settles the store failed (backoff, how long, how many wait). */
+  settleRetry?: SettleRetryOptions;
   /** Request filters (DLP, policy prompts, cache shaping), run in order after routing. */
   filters?: RequestFilter[];
   /** DLP engine, recognizers and surrogate key (the policy's `dlp` says what to do). */
@@ -69,6 +90,14 @@ export interface GatewayOptions {
    * tool, the system prompt and the latest message, at most four, never removing the client's.
    */
   cacheShaping?: CacheShapingOptions;
+  /**
+   * The tenant a principal belongs to, for the Redis Cluster hash tag of its store keys: every
+   * counter, cap, hold and rate-bucket key of the principal then starts with `{<tenant>}:`, so
+   * a Redis store made with `hashTag: hashTagFromKey()` keeps each tenant's keys in one slot
+   * (every reservation stays one atomic script) and spreads tenants over the cluster. Default:
+   * none (keys carry no tag; the Redis store's own tag applies).
+   */
+  tenantOf?: TenantOf;
   /** Spend notifications (policy `notify` actions), delivered once per crossing per window. */
   notify?: (notification: SpendNotification, principal: Principal) => void;
   /**
@@ -98,8 +127,15 @@ export interface GatewayStats {
   /** Usage records handed to the sink, and those the sink failed to take. */
   usageWritten: number;
   usageFailed: number;
-  /** Settlements the store could not complete (the hold expires after its TTL). */
+  /**
+   * Settlements that never succeeded: retried for `settleRetry.maxRetryMs`, or still failing
+   * when `close()`'s drain time ran out (their holds expire after their TTL).
+   */
   settleFailures: number;
+  /** Settlements the store failed that are waiting for a retry now. */
+  settlesPending: number;
+  /** Settle attempts made after a failed one. */
+  settleRetries: number;
   /** What became of the usage records, as far as the sink reports it. */
   usage: UsageStats;
 }
@@ -144,7 +180,7 @@ export interface Gateway {
    * validated first: on any violation it throws `GatewayConfigError` listing them all and the
    * last good revision stays in force.
    */
-  reload(next: { registry?: unknown; policy?: unknown; identity?: IdentityOptions }): { registryRevision: string; policyRevision: string | null };
+  reload(next: { registry?: RegistryFileInput | Registry; policy?: PolicyFileInput | null; identity?: IdentityOptions }): { registryRevision: string; policyRevision: string | null };
   stats(): GatewayStats;
   /**
    * Refuse new calls; wait for calls under way and open streams to finish, their settling and
@@ -154,6 +190,6 @@ export interface Gateway {
   close(options?: { drainMs?: number }): Promise<void>;
 }
 
-export type { Policy };
-export type { Registry };
+export type { Policy, PolicyFileInput };
+export type { Registry, RegistryFileInput };
 export type { UsageOption, SecretsOption };

@@ -2,7 +2,7 @@ import { GatewayError, codeForStatus, codecOf, isTimeoutError, type ErrorInfo } 
 import type { Candidate } from '../registry/index.js';
 import type { Admission } from './admission.js';
 import type { RequestContext } from './context.js';
-import { settleUsage, writeRecord } from './finalize.js';
+import { settleUsage, tokenAdjustments, writeRecord } from './finalize.js';
 import { guardResponse, guardStream } from './answer-guard.js';
 import { relayStream, type StreamOutcome } from './relay.js';
 import { completeReply, errorReply, streamReply } from './render.js';
@@ -97,7 +97,7 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
   const headers = governanceHeaders(ctx, admission);
   const pricing = candidate.deployment.pricing;
   const settle = (completed: boolean) =>
-    settleUsage({ ctx, store: deps.store, pricing, timezone: deps.timezone, completed, onSettleFailure: deps.onSettleFailure });
+    settleUsage({ ctx, holds: deps.holds, pricing, timezone: deps.timezone, completed });
 
   if (response.status < 200 || response.status > 299) {
     input.cleanup();
@@ -111,7 +111,7 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     }
     const decoded = upstreamCodec.decodeError(response.status, parsed);
     const info = upstreamErrorForClient(response, decoded, target, deps);
-    await deps.store.release(ctx.id).catch(() => {});
+    await deps.holds.release(ctx.id, tokenAdjustments(ctx, 0));
     ctx.reject(info.status, `upstream_${response.status}`, 'upstream_error');
     writeRecord(ctx, deps.sink);
     return errorReply(deps.codecs, info, entry, headers);
@@ -125,14 +125,11 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
       writeRecord(ctx, deps.sink);
       return errorReply(deps.codecs, new GatewayError('upstream_error', 'The upstream returned no stream.'), entry, headers);
     }
-    const ttl = deps.reservationTtlMs;
-    const renewal = admission.reserved > 0 ? setInterval(() => void deps.store.renew(ctx.id, ttl).catch(() => {}), Math.max(1000, Math.floor(ttl / 3))) : null;
-    (renewal as { unref?: () => void } | null)?.unref?.();
+    // The hold is renewed from admission until the settle succeeds (HoldKeeper), not here.
     let resolveDone!: () => void;
     deps.trackStream(new Promise<void>((r) => (resolveDone = r)));
     const onEnd = (outcome: StreamOutcome) => {
       ctx.observer?.upstreamDone();
-      if (renewal !== null) clearInterval(renewal);
       input.cleanup();
       // Whichever came first decides: a client that stops reading after an in-stream error
       // (SDKs throw, then cancel) did not cancel a healthy stream; a stream that errors
@@ -263,6 +260,7 @@ function upstreamErrorForClient(response: UpstreamResponse, decoded: ErrorInfo, 
   }
   const info: ErrorInfo = { code: decoded.code ?? codeForStatus(status), status: decoded.status || status, message: scrubMessage(decoded.message) };
   if (decoded.param !== undefined) info.param = decoded.param;
+  if (decoded.limit !== undefined) info.limit = decoded.limit;
   const retryAfter = Number(response.headers.get('retry-after'));
   if (Number.isFinite(retryAfter) && retryAfter > 0) info.retryAfterS = Math.ceil(retryAfter);
   return info;

@@ -1,4 +1,4 @@
-import type { Request as IRRequest, ContentPart } from '@tollgate/codecs/base';
+import { utf8Bytes, type ContentPart, type MediaSource, type Request as IRRequest } from '@tollgate/codecs/base';
 
 export interface SizingOptions {
   /** Tokens charged for an input the gateway cannot size: an image. Default 8,000. */
@@ -14,34 +14,31 @@ export interface SizingOptions {
 }
 
 /** UTF-8 byte length of a string without encoding it. */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
-}
+export const utf8Length: (text: string) => number = utf8Bytes;
 
 /**
  * A true upper bound on the prompt's tokens: every byte-level tokenizer spends at least one
  * byte of UTF-8 per token, so text counts at its byte length; fixed overheads are added per
  * message and per tool; inputs the gateway cannot size (images, files, remote URLs) count at
  * a configured per-item maximum.
+ *
+ * With `rawBytes` (the body as the client sent it) the bound also covers what the upstream
+ * reads that the canonical request does not hold (fields a codec keeps only for its own
+ * format, parts it drops when translating, forwarded unchanged on an identity route): every
+ * byte of the body but the inline media data counts as a token, and media at the per-item
+ * maximum. The result is the larger of the two bounds.
  */
-export function promptTokenBound(request: IRRequest, options: SizingOptions = {}): number {
+export function promptTokenBound(request: IRRequest, options: SizingOptions = {}, rawBytes?: number): number {
   const image = options.imageTokens ?? 8_000;
   const file = options.fileTokens ?? 200_000;
   const perMessage = options.perMessageTokens ?? 16;
-  let total = options.perRequestTokens ?? 64;
+  const perRequest = options.perRequestTokens ?? 64;
+  let total = perRequest;
+  /** Per-item allowances, and the bytes of inline media data the body holds for them. */
+  let media = 0;
+  let mediaBytes = 0;
+  const inline = (source: MediaSource): number =>
+    source.kind === 'base64' ? source.data.length : source.kind === 'url' && source.url.startsWith('data:') ? source.url.length : 0;
   const part = (p: ContentPart): number => {
     switch (p.type) {
       case 'text':
@@ -50,8 +47,12 @@ export function promptTokenBound(request: IRRequest, options: SizingOptions = {}
       case 'reasoning':
         return utf8Length(p.text) + utf8Length(p.signature ?? '') + utf8Length(p.redactedData ?? '') + utf8Length(p.encryptedContent ?? '');
       case 'image':
+        media += image;
+        mediaBytes += inline(p.source);
         return image;
       case 'file':
+        media += file;
+        mediaBytes += inline(p.source);
         return file;
       case 'tool_call':
         return utf8Length(p.name) + utf8Length(p.arguments) + utf8Length(p.id) + 8;
@@ -70,5 +71,7 @@ export function promptTokenBound(request: IRRequest, options: SizingOptions = {}
   for (const t of request.tools) {
     total += (options.perToolTokens ?? 32) + utf8Length(t.name) + utf8Length(t.description ?? '') + utf8Length(JSON.stringify(t.parameters));
   }
-  return total;
+  if (rawBytes === undefined) return total;
+  // Inline media data in the body is at least as long as the canonical data (JSON escapes only lengthen it).
+  return Math.max(total, rawBytes - mediaBytes + media + perRequest);
 }

@@ -7,6 +7,8 @@ export type { CostMicros };
 export interface RecordPrincipal {
   kind: string;
   id: string;
+  /** A JWT principal's issuer (its counters are kept apart from other issuers'); null otherwise. */
+  issuer: string | null;
   /** Reporting chain, nearest leader first (access rules by leader can be replayed). */
   leaders?: string[];
   tier: string | null;
@@ -65,7 +67,7 @@ export type RecordStatus = 'ok' | 'rejected' | 'upstream_error' | 'cancelled' | 
 
 /**
  * One record per request, rejections and aborts included. Field names are a contract
- * (DESIGN.md): add fields freely, never rename. Never holds prompt text or secrets.
+ * (docs/usage-records.md): add fields freely, never rename. Never holds prompt text or secrets.
  */
 export interface UsageRecord {
   schema: 1;

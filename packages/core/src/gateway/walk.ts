@@ -22,12 +22,17 @@ import { policyStage, type DlpDeps } from './policy-stage.js';
 import type { GatewayReply, GatewayRequest, UpstreamFetch } from './request.js';
 import { listModelsFor } from './discovery-route.js';
 import { completeReply, errorReply, guessFormat } from './render.js';
+import { notOfferedError } from './not-offered.js';
 import { respond } from './respond.js';
 import type { SecretCache } from './secrets.js';
-import { promptTokenBound, type SizingOptions } from './sizing.js';
+import type { SizingOptions } from './sizing.js';
+import { requestBounds } from './bounds.js';
+import { earlyRefusal } from './early-check.js';
 import { buildUpstreamCall, upstreamBody, type UpstreamTarget } from './upstream.js';
 import type { UsageSink } from './usage-record.js';
-import { writeRecord } from './finalize.js';
+import type { TenantOf } from './keys.js';
+import type { HoldKeeper } from './holds.js';
+import { tokenAdjustments, writeRecord } from './finalize.js';
 
 /** Everything the walk needs that lives as long as the gateway. */
 export interface WalkDeps {
@@ -42,6 +47,8 @@ export interface WalkDeps {
   fetch: UpstreamFetch;
   breakers: Breakers;
   maxRequestBytes: number;
+  /** Bodies at least this large are checked against rate limits and caps before being parsed. */
+  earlyCheckBytes: number;
   failover: FailoverOptions;
   sizing: SizingOptions;
   reservationTtlMs: number;
@@ -50,12 +57,14 @@ export interface WalkDeps {
   dlp: DlpDeps | null;
   now: () => number;
   timezone: string;
-  onSettleFailure(): void;
+  /** Renews holds from admission until settle, and retries failed settles. */
+  holds: HoldKeeper;
   trackStream(done: Promise<void>): void;
   /** Work handed to `reply`'s `defer`: the returned runner does it once; `close()` runs it if nobody has. */
   trackDeferred(work: () => Promise<void>): () => Promise<void>;
   notify?: (notification: SpendNotification, principal: Principal) => void;
   cacheShaping?: CacheShapingOptions;
+  tenantOf?: TenantOf;
 }
 
 /** Refuse: record the reason, answer in the caller's format. */
@@ -67,7 +76,7 @@ function refuse(deps: WalkDeps, ctx: RequestContext, error: GatewayError, reason
 
 const DISCOVERY_PATHS = new Set(['/v1/models', '/v1beta/models', '/models']);
 
-/** The walk of one request (DESIGN.md): each stage has one home, in this order. */
+/** The walk of one request (docs/architecture.md): each stage has one home, in this order. */
 export async function walk(request: GatewayRequest, ctx: RequestContext, deps: WalkDeps): Promise<GatewayReply> {
   const url = new URL(request.url);
   const path = url.pathname;
@@ -92,12 +101,19 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   const principal = auth.principal;
   ctx.principal = principal;
 
-  // 3. parse, bounded
+  // 3. parse, bounded. A large body is first checked against the rate limits and hard caps
+  // that would refuse it whatever it holds, before it is read (declared size) or parsed.
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  let refusal = declared >= deps.earlyCheckBytes ? await earlyRefusal(deps, principal, format, entry.model) : null;
+  if (refusal !== null) return refuse(deps, ctx, refusal.error, refusal.reason, refusal.headers);
   let raw: Uint8Array;
   let body: unknown;
   let ir: IRRequest;
   try {
     raw = await readBoundedBody(request, deps.maxRequestBytes);
+    if (!(declared >= 0) && raw.byteLength >= deps.earlyCheckBytes && (refusal = await earlyRefusal(deps, principal, format, entry.model)) !== null) {
+      return refuse(deps, ctx, refusal.error, refusal.reason, refusal.headers);
+    }
     body = parseJsonBody(raw);
     const decodeOptions: { model?: string; stream?: boolean } = {};
     if (entry.model !== null) decodeOptions.model = entry.model;
@@ -153,7 +169,11 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     );
     return refuse(deps, ctx, e, 'stateful_unsupported');
   }
-  if (list.length === 0) return refuse(deps, ctx, notFound(), model.entryFormats.includes(format) ? 'no_route' : 'format_not_offered');
+  if (list.length === 0) {
+    // Access was granted above, so saying where the model is offered tells the caller nothing secret.
+    if (!model.entryFormats.includes(format)) return refuse(deps, ctx, notOfferedError(deps.registry, model, format, requested ?? model.id), 'format_not_offered');
+    return refuse(deps, ctx, notFound(), 'no_route');
+  }
 
   // 7. filters: tool allow lists, request filters, DLP, policy prompts
   const original = ir;
@@ -173,8 +193,8 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
       maxTokensEdit = fallback ?? 4096;
       ir = { ...ir, maxTokens: maxTokensEdit };
     }
-    ctx.promptBound = promptTokenBound(ir, deps.sizing);
-    const bounds = { promptTokens: ctx.promptBound, outputTokens: ir.maxTokens! + (ir.reasoning?.budgetTokens ?? 0) };
+    const bounds = requestBounds(ir, codec, m, raw.byteLength, deps.sizing);
+    ctx.promptBound = bounds.promptTokens;
     return admit({
       ctx,
       policy: deps.policy,
@@ -185,9 +205,11 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
       now: deps.now(),
       worstCaseMicros: maxWorstCase(candidates, bounds),
       tokenBound: bounds.promptTokens + bounds.outputTokens,
+      unbounded: bounds.unbounded,
       reservationTtlMs: deps.reservationTtlMs,
       substituted,
       ...(deps.notify === undefined ? {} : { notify: deps.notify }),
+      ...(deps.tenantOf === undefined ? {} : { tenantOf: deps.tenantOf }),
     });
   };
   let admission: Admission;
@@ -213,6 +235,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     throw error;
   }
   ctx.reservedMicros = admission.reserved;
+  if (admission.reserved > 0) deps.holds.track(ctx.id);
 
   // 9. convert and dispatch, failing over before anything is committed
   const targets = list.map(toTarget);
@@ -260,7 +283,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     return respond({ deps, ctx, candidate, target: result.target, response: result.response, admission, clientModel, clientSignal, cleanup: unwatch });
   }
   unwatch();
-  await deps.store.release(ctx.id).catch(() => {});
+  await deps.holds.release(ctx.id, tokenAdjustments(ctx, 0));
   const e = GatewayError.from(result);
   ctx.attempts = Math.max(ctx.attempts, 1);
   if (e.code === 'cancelled') {

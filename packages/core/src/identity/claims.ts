@@ -20,7 +20,8 @@ export function principalFromClaims(entry: JwtEntry, payload: JWTPayload): Claim
   const user = str(payload, c.user ?? 'sub');
   if (user === undefined || user === null) return { ok: false, detail: `jwt: claim ${c.user ?? 'sub'} missing or malformed` };
 
-  const principal: Principal = { kind: 'user', id: user };
+  // The issuer namespaces the principal's counters: `alice` of two IdPs are two people.
+  const principal: Principal = { kind: 'user', id: user, issuer: entry.issuer };
   for (const field of ['tier', 'bu', 'application', 'workflow'] as const) {
     const name = c[field];
     if (name === undefined) continue;

@@ -31,7 +31,7 @@ describe('identity: JWT via a JWKS URL', () => {
     const resolver = createIdentityResolver({ jwt: [entry] }, { fetch: server.fetch });
 
     const first = await resolver.authenticate(bearer(await sign(a)));
-    expect(first).toEqual({ ok: true, method: 'jwt', principal: { kind: 'user', id: 'alice' } });
+    expect(first).toEqual({ ok: true, method: 'jwt', principal: { kind: 'user', id: 'alice', issuer: ISSUER } });
     expect(server.state.fetches).toBe(1);
     expect(server.state.urls).toEqual([JWKS_URL]);
     await resolver.authenticate(bearer(await sign(a, { sub: 'bob' })));
@@ -203,7 +203,7 @@ describe('identity: JWT claims and inline JWKS', () => {
     expect(r).toEqual({
       ok: true,
       method: 'jwt',
-      principal: { kind: 'user', id: 'alice@example.com', tier: 'pilot', bu: 'payments', leaders: ['vp', 'ceo'], application: 'notebook' },
+      principal: { kind: 'user', id: 'alice@example.com', issuer: ISSUER, tier: 'pilot', bu: 'payments', leaders: ['vp', 'ceo'], application: 'notebook' },
     });
   });
 

@@ -27,7 +27,7 @@ describe('identity: platform-minted tokens', () => {
   it('takes the user from sub and the platform as an attribution', async () => {
     const { resolver, token } = await setup();
     const r = await resolver.authenticate(bearer(await token({ sub: 'alice', tier: 'normal', platform: 'spoofed', tags: { team: 'x' } })));
-    expect(r).toEqual({ ok: true, method: 'jwt', principal: { kind: 'user', id: 'alice', tier: 'normal', platform: 'agent-hub' } });
+    expect(r).toEqual({ ok: true, method: 'jwt', principal: { kind: 'user', id: 'alice', issuer: PLATFORM_ISSUER, tier: 'normal', platform: 'agent-hub' } });
   });
 
   it('keeps only allow-listed, short string tags, and tags never become authority', async () => {

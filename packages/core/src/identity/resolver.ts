@@ -124,6 +124,6 @@ const KINDS = new Set(['user', 'application', 'service']);
 
 function isPrincipal(p: unknown): p is Principal {
   if (typeof p !== 'object' || p === null) return false;
-  const { kind, id } = p as { kind?: unknown; id?: unknown };
-  return typeof kind === 'string' && KINDS.has(kind) && typeof id === 'string' && id.length > 0;
+  const { kind, id, issuer } = p as { kind?: unknown; id?: unknown; issuer?: unknown };
+  return typeof kind === 'string' && KINDS.has(kind) && typeof id === 'string' && id.length > 0 && (issuer === undefined || typeof issuer === 'string');
 }

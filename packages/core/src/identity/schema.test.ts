@@ -10,7 +10,7 @@ const errorsOf = (input: unknown): string => {
 };
 
 describe('identity: config schema', () => {
-  it('accepts the DESIGN.md shape and normalizes hashes', () => {
+  it('accepts the documented shape (docs/service-config.md) and normalizes hashes', () => {
     const cfg = parseIdentityConfig({
       virtual_keys: [{ hash: hash.toUpperCase().replace('SHA256', 'sha256'), principal: { user: 'alice', tier: 'normal', bu: 'payments', leaders: ['ceo', 'vp'] } }],
       jwt: [{ issuer: 'https://idp.example.com', audience: 'tollgate', jwks_url: 'https://idp.example.com/jwks' }],

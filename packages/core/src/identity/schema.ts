@@ -15,21 +15,23 @@ export const KeyHashSchema = z.pipe(
   z.transform((s: string) => s.toLowerCase()),
 );
 
+const doc = (text: string) => z.describe(text);
+
 export const VirtualKeyEntrySchema = z.strictObject({
-  hash: KeyHashSchema,
+  hash: KeyHashSchema.check(doc('"sha256:" + the hex SHA-256 of the key, as `tollgate key create` prints it; the key itself is never stored.')),
   principal: z.strictObject({
-    user: Id,
-    tier: z.optional(Id),
-    bu: z.optional(Id),
-    leaders: z.optional(z.array(Id)),
-    application: z.optional(Id),
-    platform: z.optional(Id),
-    workflow: z.optional(Id),
+    user: Id.check(doc('The user id budgets, rate limits and records use.')),
+    tier: z.optional(Id).check(doc('Population key `tiers`.')),
+    bu: z.optional(Id).check(doc('Business unit: population key `bus`, business_units in the policy.')),
+    leaders: z.optional(z.array(Id)).check(doc('Reporting chain, nearest first: population key `leaders`, access leader rules.')),
+    application: z.optional(Id).check(doc('The application the user acts through (population key `applications`).')),
+    platform: z.optional(Id).check(doc('Recorded as principal.platform.')),
+    workflow: z.optional(Id).check(doc('Recorded as principal.workflow.')),
   }),
 });
 
 export const ApplicationEntrySchema = z.strictObject({
-  id: Id,
+  id: Id.check(doc('The application id (a principal of kind application).')),
   hash: KeyHashSchema,
   bu: z.optional(Id),
   tier: z.optional(Id),
@@ -65,10 +67,12 @@ const JwksUrl = z.url().check(
 
 export const JwtEntrySchema = z
   .strictObject({
-    issuer: Id,
-    audience: z.union([Id, z.array(Id).check(z.minLength(1))]),
-    jwks_url: z.optional(JwksUrl),
-    jwks: z.optional(z.strictObject({ keys: z.array(PublicJwk).check(z.minLength(1, 'an inline JWKS needs at least one key')) })),
+    issuer: Id.check(doc('The exact `iss` the tokens carry.')),
+    audience: z.union([Id, z.array(Id).check(z.minLength(1))]).check(doc('Accepted `aud` value(s).')),
+    jwks_url: z.optional(JwksUrl).check(doc('Where the public keys are fetched (https; http only for localhost). Give this or `jwks`.')),
+    jwks: z
+      .optional(z.strictObject({ keys: z.array(PublicJwk).check(z.minLength(1, 'an inline JWKS needs at least one key')) }))
+      .check(doc('The public keys inline. Give this or `jwks_url`.')),
     algorithms: z.optional(
       z.array(z.enum(JWT_ALGORITHMS, 'an asymmetric algorithm (RS*, PS*, ES*, EdDSA); none and HS* are refused')).check(z.minLength(1)),
     ),
@@ -82,8 +86,8 @@ export const JwtEntrySchema = z
         platform: z.optional(Claim),
         workflow: z.optional(Claim),
       }),
-    ),
-    clock_tolerance_s: z.optional(z.number().check(z.int(), z.gte(0), z.lte(300))),
+    ).check(doc('Principal field → claim name (dotted paths allowed); user defaults to sub, the others are read only when named.')),
+    clock_tolerance_s: z.optional(z.number().check(z.int(), z.gte(0), z.lte(300))).check(doc('Leeway for exp/nbf in seconds (default 0).')),
     /** Marks a platform-minted token: the user is the subject, the platform an attribution. */
     platform: z.optional(Id),
     /** Claim holding the platform's tags (an object of string values). Default `tags`. */
@@ -105,9 +109,9 @@ export const JwtEntrySchema = z
 
 export const IdentityConfigSchema = z
   .strictObject({
-    virtual_keys: z.optional(z.array(VirtualKeyEntrySchema)),
-    jwt: z.optional(z.array(JwtEntrySchema)),
-    applications: z.optional(z.array(ApplicationEntrySchema)),
+    virtual_keys: z.optional(z.array(VirtualKeyEntrySchema)).check(doc('tg_ keys for people, by hash, each with its principal.')),
+    jwt: z.optional(z.array(JwtEntrySchema)).check(doc('Identity-provider tokens, verified against each issuer\'s JWKS.')),
+    applications: z.optional(z.array(ApplicationEntrySchema)).check(doc('tg_ keys for applications (principals of kind application).')),
   })
   .check(z.superRefine((c, ctx) => {
     const seen = new Map<string, string>();

@@ -27,7 +27,7 @@ const sonnet: PricingInput = {
 };
 
 describe('priceUsage', () => {
-  it("reproduces DESIGN.md's usage-record example", () => {
+  it('reproduces the usage-record example of docs/usage-records.md', () => {
     expect(priceUsage(sonnet, usage({ input: 120, output: 57, cacheRead: 400, cacheWrite: 30 }))).toEqual({
       input: 360,
       output: 855,

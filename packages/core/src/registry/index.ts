@@ -28,5 +28,3 @@ export type {
   WireFormatInfo,
 } from './types.js';
 export * from '../pricing/index.js';
-export { canonicalJson } from '../util/canonical-json.js';
-export { sha256, sha256Hex } from '../util/sha256.js';

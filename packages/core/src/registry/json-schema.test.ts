@@ -6,7 +6,7 @@ import { registryJsonSchema, renderRegistryJsonSchema } from './json-schema.js';
 const committed = fileURLToPath(new URL('../../schema/registry.schema.json', import.meta.url));
 
 describe('registry JSON Schema', () => {
-  it('the committed file is what the generator writes (run: node --import tsx packages/core/scripts/gen-schema.ts)', () => {
+  it('the committed file is what the generator writes (run: npm run gen:schemas)', () => {
     expect(readFileSync(committed, 'utf8')).toBe(renderRegistryJsonSchema());
   });
 

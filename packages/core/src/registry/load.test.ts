@@ -129,7 +129,7 @@ describe('loadRegistry', () => {
     raw.models['gpt-5'].entry_formats.push('cohere_chat');
     expect(errorsOf(raw)).toEqual([
       { path: 'models.gpt-5.entry_formats[2]', message: 'wire format "cohere_chat" is not declared in wire_formats' },
-      { path: 'models.gemini-flash.deployments[0].provider', message: 'provider "gogle" is not declared in providers' },
+      { path: 'models.gemini-flash.deployments[0].provider', message: 'provider "gogle" is not declared in providers (did you mean "google"?)' },
     ]);
   });
 
@@ -144,6 +144,29 @@ describe('loadRegistry', () => {
     expect(errorsOf(null)).toEqual([{ path: '', message: expect.stringMatching(/must be an object/) }]);
     expect(errorsOf([])).toHaveLength(1);
     expect(errorsOf({}).map((e) => e.path).sort()).toEqual(['entry_routes', 'models', 'operations', 'providers', 'wire_formats']);
+  });
+
+  it('says a missing price is missing, and what a misspelt key, value or reference probably meant', () => {
+    const raw = baseRegistry();
+    delete dep(raw).pricing.input;
+    dep(raw).pricing.outptu = '15';
+    sonnet(raw).visibility = 'hiden';
+    raw.providrs = {};
+    raw.models['gemini-flash'].deployments[0].provider = 'gogle';
+    raw.converters.push({ from: 'openai_chatt', to: 'anthropic_messages' });
+    const messages = Object.fromEntries(errorsOf(raw).map((e) => [e.path, e.message]));
+    expect(messages).toMatchObject({
+      'models.claude-sonnet.deployments[1].pricing.input': 'missing required key "input"',
+      'models.claude-sonnet.deployments[1].pricing.outptu': 'unknown key "outptu" (did you mean "output"?)',
+      'models.claude-sonnet.visibility': '"hiden" is not one of "listed", "hidden" (did you mean "hidden"?)',
+      providrs: 'unknown key "providrs" (did you mean "providers"?)',
+      'models.gemini-flash.deployments[0].provider': 'provider "gogle" is not declared in providers (did you mean "google"?)',
+      'converters[4].from': 'wire format "openai_chatt" is not declared in wire_formats (did you mean "openai_chat"?)',
+    });
+    // A price that is there but malformed still says what a price looks like.
+    const bad = baseRegistry();
+    dep(bad).pricing.input = '-3';
+    expect(errorsOf(bad)).toEqual([{ path: 'models.claude-sonnet.deployments[1].pricing.input', message: 'must be a non-negative decimal: a string like "3.75" or a number' }]);
   });
 
   it('accepts numbers as prices and parses them through their decimal string', () => {

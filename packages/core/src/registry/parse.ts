@@ -4,6 +4,7 @@
  * later checks do not cascade from them.
  */
 import type * as z from 'zod/mini';
+import { didYouMean, schemaHints } from '@tollgate/policy';
 import { IssueList, type PathSegment } from './issues.js';
 import {
   Name,
@@ -52,7 +53,10 @@ export function parseFile(raw: unknown, issues: IssueList): ParsedFile {
     return out;
   }
   for (const key of Object.keys(raw)) {
-    if (!Object.hasOwn(SECTIONS, key)) issues.add([key], `unknown key "${key}"; expected one of ${Object.keys(SECTIONS).join(', ')}`);
+    if (!Object.hasOwn(SECTIONS, key)) {
+      const hint = didYouMean(key, Object.keys(SECTIONS));
+      issues.add([key], `unknown key "${key}"${hint === '' ? `; expected one of ${Object.keys(SECTIONS).join(', ')}` : hint}`);
+    }
   }
   parseRecord(raw, 'wire_formats', out.wire_formats, out, issues);
   parseRecord(raw, 'credentials', out.credentials, out, issues);
@@ -88,12 +92,13 @@ function parseRecord<T>(
   for (const [name, item] of Object.entries(value)) {
     const nameOk = Name.safeParse(name);
     if (!nameOk.success) issues.add([section, name], `invalid name: ${nameOk.error.issues[0]?.message ?? 'invalid'}`);
-    const parsed = (spec.item as unknown as z.ZodMiniType<T>).safeParse(item);
+    const hints = schemaHints();
+    const parsed = (spec.item as unknown as z.ZodMiniType<T>).safeParse(item, { error: hints.error });
     if (parsed.success && nameOk.success) {
       into.set(name, parsed.data);
     } else {
       into.set(name, null);
-      if (!parsed.success) reportZod(parsed.error, [section, name], issues);
+      if (!parsed.success) reportZod(parsed.error, [section, name], issues, hints.unknownKey);
       if (section === 'models') salvageAliases(name, item, out);
     }
   }
@@ -121,21 +126,27 @@ function parseArray<T>(
     return;
   }
   value.forEach((item, index) => {
-    const parsed = (spec.item as unknown as z.ZodMiniType<T>).safeParse(item);
+    const hints = schemaHints();
+    const parsed = (spec.item as unknown as z.ZodMiniType<T>).safeParse(item, { error: hints.error });
     if (parsed.success) {
       into.push(parsed.data);
     } else {
       out.incomplete.add(section);
-      reportZod(parsed.error, [section, index], issues);
+      reportZod(parsed.error, [section, index], issues, hints.unknownKey);
     }
   });
 }
 
-function reportZod(error: z.core.$ZodError, prefix: readonly PathSegment[], issues: IssueList): void {
+function reportZod(
+  error: z.core.$ZodError,
+  prefix: readonly PathSegment[],
+  issues: IssueList,
+  unknownKey: (path: readonly PropertyKey[], key: string) => string,
+): void {
   for (const issue of error.issues) {
     const path = [...prefix, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) issues.add([...path, key], `unknown key "${key}"`);
+      for (const key of issue.keys) issues.add([...path, key], unknownKey(issue.path, key));
     } else if (issue.code === 'invalid_type' && / received undefined$/.test(issue.message)) {
       issues.add(path, `missing required key "${String(path[path.length - 1])}"`);
     } else {

@@ -1,5 +1,5 @@
 /**
- * The registry file's structure as zod schemas (DESIGN.md, "Registry"). Unknown keys are
+ * The registry file's structure as zod schemas (reference: docs/registry.md). Unknown keys are
  * rejected everywhere. Cross-references and the other rules that span entries are checked by
  * `validate.ts`; the JSON Schema in `packages/core/schema/` is generated from `RegistrySchema`.
  * Written with zod/mini (functional checks; descriptions as `z.describe` checks).
@@ -60,9 +60,11 @@ export const OperationDecl = z.strictObject({
 });
 
 const PRICE_ERROR = 'must be a non-negative decimal: a string like "3.75" or a number';
+// A price left out is reported as missing (by the parse's error map), not as a malformed number.
+const priceError = (issue: { input?: unknown }) => (issue.input === undefined ? undefined : PRICE_ERROR);
 const Price = z.union(
   [z.string().check(z.regex(DECIMAL_STRING_PATTERN, { error: PRICE_ERROR })), z.number().check(z.nonnegative({ error: PRICE_ERROR }))],
-  { error: PRICE_ERROR },
+  { error: priceError },
 );
 
 const RatesShape = {

@@ -67,7 +67,7 @@ function toRaw(w: World): unknown {
   };
 }
 
-/** The invariant, read off DESIGN.md literally, by exhaustive search over the raw lists. */
+/** The invariant, as docs/registry.md states it, checked by exhaustive search over the raw lists. */
 function bruteForce(w: World): { unserved: Set<string>; serving: Map<string, Set<number>> } {
   const unserved = new Set<string>();
   const serving = new Map<string, Set<number>>();

@@ -13,7 +13,7 @@ export interface ServiceabilityModel {
   readonly deployments: readonly { readonly provider: string; readonly format: string; readonly enabled: boolean }[];
 }
 
-/** True when the deployment can take requests of entry format `entry` (DESIGN.md's invariant, for one pair). */
+/** True when the deployment can take requests of entry format `entry` (the serviceability invariant of docs/registry.md, for one pair). */
 export function deploymentServes(
   deployment: ServiceabilityModel['deployments'][number],
   entry: string,

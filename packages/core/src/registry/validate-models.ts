@@ -53,7 +53,7 @@ function checkModel(id: string, model: ModelDecl, facts: Facts, deploymentIds: M
   const seenFormats = new Set<string>();
   model.entry_formats.forEach((format, i) => {
     if (!facts.declared('wire_formats', format)) {
-      issues.add([...base, 'entry_formats', i], `wire format "${format}" is not declared in wire_formats`);
+      issues.add([...base, 'entry_formats', i], facts.undeclared('wire_formats', format));
     }
     if (seenFormats.has(format)) issues.add([...base, 'entry_formats', i], `entry format "${format}" is listed twice`);
     seenFormats.add(format);
@@ -69,9 +69,9 @@ function checkModel(id: string, model: ModelDecl, facts: Facts, deploymentIds: M
     else deploymentIds.set(d.id, `a deployment of model "${id}"`);
 
     const providerOk = facts.declared('providers', d.provider);
-    if (!providerOk) issues.add([...path, 'provider'], `provider "${d.provider}" is not declared in providers`);
+    if (!providerOk) issues.add([...path, 'provider'], facts.undeclared('providers', d.provider));
     const formatOk = facts.declared('wire_formats', d.format);
-    if (!formatOk) issues.add([...path, 'format'], `wire format "${d.format}" is not declared in wire_formats`);
+    if (!formatOk) issues.add([...path, 'format'], facts.undeclared('wire_formats', d.format));
     if (d.enabled && (!providerOk || !formatOk)) unresolved = true;
 
     if (d.enabled) {

@@ -3,6 +3,7 @@
  * their credentials fit) and operations.
  */
 import type { Family } from '@tollgate/codecs/base';
+import { didYouMean } from '@tollgate/policy';
 import { DEFAULT_WIRE_FORMATS, isKnownFormat, KNOWN_FORMATS, templateProblems } from './formats.js';
 import type { IssueList, PathSegment } from './issues.js';
 import type { ParsedFile } from './parse.js';
@@ -11,6 +12,8 @@ import type { ParsedFile } from './parse.js';
 export interface Facts {
   /** True when `name` is a key of `section`, or when the section itself is unreadable (no cascade). */
   declared(section: 'wire_formats' | 'credentials' | 'providers', name: string): boolean;
+  /** `section "x" is not declared in section`, with the nearest declared name when one is close. */
+  undeclared(section: 'wire_formats' | 'credentials' | 'providers', name: string): string;
   familyOf(format: string): Family | undefined;
   hasOperation(provider: string, format: string, family: Family): boolean;
   hasConverter(from: string, to: string): boolean;
@@ -28,6 +31,11 @@ export function buildFacts(file: ParsedFile): Facts {
   const converters = new Set(file.converters.map((c) => converterKey(c.from, c.to)));
   return {
     declared: (section, name) => file[section].has(name) || file.incomplete.has(section),
+    undeclared: (section, name) => {
+      const what = section === 'wire_formats' ? 'wire format' : section === 'credentials' ? 'credential' : 'provider';
+      const known = section === 'wire_formats' ? new Set([...file.wire_formats.keys(), ...KNOWN_FORMATS]) : file[section].keys();
+      return `${what} "${name}" is not declared in ${section}${didYouMean(name, known)}`;
+    },
     // A format's family is fixed by the format; the file's declaration is only checked against it.
     familyOf: (format) => (isKnownFormat(format) && file.wire_formats.has(format) ? DEFAULT_WIRE_FORMATS[format].family : undefined),
     hasOperation: (provider, format, family) => operations.has(operationKey(provider, format, family)),
@@ -42,12 +50,13 @@ const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-k
 
 export function validateWiring(file: ParsedFile, facts: Facts, issues: IssueList): void {
   const formatRef = (path: PathSegment[], format: string): void => {
-    if (!facts.declared('wire_formats', format)) issues.add(path, `wire format "${format}" is not declared in wire_formats`);
+    if (!facts.declared('wire_formats', format)) issues.add(path, facts.undeclared('wire_formats', format));
   };
 
   for (const [name, decl] of file.wire_formats) {
     if (!isKnownFormat(name)) {
-      issues.add(['wire_formats', name], `unknown wire format "${name}"; tollgate speaks ${KNOWN_FORMATS.join(', ')}`);
+      const hint = didYouMean(name, KNOWN_FORMATS);
+      issues.add(['wire_formats', name], `unknown wire format "${name}"${hint === '' ? `; tollgate speaks ${KNOWN_FORMATS.join(', ')}` : hint}`);
     } else if (decl !== null && decl.family !== DEFAULT_WIRE_FORMATS[name].family) {
       issues.add(['wire_formats', name, 'family'], `the family of ${name} is "${DEFAULT_WIRE_FORMATS[name].family}", not "${decl.family}"`);
     }
@@ -82,7 +91,7 @@ export function validateWiring(file: ParsedFile, facts: Facts, issues: IssueList
     if (!canParseUrl(provider.base_url)) issues.add([...path, 'base_url'], `invalid URL "${provider.base_url}"`);
     const credential = provider.credential === undefined ? undefined : file.credentials.get(provider.credential);
     if (provider.credential !== undefined && !facts.declared('credentials', provider.credential)) {
-      issues.add([...path, 'credential'], `credential "${provider.credential}" is not declared in credentials`);
+      issues.add([...path, 'credential'], facts.undeclared('credentials', provider.credential));
     }
     for (const header of Object.keys(provider.headers ?? {})) {
       const lower = header.toLowerCase();
@@ -97,7 +106,7 @@ export function validateWiring(file: ParsedFile, facts: Facts, issues: IssueList
   const operations = new Map<string, number>();
   file.operations.forEach((op, i) => {
     const path: PathSegment[] = ['operations', i];
-    if (!facts.declared('providers', op.provider)) issues.add([...path, 'provider'], `provider "${op.provider}" is not declared in providers`);
+    if (!facts.declared('providers', op.provider)) issues.add([...path, 'provider'], facts.undeclared('providers', op.provider));
     formatRef([...path, 'format'], op.format);
     const family = facts.familyOf(op.format);
     if (family !== undefined && family !== op.family) {

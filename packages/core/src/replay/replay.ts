@@ -7,7 +7,8 @@
  */
 import { GatewayError } from '@tollgate/codecs/base';
 import { decideAccess, parsePolicy, type Policy, type Principal } from '@tollgate/policy';
-import { admit, AdmissionRefused, chargeKeys } from '../gateway/admission.js';
+import { admit, AdmissionRefused } from '../gateway/admission.js';
+import { chargeKeys } from '../gateway/keys.js';
 import { GatewayConfigError } from '../gateway/config-error.js';
 import { RequestContext } from '../gateway/context.js';
 import type { RecordUsage } from '../gateway/usage-record.js';
@@ -106,7 +107,6 @@ export function createPolicyReplay(registry: Registry, rawPolicy: unknown): Poli
         if (error instanceof AdmissionRefused) return { outcome: { type: 'refused', reason: error.reason, wouldBlock: ctx.wouldBlock }, handle: noop };
         throw GatewayError.from(error);
       }
-      const principalId = request.principal.id;
       return {
         outcome,
         handle: {
@@ -114,7 +114,7 @@ export function createPolicyReplay(registry: Registry, rawPolicy: unknown): Poli
             clock = Math.max(clock, at);
             await store.settle({
               id: ctx.id,
-              charges: chargeKeys(principalId, served, request.at, timezone).map((counter) => ({ counter, amount: costMicros })),
+              charges: chargeKeys(ctx.keyTag, request.principal, served, request.at, timezone).map((counter) => ({ counter, amount: costMicros })),
               counterTtlMs: YEAR_MS,
             });
           },

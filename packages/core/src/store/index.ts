@@ -2,6 +2,7 @@ export type {
   AdmitRequest,
   AdmitResult,
   RateBucket,
+  RateAdjustment,
   RateResult,
   ReserveRequest,
   ReserveResult,

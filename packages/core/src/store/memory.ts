@@ -119,12 +119,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
 
   /** `hitRate` at `now`, synchronously (checked by the caller). */
   const hitRateAt = (buckets: readonly RateBucket[], now: number): RateResult => {
+    const starts: number[] = [];
     // Units this call already takes from a key, so a key named twice is counted twice.
     const pending = new Map<string, number>();
     for (const b of buckets) {
       const start = Math.floor(now / b.windowMs) * b.windowMs;
       const taken = pending.get(b.key) ?? 0;
-      if (windowUsed(b, start) + taken + b.cost > b.limit) {
+      const used = windowUsed(b, start) + taken;
+      if (used + b.cost > b.limit || (b.cost === 0 && used >= b.limit)) {
         return { ok: false, key: b.key, retryAfterMs: Math.max(1, Math.ceil(start + b.windowMs - now)) };
       }
       pending.set(b.key, taken + b.cost);
@@ -132,8 +134,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
     for (const b of buckets) {
       const start = Math.floor(now / b.windowMs) * b.windowMs;
       windows.set(b.key, { start, windowMs: b.windowMs, used: windowUsed(b, start) + b.cost });
+      starts.push(start);
     }
-    return { ok: true };
+    return { ok: true, windows: starts };
   };
 
   const countersAt = (keys: readonly string[], now: number): Record<string, number> =>
@@ -179,6 +182,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
         const expiresAt =
           request.counterTtlMs !== undefined ? now + request.counterTtlMs : alive ? previous.expiresAt : Infinity;
         counters.set(counter, { value: (alive ? previous.value : 0) + amount, expiresAt });
+      }
+      for (const a of request.rate ?? []) {
+        const w = windows.get(a.key);
+        if (w !== undefined && w.start === a.start && w.windowMs === a.windowMs) w.used = Math.max(0, w.used + a.delta);
       }
       settled.delete(request.id);
       settled.set(request.id, now + settledTtlMs);

@@ -47,6 +47,23 @@ export interface SettleRequest {
   charges: Array<{ counter: string; amount: number }>;
   /** Committed counters expire this long after the store's clock (window length + slack). */
   counterTtlMs?: number;
+  /**
+   * Rate buckets to correct, with the charges and only once (a repeated settle changes
+   * nothing): a token bucket took the worst case at admission and is moved to what was used.
+   */
+  rate?: RateAdjustment[];
+}
+
+/**
+ * Move what a bucket counted in one window by `delta` units (negative gives units back; the
+ * bucket never goes below 0). Nothing happens when the bucket has moved on to a later window.
+ */
+export interface RateAdjustment {
+  key: string;
+  windowMs: number;
+  /** The start of the window the units were taken in, as the store reported it (`RateResult.windows`). */
+  start: number;
+  delta: number;
 }
 
 /** A rate bucket: at most `limit` units per fixed window of `windowMs`. */
@@ -54,11 +71,20 @@ export interface RateBucket {
   key: string;
   limit: number;
   windowMs: number;
-  /** Units this request takes (1 for requests, the token bound for tokens). */
+  /**
+   * Units this request takes (1 for requests, the token bound for tokens). 0 takes nothing and
+   * asks whether the bucket has any room left: it is refused when the window is full.
+   */
   cost: number;
 }
 
-export type RateResult = { ok: true } | { ok: false; key: string; retryAfterMs: number };
+export type RateResult =
+  | {
+      ok: true;
+      /** The start (store clock, ms) of the window each bucket was counted in, in bucket order. */
+      windows?: number[];
+    }
+  | { ok: false; key: string; retryAfterMs: number };
 
 /** Admission in one step: rate buckets, then the spend counters, then a reservation. */
 export interface AdmitRequest {
@@ -72,7 +98,7 @@ export interface AdmitRequest {
 
 export type AdmitResult =
   | { rate: Extract<RateResult, { ok: false }> }
-  | { rate: { ok: true }; counters: Record<string, number>; reserve: ReserveResult | null };
+  | { rate: Extract<RateResult, { ok: true }>; counters: Record<string, number>; reserve: ReserveResult | null };
 
 export interface StateStore {
   /** Reserve `amount` only if, for every constraint, committed + held + amount ≤ limit. All or nothing. */

@@ -48,6 +48,15 @@ export function checkSettle(request: SettleRequest): void {
     checkAmount(`charge to ${charge.counter}`, charge.amount);
   }
   if (request.counterTtlMs !== undefined) checkDuration('settle counterTtlMs', request.counterTtlMs);
+  if (request.rate !== undefined) {
+    if (!Array.isArray(request.rate)) fail('settle rate', request.rate, 'an array');
+    for (const a of request.rate) {
+      checkKey('rate adjustment key', a.key);
+      checkDuration(`windowMs of ${a.key}`, a.windowMs);
+      if (typeof a.start !== 'number' || !Number.isSafeInteger(a.start)) fail(`window start of ${a.key}`, a.start, 'a whole number of milliseconds');
+      if (typeof a.delta !== 'number' || !Number.isSafeInteger(a.delta)) fail(`delta of ${a.key}`, a.delta, 'a safe integer');
+    }
+  }
 }
 
 export function checkBuckets(buckets: readonly RateBucket[]): void {

@@ -1,6 +1,8 @@
+import type { RegistryFileInput } from '../../registry/index.js';
+
 /** Shared by the gateway tests here: a registry with one Anthropic deployment and an in-memory Anthropic upstream. */
 export const ANTHROPIC_SECRET = 'sk-ant-upstream-0001';
-const PRICING = { unit: 'usd_per_mtok', input: '3', output: '15' };
+const PRICING = { unit: 'usd_per_mtok', input: '3', output: '15' } as const;
 
 /** OpenAI Chat and Anthropic Messages clients, one Anthropic upstream; optionally a Gemini route and deployment too. */
 export function registry(extra: { geminiRoute?: boolean; geminiDeployment?: boolean } = {}) {
@@ -51,7 +53,7 @@ export function registry(extra: { geminiRoute?: boolean; geminiDeployment?: bool
           }
         : {}),
     },
-  };
+  } satisfies RegistryFileInput;
 }
 
 const encoder = new TextEncoder();

@@ -5,9 +5,11 @@ import { admitTests } from './admit.js';
 import { concurrencyTests } from './concurrency.js';
 import type { StoreTestContext } from './context.js';
 import { holdTimeTests } from './hold-time.js';
+import { keyTests } from './keys.js';
 import { miscTests } from './misc.js';
-import { rateTests } from './rate.js';
+import { rateAdjustmentTests, rateRoomTests, rateTests } from './rate.js';
 import { reserveTests } from './reserve.js';
+import { retryTests } from './retry.js';
 import { settleTests } from './settle.js';
 
 /**
@@ -77,8 +79,12 @@ export function describeStoreConformance(
     describe('holds over time', () => holdTimeTests(test));
     describe('settle and release', () => settleTests(test));
     describe('concurrency', () => concurrencyTests(test));
+    describe('renew until settle, settle retries', () => retryTests(test));
     describe('rate buckets', () => rateTests(test));
+    describe('rate reconciliation at settle', () => rateAdjustmentTests(test));
+    describe('rate room (zero-cost hits)', () => rateRoomTests(test));
     describe('markers, isolation, sweep', () => miscTests(test));
+    describe('keys as the gateway names them', () => keyTests(test));
     if (options.admit ?? true) describe('admit: rate, counters and reservation in one step', () => admitTests(test));
   });
 }
