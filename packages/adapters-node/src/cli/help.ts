@@ -133,7 +133,9 @@ Exit codes: 0 done, 1 the records could not be read, 2 usage error.
 export const WHAT_IF_HELP = `Usage: tollgate what-if --policy FILE --registry FILE --usage SRC [--since ISO] [--until ISO] [--format table|csv|json]
 
 Replay recorded requests, in time order, through a candidate policy and list every request it
-decides otherwise than the policy that was enforced, with the spend difference.
+decides otherwise than the policy that was enforced, with the spend difference. With --since,
+the records from the start of the candidate's longest window containing it are replayed first
+to rebuild its counters (not reported).
 
 Options:
   --policy FILE   The candidate policy (required)

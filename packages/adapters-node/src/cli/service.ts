@@ -14,7 +14,7 @@ import { buildParts, upstreamOptions, type PartOverrides } from './build.js';
 import { identitySummary } from './config.js';
 import { formatViolations, loadService, type LoadedService, type Violation } from './load.js';
 import { Readiness, type ReadinessReport } from './readiness.js';
-import { createAccessLog, type AccessLog } from '../telemetry/access-log.js';
+import { createAccessLog, type AccessLog, type Answered } from '../telemetry/access-log.js';
 import { startTelemetry, type ServiceTelemetry } from '../telemetry/sdk.js';
 
 export interface StartServiceOptions {
@@ -122,9 +122,9 @@ export async function startService(service: LoadedService, options: StartService
       }
       return;
     }
-    accessLog?.track(req, res);
     // Draining: this replica takes no new work; clients retry elsewhere (503 is retryable for every SDK).
     if (draining) {
+      accessLog?.track(req, res);
       res.writeHead(503, { 'content-type': 'application/json', connection: 'close', 'retry-after': '1' });
       res.end(JSON.stringify({ type: 'error', error: { type: 'unavailable', code: 'unavailable', message: 'tollgate is shutting down; retry the request.' } }));
       return;
@@ -134,12 +134,15 @@ export async function startService(service: LoadedService, options: StartService
       inFlight--;
       if (inFlight === 0) idle?.();
     });
-    void handleNodeRequest(gateway, req, res, {
+    let answered: Answered = null;
+    const handled = handleNodeRequest(gateway, req, res, {
       maxRequestBytes: config.max_request_bytes,
       // A client that stops reading is cut after as long as an upstream may stay silent.
       stallTimeoutMs: config.upstream.idle_timeout_s * 1000,
       onError: (error) => log(`tollgate: request failed: ${error instanceof Error ? error.message : String(error)}`),
+      ...(accessLog === null ? {} : { onAnswer: (answer: NonNullable<Answered>) => void (answered = answer) }),
     });
+    accessLog?.track(req, res, handled.then(() => answered));
   });
   server.on('clientError', (_error, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
@@ -270,7 +273,10 @@ function stoppedLine(gateway: Gateway, telemetry: ServiceTelemetry | null, acces
   if (stats.settleFailures > 0) line += `; ${stats.settleFailures} settlements the store never took (their holds expire after the reservation TTL)`;
   if (telemetry !== null) {
     const t = telemetry.stats();
-    line += `; telemetry: ${t.spans.exported} spans exported, ${t.spans.failed} lost; ${t.metrics.exported} metric points exported, ${t.metrics.failed} lost`;
+    // A span is lost when it never reached the collector: a failed export, the batch queue full,
+    // or still waiting when the bounded shutdown gave up.
+    const spansLost = Math.max(t.spans.failed, t.spans.ended - t.spans.exported);
+    line += `; telemetry: ${t.spans.exported} spans exported, ${spansLost} lost; ${t.metrics.exported} metric points exported, ${t.metrics.failed} lost`;
   }
   if (accessLog !== null) {
     const a = accessLog.stats();

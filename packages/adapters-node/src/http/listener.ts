@@ -27,6 +27,11 @@ export interface HandleNodeRequestOptions extends NodeListenerOptions {
   url?: string;
   /** A body an earlier middleware already read. */
   body?: Uint8Array;
+  /**
+   * Called with the gateway's answer (its status and request id) once it is known, before it is
+   * written — also when the client has left and nothing will be written (an access log uses it).
+   */
+  onAnswer?: (answer: { status: number; requestId: string | null }) => void;
 }
 
 /**
@@ -80,10 +85,12 @@ export async function handleNodeRequest(
     if (replyOf !== undefined) {
       // Settling and recording a whole answer happen once it is written, not before.
       const reply = await replyOf(request, { defer: (work) => void (deferred ??= []).push(work) });
+      options.onAnswer?.({ status: reply.status, requestId: reply.headers['x-tollgate-request-id'] ?? null });
       closeIfUnread(req, res);
       await writeReply(reply, res, req.method, writeOptions);
     } else {
       const response = await gateway.handle(request);
+      options.onAnswer?.({ status: response.status, requestId: response.headers.get('x-tollgate-request-id') });
       closeIfUnread(req, res);
       await writeFetchResponse(response, res, req.method, writeOptions);
     }

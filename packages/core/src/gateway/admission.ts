@@ -105,7 +105,7 @@ async function admitOnce(input: AdmissionInput): Promise<Admission> {
   const keys = layout === null ? [] : layout.slots.map((slot) => tag + counterKey(pkey, slot.windowKey, slot.model));
   const rate = input.substituted ? { constraints: [] as ReturnType<typeof decideRate>['constraints'] } : decideRate({ policy, registry, principal, model, tokens: input.tokenBound });
   const buckets = rate.constraints.map((c) => ({ key: tag + c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
-  ctx.noteAdmission(input.worstCaseMicros, input.tokenBound, rate.constraints);
+  ctx.noteAdmission(input.worstCaseMicros, input.tokenBound, rate.constraints, now);
   const base = { policy, registry, principal, model, now, costMicros: input.worstCaseMicros };
   if (input.unbounded !== undefined && input.unbounded.length > 0 && spendRules.length > 0) {
     // Which caps apply does not depend on what was spent: decided before anything is taken.

@@ -60,7 +60,7 @@ export class RequestContext {
   /** Timings and telemetry of this request (spans, metrics, `server-timing`). */
   observer: RequestObserver | null = null;
   /** What admission decided over: the record's `decision`, for `tollgate explain` and `what-if`. */
-  private admitted: { worstCaseMicros: number; tokenBound: number; rate: readonly RateConstraint[]; spend: SpendDecision | null } | null = null;
+  private admitted: { worstCaseMicros: number; tokenBound: number; rate: readonly RateConstraint[]; spend: SpendDecision | null; at: number } | null = null;
   private recorded = false;
 
   constructor(
@@ -80,9 +80,9 @@ export class RequestContext {
     if (this.ttfbMs === null) this.ttfbMs = this.elapsed();
   }
 
-  /** Admission sized the request and took these rate limits (called again after a substitution). */
-  noteAdmission(worstCaseMicros: number, tokenBound: number, rate: readonly RateConstraint[]): void {
-    this.admitted = { worstCaseMicros, tokenBound, rate, spend: null };
+  /** Admission sized the request and took these rate limits at `at` (called again after a substitution). */
+  noteAdmission(worstCaseMicros: number, tokenBound: number, rate: readonly RateConstraint[], at: number): void {
+    this.admitted = { worstCaseMicros, tokenBound, rate, spend: null, at };
   }
 
   /** The spend decision admission made (the last one, with markers). */
@@ -95,6 +95,7 @@ export class RequestContext {
     if (a === null) return null;
     const s = a.spend;
     return {
+      at_ms: Math.max(0, a.at - this.startedAt),
       worst_case_micros: a.worstCaseMicros,
       token_bound: a.tokenBound,
       spend: (s?.utilization ?? []).map((u) => ({

@@ -38,6 +38,11 @@ export interface RecordSpendRule {
  * before admission (authentication, unknown model, access).
  */
 export interface RecordDecision {
+  /**
+   * When admission decided, in ms after `ts` (authentication and reading the body come first):
+   * rate windows and spend counters were read at that time. Absent in records of earlier versions.
+   */
+  at_ms?: number;
   /** The request's worst-case cost (dearest candidate), in micro-USD. */
   worst_case_micros: number;
   /** Prompt bound plus output bound, in tokens (what token rate limits counted). */
