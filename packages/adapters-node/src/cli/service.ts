@@ -7,11 +7,11 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createGateway, GatewayConfigError, type Gateway } from '@tollgate/core';
+import { createGateway, GatewayConfigError, type Gateway, type UpstreamFetch } from '@tollgate/core';
 import { openaiTokenizers } from '@tollgate/core/tokenizers';
 import { handleNodeRequest } from '../http/listener.js';
-import { createNodeUpstream } from '../http/upstream-fetch.js';
-import { buildParts } from './build.js';
+import { createNodeUpstream } from '../http/upstream.js';
+import { buildParts, upstreamOptions, type PartOverrides } from './build.js';
 import { identitySummary } from './config.js';
 import { formatViolations, loadService, type LoadedService, type Violation } from './load.js';
 import { Readiness, type ReadinessReport } from './readiness.js';
@@ -24,6 +24,10 @@ export interface StartServiceOptions {
   /** Override `listen` (tests, `PORT`). */
   port?: number;
   host?: string;
+  /** The upstream transport (default: `createNodeUpstream` with the config's `upstream:` bounds); closed at shutdown. */
+  upstream?: UpstreamFetch & { close(): unknown };
+  /** The state store and usage sink, when made elsewhere (a worker's, by the primary of `serve --workers`); closed at shutdown. */
+  parts?: PartOverrides;
 }
 
 export interface RunningService {
@@ -59,7 +63,7 @@ const HEALTH = new Set(['/healthz', '/readyz']);
 export async function startService(service: LoadedService, options: StartServiceOptions = {}): Promise<RunningService> {
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const { config } = service;
-  const parts = await buildParts(config, service.dir, log);
+  const parts = await buildParts(config, service.dir, log, options.parts);
   // Telemetry first: the gateway's instruments are made from its providers. Absent: off, at no cost.
   let telemetry: ServiceTelemetry | null = null;
   try {
@@ -70,12 +74,11 @@ export async function startService(service: LoadedService, options: StartService
     throw error;
   }
   const accessLog: AccessLog | null =
-    config.log.access === 'stdout' ? createAccessLog(process.stdout, (error) => log(`tollgate: access log: ${error instanceof Error ? error.message : String(error)}`)) : null;
+    config.log.access === 'stdout' ? createAccessLog(options.parts?.stdout ?? process.stdout, (error) => log(`tollgate: access log: ${error instanceof Error ? error.message : String(error)}`)) : null;
   // Say at once what cannot be reached, and what that means; the monitor reports changes.
   const readiness = new Readiness(parts.dependencies, log);
   const initial = await readiness.check();
-  // Upstream calls over node:http keep-alive agents rather than the global fetch (undici).
-  const upstreamFetch = createNodeUpstream();
+  const upstreamFetch = options.upstream ?? createNodeUpstream(upstreamOptions(config.upstream, service.upstreamCa));
   let gateway: Gateway;
   try {
     gateway = createGateway({
@@ -137,6 +140,8 @@ export async function startService(service: LoadedService, options: StartService
     let answered: Answered = null;
     const handled = handleNodeRequest(gateway, req, res, {
       maxRequestBytes: config.max_request_bytes,
+      // A client that stops reading is cut after as long as an upstream may stay silent.
+      stallTimeoutMs: config.upstream.idle_timeout_s * 1000,
       onError: (error) => log(`tollgate: request failed: ${error instanceof Error ? error.message : String(error)}`),
       ...(accessLog === null ? {} : { onAnswer: (answer: NonNullable<Answered>) => void (answered = answer) }),
     });
@@ -203,7 +208,7 @@ export async function startService(service: LoadedService, options: StartService
     // Streams cut above settle as cancelled within a chunk; settles the store failed are retried
     // for what is left of the drain time (2 s at least); then usage is flushed and the store closed.
     await gateway.close({ drainMs: Math.max(2000, drainUntil - Date.now()) });
-    upstreamFetch.close();
+    await upstreamFetch.close();
     await parts.store.close().catch(() => {});
     // Spans and metrics still pending go out now (bounded), then the metrics listener closes.
     await telemetry?.shutdown();

@@ -138,3 +138,23 @@ export function codeForStatus(status: number): ErrorCode {
   if (status >= 500) return 'upstream_error';
   return 'upstream_error';
 }
+
+/** Codes of the timeouts the transports tollgate runs on report (undici, Node's sockets). */
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/**
+ * Whether a failed upstream call or body read failed because a time bound ran out: an error
+ * named `TimeoutError` (what `AbortSignal.timeout` aborts with, and what the Node transport's
+ * own deadlines throw), a transport's timeout code, or a GatewayError `upstream_timeout` —
+ * looked for in the error and what caused it (a `fetch` TypeError wraps its cause).
+ */
+export function isTimeoutError(error: unknown): boolean {
+  let current = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const e = current as { name?: unknown; code?: unknown; cause?: unknown };
+    if (e.name === 'TimeoutError' || (typeof e.code === 'string' && TIMEOUT_CODES.has(e.code))) return true;
+    if (GatewayError.isInstance(current) && current.code === 'upstream_timeout') return true;
+    current = e.cause;
+  }
+  return false;
+}

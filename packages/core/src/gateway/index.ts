@@ -15,3 +15,4 @@ export type { BreakerOptions } from './breaker.js';
 export type { FailoverOptions } from './dispatch.js';
 export { chargeKeys, counterKey, keyTag, type TenantOf } from './keys.js';
 export { completeBodyOf, replyToResponse, takeChunks } from './render.js';
+export { clientStalledError, isClientStalled } from './client-gone.js';

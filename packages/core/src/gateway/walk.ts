@@ -337,7 +337,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     writeRecord(ctx, deps.sink);
     return errorReply(deps.codecs, e, format);
   }
-  ctx.reject(e.status, `upstream:${e.code}`, 'upstream_error');
+  ctx.reject(e.status, e.code === 'upstream_timeout' ? 'upstream_timeout' : `upstream:${e.code}`, 'upstream_error');
   writeRecord(ctx, deps.sink);
   return errorReply(deps.codecs, e, format);
 }
