@@ -3,14 +3,14 @@
  * loopback upstreams: DLP (what a token count or an embedding sends upstream is scanned like a
  * generation's request — blocked, redacted, or in shadow mode only counted) and telemetry (a
  * SERVER span and a CLIENT span per attempt, named for the operation, `traceparent` sent on),
- * region routing, and the early refusal of a large body.
+ * region routing, the early refusal of a large body, and an answer that stalls.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { SpanKind } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PolicyFileInput } from '@tollgate/policy';
-import { createGateway, type RegistryFileInput, type UsageRecord } from '@tollgate/core';
+import { createGateway, type RegistryFileInput, type UpstreamFetch, type UsageRecord } from '@tollgate/core';
 import { keysFor, SECRETS } from './support/gateway-fixture.js';
 import { startMockUpstream, type MockUpstream } from './support/mock-upstream.js';
 import { seriesOf, testSdk } from './support/otel.js';
@@ -61,9 +61,17 @@ function registry(url: string): RegistryFileInput {
   };
 }
 
-function gatewayWith(policy: PolicyFileInput, telemetry?: ReturnType<typeof testSdk>['telemetry']) {
+function gatewayWith(policy: PolicyFileInput, telemetry?: ReturnType<typeof testSdk>['telemetry'], upstreamFetch?: UpstreamFetch) {
   const records: UsageRecord[] = [];
-  const gateway = createGateway({ registry: registry(upstream.url), policy, identity, secrets: SECRETS, usage: (r) => void records.push(r), ...(telemetry === undefined ? {} : { telemetry }) });
+  const gateway = createGateway({
+    registry: registry(upstream.url),
+    policy,
+    identity,
+    secrets: SECRETS,
+    usage: (r) => void records.push(r),
+    ...(telemetry === undefined ? {} : { telemetry }),
+    ...(upstreamFetch === undefined ? {} : { fetch: upstreamFetch }),
+  });
   const fetch = gateway.fetch;
   return {
     gateway,
@@ -245,6 +253,28 @@ describe('regions: counts and embeddings go only where the caller’s data may g
     expect(elsewhere).toBeInstanceOf(Anthropic.BadRequestError);
     expect(records.at(-1)).toMatchObject({ kind: 'count_tokens', http_status: 400, reason: 'region_unavailable' });
     expect(seen.length).toBe(from + 1);
+    await gateway.close();
+  });
+});
+
+describe('an answer that stalls after its head', () => {
+  it('embed: the transport’s time bound is a 504 upstream_timeout in the caller’s format, recorded', async () => {
+    // What a transport's idle bound looks like from here: the body errors with a TimeoutError.
+    const stalling: UpstreamFetch = async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode('{"object":"list","data":['));
+            controller.error(new DOMException('The operation timed out.', 'TimeoutError'));
+          },
+        }),
+        { status: 200, headers: { 'content-type': 'application/json' } },
+      );
+    const { gateway, openai, records } = gatewayWith({}, undefined, stalling);
+    const error = await openai.embeddings.create({ model: 'embedder', input: 'hello' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
+    expect(records.at(-1)).toMatchObject({ kind: 'embed', http_status: 504, reason: 'upstream_timeout', status: 'upstream_error' });
     await gateway.close();
   });
 });

@@ -12,6 +12,7 @@
  */
 import {
   GatewayError,
+  isTimeoutError,
   type CountTokensCodec,
   type EmbedRequest,
   type EmbeddingsCodec,
@@ -33,7 +34,7 @@ import { countPolicy, embedPolicy } from './kind-policy.js';
 import { settleUsage, tokenAdjustments, writeRecord } from './finalize.js';
 import { completeReply, errorReply } from './render.js';
 import type { GatewayReply, GatewayRequest } from './request.js';
-import { readText, upstreamErrorForClient } from './respond.js';
+import { readBody, readText, upstreamErrorForClient } from './respond.js';
 import { utf8Length } from './sizing.js';
 import { countLocally } from './token-counters.js';
 import { buildUpstreamCall, type UpstreamTarget } from './upstream.js';
@@ -361,21 +362,27 @@ async function call(
     writeRecord(ctx, deps.sink);
     return { reply: errorReply(deps.codecs, info, ctx.entryFormat) };
   }
-  const text = await readText(response.body, MAX_ANSWER_BYTES);
+  const read = await readBody(response.body, MAX_ANSWER_BYTES);
   ctx.observer?.upstreamDone();
   ctx.markFirstByte();
-  if (text === null) {
+  if (!read.ok) {
     await settleUsage({ ctx, holds: deps.holds, pricing: candidate.deployment.pricing, timezone: deps.timezone, completed: false });
     if (signal.aborted) {
       ctx.reject(499, 'client_cancelled', 'cancelled');
       writeRecord(ctx, deps.sink);
       return { reply: errorReply(deps.codecs, new GatewayError('cancelled', 'The client cancelled the request.'), ctx.entryFormat) };
     }
+    if (isTimeoutError(read.failure)) {
+      // The head came, the body stalled past the transport's idle bound or deadline.
+      ctx.reject(504, 'upstream_timeout', 'upstream_error');
+      writeRecord(ctx, deps.sink);
+      return { reply: errorReply(deps.codecs, new GatewayError('upstream_timeout', 'The upstream did not finish its answer in time.', { cause: read.failure }), ctx.entryFormat) };
+    }
     ctx.reject(502, 'upstream_bad_response', 'upstream_error');
     writeRecord(ctx, deps.sink);
     return { reply: errorReply(deps.codecs, new GatewayError('upstream_error', 'The upstream returned a response that could not be read.'), ctx.entryFormat) };
   }
-  return { target: result.target, text };
+  return { target: result.target, text: read.text };
 }
 
 export const operationKinds: OperationKinds = Object.freeze({ walk: walkKind });

@@ -56,7 +56,7 @@ function governanceHeaders(ctx: RequestContext, admission: Admission): Record<st
 const textDecoder = new TextDecoder();
 
 /** A body read whole: its text, or why it could not be (too large, or the read failed). */
-type BodyText = { ok: true; text: string } | { ok: false; failure: unknown };
+export type BodyText = { ok: true; text: string } | { ok: false; failure: unknown };
 
 /** Read at most `max` bytes of a body as text; the rest is cancelled. Null when too large or unreadable. */
 export async function readText(body: BodySource | null, max: number): Promise<string | null> {
@@ -64,7 +64,7 @@ export async function readText(body: BodySource | null, max: number): Promise<st
   return read.ok ? read.text : null;
 }
 
-async function readBody(body: BodySource | null, max: number): Promise<BodyText> {
+export async function readBody(body: BodySource | null, max: number): Promise<BodyText> {
   if (body === null) return { ok: true, text: '' };
   const chunks: Uint8Array[] = [];
   let size = 0;
