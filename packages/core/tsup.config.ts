@@ -1,7 +1,16 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', minimal: 'src/minimal.ts', testing: 'src/testing.ts', dlp: 'src/dlp/index.ts' },
+  entry: {
+    index: 'src/index.ts',
+    minimal: 'src/minimal.ts',
+    testing: 'src/testing.ts',
+    dlp: 'src/dlp/index.ts',
+    'aws-sigv4': 'src/aws-sigv4.ts',
+    'google-service-account': 'src/google-service-account.ts',
+    tokenizers: 'src/tokenizers.ts',
+    kinds: 'src/kinds.ts',
+  },
   format: ['esm', 'cjs'],
   dts: { compilerOptions: { composite: false, incremental: false } },
   clean: true,

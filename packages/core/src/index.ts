@@ -2,3 +2,6 @@
 // every wire format by default (an explicit export takes precedence over `export *`).
 export * from './minimal.js';
 export { createGateway } from './gateway/all-codecs.js';
+export { awsSigV4Signer } from './gateway/aws-sigv4.js';
+export { googleServiceAccountSigner } from './gateway/google-service-account.js';
+export { operationKinds, type OperationKinds } from './gateway/kinds.js';

@@ -6,6 +6,8 @@ export type { RequestFilter, FilterContext } from './filters.js';
 export type { UsageRecord, UsageSink, UsageSinkStats, UsageOption, RecordPrincipal, RecordUsage, RecordStatus, RecordDecision, RecordSpendRule, RecordDlp } from './usage-record.js';
 export type { TelemetryOptions, TelemetryOption } from '../telemetry/options.js';
 export type { SecretsOption } from './secrets.js';
+export type { UpstreamSigner, AwsSigV4Signer, AwsKeys, SignableCall, GoogleServiceAccountSigner, AccessToken } from './signers.js';
+export type { TokenCounter } from './token-counters.js';
 export type { SizingOptions } from './sizing.js';
 export type { SettleRetryOptions } from './holds.js';
 export { promptTokenBound } from './sizing.js';

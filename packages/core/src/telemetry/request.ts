@@ -59,6 +59,8 @@ export class RequestObserver {
   /** When the answer that is relayed had its head (-1: none yet). */
   private answeredAt = -1;
   private finished = false;
+  /** A request that does not generate (`count_tokens`, `embed`): set by its walk, named in spans and metrics. */
+  kind: string | null = null;
 
   constructor(
     private readonly tel: Telemetry | null,
@@ -104,7 +106,7 @@ export class RequestObserver {
         const server = this.serverSpan(tel)!;
         const serverContext = trace.setSpan(parent, server);
         // What a sampler may decide on is given at creation (the spec's list); the rest is set after the answer.
-        const operation = operationName(target.upstreamFormat);
+        const operation = operationName(target.upstreamFormat, this.kind);
         const attributes: Attributes = {
           [ATTR.operation]: operation,
           [ATTR.provider]: providerName(target.upstreamFormat, target.baseUrl),
