@@ -3,7 +3,7 @@
  * run reports every violation: duplicate ids, scopes and models unknown to the registry,
  * caps out of order across windows, BU overrides that supersede nothing or do not raise.
  */
-import { policyInstant, type SpendWindow } from './calendar.js';
+import { isRollingWindow, policyInstant, type SpendWindow } from './calendar.js';
 import type { IssueList } from './issues.js';
 import { parseUsdMicros } from './money.js';
 import { overrideTarget } from './overrides.js';
@@ -86,7 +86,27 @@ function unknownScope(registry: RegistryView, s: string): string {
   return `unknown scope "${s}": not a model id or a tag in the registry${didYouMean(s, knownScopes(registry))}`;
 }
 
-const WINDOW_RANK: Record<SpendWindow, number> = { daily: 0, weekly: 1, monthly: 2, quarterly: 3, yearly: 4 };
+/** How long windows are, for the order of caps; a rolling window ranks with the calendar window of its length. */
+/** Soft actions that happen once per window: they need a window that starts and ends. */
+const CALENDAR_ACTIONS = new Set(['pause', 'notify', 'substitute']);
+const CALENDAR_ACTIONS_WHY: Record<string, string> = {
+  pause: 'it pauses once per window, until the window ends at the latest',
+  notify: 'it notifies once per window',
+  substitute: 'it substitutes until the window rolls over',
+};
+
+/** Pools that a `teams` population can narrow meaningfully: the team itself, or its members. */
+const SEES_TEAMS = new Set<string>(['user', 'team']);
+
+/** `teams` on an entry pooled by BU, application, workflow, platform or org: the pool does not follow teams. */
+function teamsVisible(teams: readonly string[] | undefined, per: string | undefined, path: Path, issues: IssueList): void {
+  const p = per ?? 'user';
+  if (teams === undefined || SEES_TEAMS.has(p)) return;
+  const whole: Record<string, string> = { bu: 'business unit', application: 'application', workflow: 'workflow', platform: 'platform', org: 'organisation' };
+  issues.add(path, `teams cannot narrow a per: ${p} pool: it counts the whole ${whole[p] ?? p}, whatever the team; use per: team (a pool per team) or per: user`);
+}
+
+const WINDOW_RANK: Record<SpendWindow, number> = { daily: 0, rolling_24h: 0, weekly: 1, rolling_7d: 1, monthly: 2, quarterly: 3, yearly: 4 };
 
 function spendChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issues: IssueList): void {
   // Block caps of one scope and population must not shrink as the window grows.
@@ -100,7 +120,11 @@ function spendChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issu
       const at: Path = ['spend', 'rules', r, 'matches', e];
       const m = entry.match;
       const inScope = registry === undefined ? [] : modelsInScope(registry, m.scope);
+      teamsVisible(m.teams, m.per, [...at, 'match', 'teams'], issues);
       entry.actions.forEach((a, k) => {
+        if (isRollingWindow(m.window) && CALENDAR_ACTIONS.has(a.type)) {
+          issues.add([...at, 'actions', k, 'type'], `a ${a.type} action needs a calendar window (${CALENDAR_ACTIONS_WHY[a.type]}), not ${m.window}; use daily, weekly, monthly, quarterly or yearly`);
+        }
         if (a.type !== 'substitute') return;
         a.to.forEach((model, j) => {
           if (registry === undefined) return;
@@ -113,7 +137,7 @@ function spendChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issu
         });
       });
       if (!entry.actions.some((a) => a.type === 'block')) return;
-      const key = `${m.scope}\u0000${compilePopulation(m).key}`;
+      const key = `${m.scope}\u0000${m.per ?? 'user'}\u0000${compilePopulation(m).key}`;
       const list = caps.get(key) ?? [];
       list.push({ window: m.window, micros: parseUsdMicros(m.at_or_above_usd) ?? 0, usd: m.at_or_above_usd, path: [...at, 'match', 'at_or_above_usd'] });
       caps.set(key, list);
@@ -161,8 +185,8 @@ function overrideChecks(p: SalvagedPolicy, registry: RegistryView | undefined, i
 }
 
 /** A population no principal can be in: a list that names nobody, or users who are all exempt. */
-function nobody(m: PopulationSpec): string | null {
-  for (const key of ['users', 'tiers', 'bus', 'leaders', 'applications'] as const) {
+export function nobody(m: PopulationSpec): string | null {
+  for (const key of ['users', 'tiers', 'teams', 'bus', 'leaders', 'applications'] as const) {
     if (m[key] !== undefined && m[key]!.length === 0) return `"${key}: []" matches nobody`;
   }
   if (m.users !== undefined && m.exempt_users !== undefined && m.users.every((u) => m.exempt_users!.includes(u))) {
@@ -237,6 +261,7 @@ export function checkPolicy(p: SalvagedPolicy, registry: RegistryView | undefine
   });
   p.rateLimits.forEach((r, i) => {
     if (r?.match?.scope !== undefined) scope(registry, r.match.scope, ['rate_limits', i, 'match', 'scope'], issues);
+    if (r !== undefined) teamsVisible(r.match?.teams, r.per, ['rate_limits', i, 'match', 'teams'], issues);
   });
   p.toolLists.forEach((t, i) => {
     if (t?.match?.scope !== undefined) scope(registry, t.match.scope, ['tools', 'allow_lists', i, 'match', 'scope'], issues);
