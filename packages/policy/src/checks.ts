@@ -3,7 +3,7 @@
  * run reports every violation: duplicate ids, scopes and models unknown to the registry,
  * caps out of order across windows, BU overrides that supersede nothing or do not raise.
  */
-import { isRollingWindow, policyInstant, type SpendWindow } from './calendar.js';
+import { policyInstant, type SpendWindow } from './calendar.js';
 import type { IssueList } from './issues.js';
 import { parseUsdMicros } from './money.js';
 import { overrideTarget } from './overrides.js';
@@ -87,6 +87,7 @@ function unknownScope(registry: RegistryView, s: string): string {
 }
 
 /** How long windows are, for the order of caps; a rolling window ranks with the calendar window of its length. */
+/** How long windows are, for the order of caps; a rolling window ranks with the calendar window of its length. */
 /** Soft actions that happen once per window: they need a window that starts and ends. */
 const CALENDAR_ACTIONS = new Set(['pause', 'notify', 'substitute']);
 const CALENDAR_ACTIONS_WHY: Record<string, string> = {
@@ -120,11 +121,7 @@ function spendChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issu
       const at: Path = ['spend', 'rules', r, 'matches', e];
       const m = entry.match;
       const inScope = registry === undefined ? [] : modelsInScope(registry, m.scope);
-      teamsVisible(m.teams, m.per, [...at, 'match', 'teams'], issues);
       entry.actions.forEach((a, k) => {
-        if (isRollingWindow(m.window) && CALENDAR_ACTIONS.has(a.type)) {
-          issues.add([...at, 'actions', k, 'type'], `a ${a.type} action needs a calendar window (${CALENDAR_ACTIONS_WHY[a.type]}), not ${m.window}; use daily, weekly, monthly, quarterly or yearly`);
-        }
         if (a.type !== 'substitute') return;
         a.to.forEach((model, j) => {
           if (registry === undefined) return;
@@ -261,7 +258,6 @@ export function checkPolicy(p: SalvagedPolicy, registry: RegistryView | undefine
   });
   p.rateLimits.forEach((r, i) => {
     if (r?.match?.scope !== undefined) scope(registry, r.match.scope, ['rate_limits', i, 'match', 'scope'], issues);
-    if (r !== undefined) teamsVisible(r.match?.teams, r.per, ['rate_limits', i, 'match', 'teams'], issues);
   });
   p.toolLists.forEach((t, i) => {
     if (t?.match?.scope !== undefined) scope(registry, t.match.scope, ['tools', 'allow_lists', i, 'match', 'scope'], issues);

@@ -300,14 +300,14 @@ describe('policyWarnings: entries that can apply to nobody', () => {
 
   it('with the configured keys: pools no key can be in, populations no key is in', () => {
     const keys = [user('a', { bu: 'payments' }), user('b')];
-    expect(policyWarnings(p, { principals: keys, open: [] }).map((w) => `${w.path}: ${w.message}`)).toEqual([
+    expect(policyWarnings(p, { principals: keys, others: false, open: [] }).map((w) => `${w.path}: ${w.message}`)).toEqual([
       'spend.rules[0].matches[0].match.per: per: team, but no caller can have a team: no configured key names one and no JWT issuer maps claims.team; the entry applies to no caller',
       'spend.rules[0].matches[1].match: "users: []" matches nobody: the entry applies to no caller',
       'spend.rules[0].matches[2].match: none of the 2 configured keys is in this population: the entry applies to no caller',
       'rate_limits[0].per: per: workflow, but no caller can have a workflow: no configured key names one and no JWT issuer maps claims.workflow; the entry applies to no caller',
     ]);
     // A JWT issuer mapping claims.team (or a lookup) may bring teams: no warning for the pool then.
-    expect(policyWarnings(p, { principals: keys, open: ['team', 'bu'] }).map((w) => w.path)).toEqual(['spend.rules[0].matches[1].match', 'rate_limits[0].per']);
-    expect(policyWarnings(p, { principals: keys, open: true }).map((w) => w.path)).toEqual(['spend.rules[0].matches[1].match']);
+    expect(policyWarnings(p, { principals: keys, others: true, open: ['team', 'bu'] }).map((w) => w.path)).toEqual(['spend.rules[0].matches[1].match', 'rate_limits[0].per']);
+    expect(policyWarnings(p, { principals: keys, others: true, open: true }).map((w) => w.path)).toEqual(['spend.rules[0].matches[1].match']);
   });
 });

@@ -78,16 +78,56 @@ export const SpendActionSchema = z.discriminatedUnion('type', [
 
 const Actions = z.array(SpendActionSchema).check(z.minLength(1, 'an entry needs at least one action'));
 
-export const SpendEntrySchema = z.strictObject({
-  match: z.strictObject({
-    ...PopulationShape,
-    scope: Id.check(doc('A registry tag or model id: the budget counts spend on every model in it.')),
-    window: Window,
-    per: z._default(Per, 'user'),
-    at_or_above_usd: UsdSchema.check(doc('The threshold in USD, a decimal string such as "100" or "12.5".')),
-  }),
-  actions: Actions,
-});
+/** Pools that a `teams` population can narrow meaningfully: the team itself, or its members. */
+const SEES_TEAMS: ReadonlySet<unknown> = new Set(['user', 'team', undefined]);
+const WHOLE: Record<string, string> = { bu: 'business unit', application: 'application', workflow: 'workflow', platform: 'platform', org: 'organisation' };
+
+/** `teams` on an entry pooled by BU, application, workflow, platform or org: the pool does not follow teams. */
+function teamsVisible(match: unknown, per: unknown, path: PropertyKey[], ctx: { addIssue(issue: { code: 'custom'; path: PropertyKey[]; message: string }): void }): void {
+  const teams = typeof match === 'object' && match !== null ? (match as { teams?: unknown }).teams : undefined;
+  if (teams === undefined || SEES_TEAMS.has(per) || typeof per !== 'string' || !(per in WHOLE)) return;
+  ctx.addIssue({ code: 'custom', path, message: `teams cannot narrow a per: ${per} pool: it counts the whole ${WHOLE[per]}, whatever the team; use per: team (a pool per team) or per: user` });
+}
+
+/** Soft actions that happen once per window: they need a window that starts and ends. */
+const CALENDAR_ACTIONS: Record<string, string> = {
+  pause: 'it pauses once per window, until the window ends at the latest',
+  notify: 'it notifies once per window',
+  substitute: 'it substitutes until the window rolls over',
+};
+
+export const SpendEntrySchema = z
+  .strictObject({
+    match: z.strictObject({
+      ...PopulationShape,
+      scope: Id.check(doc('A registry tag or model id: the budget counts spend on every model in it.')),
+      window: Window,
+      per: z._default(Per, 'user'),
+      at_or_above_usd: UsdSchema.check(doc('The threshold in USD, a decimal string such as "100" or "12.5".')),
+    }),
+    actions: Actions,
+  })
+  .check(
+    z.superRefine(
+      (e, ctx) => {
+        // Runs even when other keys are invalid (`when`), so the input is only loosely typed here.
+        const match = (e as { match?: unknown }).match;
+        const m = typeof match === 'object' && match !== null ? (match as { window?: unknown; per?: unknown }) : {};
+        teamsVisible(match, m.per, ['match', 'teams'], ctx);
+        const actions = (e as { actions?: unknown }).actions;
+        if (m.window !== 'rolling_24h' && m.window !== 'rolling_7d' || !Array.isArray(actions)) return;
+        actions.forEach((a: unknown, k) => {
+          const type = typeof a === 'object' && a !== null ? (a as { type?: unknown }).type : undefined;
+          if (typeof type !== 'string' || !Object.hasOwn(CALENDAR_ACTIONS, type)) return;
+          ctx.addIssue({
+            code: 'custom', path: ['actions', k, 'type'],
+            message: `a ${type} action needs a calendar window (${CALENDAR_ACTIONS[type]}), not ${m.window as string}; use daily, weekly, monthly, quarterly or yearly`,
+          });
+        });
+      },
+      { when: isObjectPayload },
+    ),
+  );
 
 export const SpendRuleSchema = z.strictObject({
   id: Id.check(doc('Unique; records carry `spend_limit:<id>` when it refuses.')),
@@ -127,6 +167,7 @@ export const RateLimitSchema = z
         if (!unlimited && rpm === undefined && tpm === undefined && concurrent === undefined) {
           ctx.addIssue({ code: 'custom', path: [], message: 'set rpm, tpm, concurrent, or unlimited: true' });
         }
+        teamsVisible((r as { match?: unknown }).match, (r as { per?: unknown }).per, ['match', 'teams'], ctx);
       },
       { when: isObjectPayload },
     ),

@@ -78,6 +78,8 @@ export interface HardCap {
   usedMicros: number;
   /** `spend_limit:<rule id>`. */
   reason: string;
+  /** The entry's `message`: what the caller reads when this cap refuses. */
+  message?: string;
 }
 
 export interface Utilization {

@@ -209,6 +209,7 @@ export function decideSpend(input: SpendInput): SpendDecision {
             models: e.scope.ids, scope: e.scope.name, window: e.window, windowKey: b.key, windowKeys: b.counterKeys, windowEndsAt: b.end,
             limitMicros: limit, usedMicros: spent, reason: e.limitReason,
           };
+          if (a.message !== undefined) cap.message = a.message;
           (shadow ? d.shadowCaps : d.hardCaps).push(cap);
           d.utilization.push(utilization(at, 'block', !shadow, a.message));
           if (crossed || (cost !== undefined && spent + cost > limit)) {

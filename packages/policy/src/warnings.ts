@@ -14,10 +14,12 @@ import { compilePopulation, type Principal, type PopulationSpec } from './princi
 export interface PrincipalSources {
   /** The principals configured one by one (virtual keys, application keys). */
   principals: readonly Principal[];
+  /** Whether callers beyond `principals` may exist (JWT issuers, a key lookup function). */
+  others: boolean;
   /**
    * Principal attributes (`team`, `bu`, `application`, `workflow`, `platform`, `tier`,
-   * `leaders`) that callers from elsewhere may carry (the claims JWT issuers map), or `true`
-   * when anything is possible (a key lookup function). `[]`: the principals above are all.
+   * `leaders`) those other callers may carry (the claims JWT issuers map), or `true` when
+   * anything is possible (a key lookup function).
    */
   open: readonly string[] | true;
 }
@@ -39,7 +41,7 @@ function entryWarnings(matchPath: readonly PropertyKey[], perPath: readonly Prop
       return issues.add(perPath, `per: ${per}, but no caller can have a ${attribute}: no configured key names one and no JWT issuer maps claims.${attribute}; the entry applies to no caller`);
     }
   }
-  if (sources.open !== true && sources.open.length === 0 && sources.principals.length > 0) {
+  if (!sources.others && sources.principals.length > 0) {
     const pop = compilePopulation(m);
     if (!sources.principals.some((p) => poolKey(p, per) !== null && pop.matches(p))) {
       issues.add(matchPath, `none of the ${sources.principals.length} configured keys is in this population${per === 'user' ? '' : ` and in a per: ${per} pool`}: the entry applies to no caller`);
