@@ -6,6 +6,8 @@ export { createNodeFetch, createNodeUpstream } from './http/upstream-fetch.js';
 export type { NodeFetch, NodeFetchOptions, NodeUpstream } from './http/upstream-fetch.js';
 export { gatewayHandles } from './http/routes.js';
 export { createJsonLinesSink } from './sinks/json-lines.js';
+export { createWebhookNotifier, webhookPayload } from './notify/webhook.js';
+export type { WebhookNotifier, WebhookNotifierOptions, WebhookPayload, WebhookStats } from './notify/webhook.js';
 export type { JsonLinesSink, JsonLinesSinkOptions, JsonLinesTarget } from './sinks/json-lines.js';
 // `tollgate serve` as a library: the service config schema, its loader and the server.
 export { ServiceConfigSchema } from './cli/config.js';

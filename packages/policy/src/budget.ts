@@ -8,7 +8,7 @@ import { calendarDay, toEpochMs, type Instant, type SpendWindow } from './calend
 import { compiled, type CompiledSpendEntry } from './compile.js';
 import { isCounterValues } from './counters.js';
 import type { CounterValues } from './counters.js';
-import { poolKeys, poolName, type SpendPer } from './keys.js';
+import { poolKeys, poolNames, type SpendPer } from './keys.js';
 import type { Enforcement, Policy } from './policy-types.js';
 import type { Principal } from './principal.js';
 import type { RegistryView } from './registry-view.js';
@@ -76,11 +76,11 @@ export function budgetStatus(input: BudgetInput): BudgetStatus {
     const o = overrides?.get(e.entryKey);
     const actions = o === undefined ? e.actions : o.actions;
     if (!actions.some((a) => a.type === 'block')) continue;
-    const b = boundsOf(s, cal, t, e);
+    const b = boundsOf(cal, t, e);
     const spent = used(c, s, e, b, counters, input.pools, vec);
     if (spent < 0) return { ok: false, reason: 'spend_error:invalid_counter' };
     lines.push({
-      ruleId: e.ruleId, per: e.per, pool: poolName(p, e.per) as string, poolKey: pkey, scope: e.scope.name, models: e.scope.ids,
+      ruleId: e.ruleId, per: e.per, pool: poolNames(p)[e.perIdx] as string, poolKey: pkey, scope: e.scope.name, models: e.scope.ids,
       window: e.window, windowKey: b.key, windowKeys: b.counterKeys, capKey: `${e.capPrefix}${pkey}:${b.key}`,
       limitMicros: o === undefined ? e.thresholdMicros : o.thresholdMicros, usedMicros: spent, resetsAt: b.end, reason: e.limitReason,
     });

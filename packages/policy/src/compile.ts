@@ -87,6 +87,8 @@ export interface CompiledRate {
   scope: string | null;
   per: SpendPer;
   perIdx: number;
+  /** Rules of one group count the same requests of the same pool: one number per `(per, scope)`. */
+  group: number;
   rpm: number | undefined;
   tpm: number | undefined;
   concurrent: number | undefined;
@@ -121,6 +123,8 @@ export interface CompiledPolicy {
   readonly overrides: ReadonlyMap<string, ReadonlyMap<string, CompiledOverride>>;
   /** Per model index (plus one trailing list for "no model"): rate rules that can apply. */
   readonly rateByModel: readonly (readonly CompiledRate[])[];
+  /** Some rate limit sets `concurrent`. */
+  readonly concurrent: boolean;
   readonly access: CompiledAccess;
   readonly tools: readonly CompiledToolList[];
   /** How many distinct populations spend entries use. */
@@ -207,9 +211,16 @@ export function compilePolicy(policy: Policy, registry: RegistryView): CompiledP
     if (map.size > 0) overrides.set(bu, map);
   }
 
+  const rateGroups = new Map<string, number>();
+  const rateGroup = (key: string): number => {
+    let g = rateGroups.get(key);
+    if (g === undefined) rateGroups.set(key, (g = rateGroups.size));
+    return g;
+  };
   const rates: CompiledRate[] = (policy.rate_limits ?? []).map((r) => ({
     id: r.id, keyId: keySegment(r.id), pop: compilePopulation(r.match ?? {}), scope: r.match?.scope ?? null,
-    per: r.per ?? 'user', perIdx: SPEND_PERS.indexOf(r.per ?? 'user'), rpm: r.rpm, tpm: r.tpm, concurrent: r.concurrent,
+    per: r.per ?? 'user', perIdx: SPEND_PERS.indexOf(r.per ?? 'user'), group: rateGroup(JSON.stringify([r.per ?? 'user', r.match?.scope ?? null])),
+    rpm: r.rpm, tpm: r.tpm, concurrent: r.concurrent,
     unlimited: r.unlimited === true, onStoreError: r.on_store_error ?? 'closed', shadow: r.enforcement === 'shadow',
   }));
   const rateByModel: CompiledRate[][] = modelIds.map((_, m) =>
@@ -229,7 +240,7 @@ export function compilePolicy(policy: Policy, registry: RegistryView): CompiledP
 
   return {
     policy, registry, timezone, enforcement: policy.enforcement ?? 'enforce', modelIds, modelIndex, scopes,
-    spendEntries: entries, spendByModel, overrides, rateByModel, tools,
+    spendEntries: entries, spendByModel, overrides, rateByModel, concurrent: rates.some((r) => r.concurrent !== undefined), tools,
     access: compileAccess(policy, timezone, modelIds, scopeModels),
     populations: popIndex.size,
     groups,

@@ -78,6 +78,17 @@ export function poolName(p: Principal, per: SpendPer): string | undefined {
 const nonEmpty = (s: string | null | undefined): string | undefined => (typeof s === 'string' && s !== '' ? s : undefined);
 
 const pools = new WeakMap<Principal, readonly (string | null)[]>();
+const names = new WeakMap<Principal, readonly (string | undefined)[]>();
+
+/** `poolName(p, per)` for every `per`, in `SPEND_PERS` order (memoised per principal object). */
+export function poolNames(p: Principal): readonly (string | undefined)[] {
+  let out = names.get(p);
+  if (out === undefined) {
+    out = Object.freeze(SPEND_PERS.map((per) => poolName(p, per)));
+    names.set(p, out);
+  }
+  return out;
+}
 
 /**
  * The key of pool `per` of `p` (`team:search`, `bu:payments`, `app:crm`, `workflow:etl`,

@@ -96,15 +96,16 @@ type Kind = 'rpm' | 'tpm' | 'concurrent';
 
 /** The tightest rule per kind, scope and pool among `rules` (ties: file order), groups in first-seen order. */
 function tightest(rules: readonly CompiledRate[], kind: Kind): CompiledRate[] {
-  const best = new Map<string, CompiledRate>();
+  const out: CompiledRate[] = [];
   for (const r of rules) {
     const v = r[kind];
     if (v === undefined) continue;
-    const group = `${r.perIdx}\u0000${r.scope ?? ''}\u0000${r.scope === null ? 0 : 1}`;
-    const cur = best.get(group);
-    if (cur === undefined || v < (cur[kind] as number)) best.set(group, r);
+    let i = 0;
+    while (i < out.length && (out[i] as CompiledRate).group !== r.group) i++;
+    if (i === out.length) out.push(r);
+    else if (v < ((out[i] as CompiledRate)[kind] as number)) out[i] = r;
   }
-  return [...best.values()];
+  return out;
 }
 
 function overall(rules: readonly CompiledRate[], kind: Kind): string | undefined {
@@ -131,21 +132,25 @@ export function decideRate(input: RateInput): RateDecision {
     if (r.unlimited) d.unlimited.push(r.id);
     else (enforced && !r.shadow ? live : shadow).push(r);
   }
-  const key = (r: CompiledRate) => pools[r.perIdx] as string;
-  const rpm = tightest(live, 'rpm');
-  const tpm = tightest(live, 'tpm');
-  const conc = tightest(live, 'concurrent');
-  for (const r of rpm) d.constraints.push(constraint(r, 'requests', key(r), input.tokens));
-  for (const r of tpm) d.constraints.push(constraint(r, 'tokens', key(r), input.tokens));
-  for (const r of conc) d.concurrency.push(concurrency(r, key(r)));
-  const requests = overall(rpm, 'rpm');
-  const tokens = overall(tpm, 'tpm');
-  const concurrent = overall(conc, 'concurrent');
-  if (requests !== undefined) d.limiting.requests = requests;
-  if (tokens !== undefined) d.limiting.tokens = tokens;
-  if (concurrent !== undefined) d.limiting.concurrent = concurrent;
-  for (const r of tightest(shadow, 'rpm')) d.shadowConstraints.push(constraint(r, 'requests', key(r), input.tokens));
-  for (const r of tightest(shadow, 'tpm')) d.shadowConstraints.push(constraint(r, 'tokens', key(r), input.tokens));
-  for (const r of tightest(shadow, 'concurrent')) d.shadowConcurrency.push(concurrency(r, key(r)));
+  if (live.length > 0) {
+    const rpm = tightest(live, 'rpm');
+    const tpm = tightest(live, 'tpm');
+    for (const r of rpm) d.constraints.push(constraint(r, 'requests', pools[r.perIdx] as string, input.tokens));
+    for (const r of tpm) d.constraints.push(constraint(r, 'tokens', pools[r.perIdx] as string, input.tokens));
+    const requests = overall(rpm, 'rpm');
+    const tokens = overall(tpm, 'tpm');
+    if (requests !== undefined) d.limiting.requests = requests;
+    if (tokens !== undefined) d.limiting.tokens = tokens;
+    if (c.concurrent) {
+      const conc = tightest(live, 'concurrent');
+      for (const r of conc) d.concurrency.push(concurrency(r, pools[r.perIdx] as string));
+      const concurrent = overall(conc, 'concurrent');
+      if (concurrent !== undefined) d.limiting.concurrent = concurrent;
+    }
+  }
+  if (shadow.length === 0) return d;
+  for (const r of tightest(shadow, 'rpm')) d.shadowConstraints.push(constraint(r, 'requests', pools[r.perIdx] as string, input.tokens));
+  for (const r of tightest(shadow, 'tpm')) d.shadowConstraints.push(constraint(r, 'tokens', pools[r.perIdx] as string, input.tokens));
+  for (const r of tightest(shadow, 'concurrent')) d.shadowConcurrency.push(concurrency(r, pools[r.perIdx] as string));
   return d;
 }

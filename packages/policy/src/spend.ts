@@ -4,10 +4,10 @@
  * is decided here; the atomic arithmetic (counted + reserved + cost ≤ limit) is the store's,
  * from `hardCaps`.
  */
-import { SPEND_WINDOWS, boundsAt, calendarDay, rollingBounds, toEpochMs, type CalendarDay, type RollingWindow, type WindowBounds } from './calendar.js';
+import { boundsAt, calendarDay, rollingBounds, toEpochMs, type CalendarDay, type RollingWindow, type WindowBounds } from './calendar.js';
 import { compiled, type CompiledGroup, type CompiledPolicy, type CompiledSpendEntry } from './compile.js';
 import { isCounterValues, layoutOwner, type CounterValues } from './counters.js';
-import { poolKeys, poolName } from './keys.js';
+import { poolKeys, poolNames } from './keys.js';
 import type { SpendAction } from './policy-types.js';
 import type { HardCap, PoolCounters, SpendCounters, SpendDecision, SpendInput, Utilization } from './spend-types.js';
 
@@ -25,9 +25,6 @@ interface Scratch {
   /** Per (group, scope): the scope's sum. */
   sumStamp: Uint32Array;
   sums: Float64Array;
-  /** Per window index: the bounds at this decision's instant. */
-  boundsStamp: Uint32Array;
-  bounds: (WindowBounds | undefined)[];
 }
 
 const scratches = new WeakMap<CompiledPolicy, Scratch>();
@@ -40,7 +37,6 @@ export function scratchFor(c: CompiledPolicy): Scratch {
       gen: 0, popStamp: new Uint32Array(c.populations), popMatch: new Uint8Array(c.populations),
       groupStamp: new Uint32Array(g), perModel: new Float64Array(g * c.modelIds.length),
       sumStamp: new Uint32Array(g * c.scopes.length), sums: new Float64Array(g * c.scopes.length),
-      boundsStamp: new Uint32Array(SPEND_WINDOWS.length), bounds: SPEND_WINDOWS.map(() => undefined),
     };
     scratches.set(c, s);
   }
@@ -49,19 +45,13 @@ export function scratchFor(c: CompiledPolicy): Scratch {
     s.groupStamp.fill(0);
     s.sumStamp.fill(0);
     s.popStamp.fill(0);
-    s.boundsStamp.fill(0);
   }
   return s;
 }
 
-/** The entry's window at this decision's instant (calendar windows from the day snapshot). */
-export function boundsOf(s: Scratch, cal: CalendarDay, t: number, e: CompiledSpendEntry): WindowBounds {
-  const w = e.windowIdx;
-  if (s.boundsStamp[w] === s.gen) return s.bounds[w] as WindowBounds;
-  const b = e.rolling ? rollingBounds(e.window as RollingWindow, t) : boundsAt(cal, w);
-  s.bounds[w] = b;
-  s.boundsStamp[w] = s.gen;
-  return b;
+/** The entry's window at this decision's instant (calendar windows from the day snapshot, rolling ones memoised per bucket). */
+export function boundsOf(cal: CalendarDay, t: number, e: CompiledSpendEntry): WindowBounds {
+  return e.rolling ? rollingBounds(e.window as RollingWindow, t) : boundsAt(cal, e.windowIdx);
 }
 
 /** Fills a group's per-model sums over its window keys; false when a counter is not a usable amount. */
@@ -165,6 +155,7 @@ export function decideSpend(input: SpendInput): SpendDecision {
   const p = input.principal;
   const pid = p.id;
   const pools = poolKeys(p);
+  const names = poolNames(p);
   const overrides = p.bu === undefined ? undefined : c.overrides.get(p.bu);
   const markers = input.markers;
   const cost = input.costMicros;
@@ -192,13 +183,12 @@ export function decideSpend(input: SpendInput): SpendDecision {
     const o = overrides?.get(e.entryKey);
     const limit = o === undefined ? e.thresholdMicros : o.thresholdMicros;
     const actions = o === undefined ? e.actions : o.actions;
-    const b = boundsOf(s, cal, t, e);
+    const b = boundsOf(cal, t, e);
     const spent = used(c, s, e, b, counters, input.pools, vec);
     if (spent < 0) return failClosed(d, 'spend_error:invalid_counter');
     const crossed = spent >= limit;
     const shadow = shadowAll || e.shadow;
-    const pool = poolName(p, e.per) as string;
-    const at: Where = { e, b, limit, spent, pool, pkey };
+    const pool = names[e.perIdx] as string;
 
     for (let k = 0; k < actions.length; k++) {
       const a = actions[k] as SpendAction;
@@ -211,9 +201,9 @@ export function decideSpend(input: SpendInput): SpendDecision {
           };
           if (a.message !== undefined) cap.message = a.message;
           (shadow ? d.shadowCaps : d.hardCaps).push(cap);
-          d.utilization.push(utilization(at, 'block', !shadow, a.message));
+          d.utilization.push(utilization(e, b, limit, spent, pool, pkey, 'block', !shadow, a.message));
           if (crossed || (cost !== undefined && spent + cost > limit)) {
-            block(st, at, shadow, 'spend_limit', b.end);
+            block(st, e, b, limit, spent, pool, shadow, 'spend_limit', b.end);
             if (a.message !== undefined && !shadow) d.messages.push({ ruleId: e.ruleId, text: a.message });
           }
           break;
@@ -221,7 +211,7 @@ export function decideSpend(input: SpendInput): SpendDecision {
         case 'pause': {
           const key = `${shadow ? 'shadow:' : ''}pause:${e.markerRule}:${pkey}:${b.key}`;
           const until = markers?.[key];
-          d.utilization.push(utilization(at, 'pause', !shadow, a.message));
+          d.utilization.push(utilization(e, b, limit, spent, pool, pkey, 'pause', !shadow, a.message));
           let pausedUntil = 0;
           if (until !== undefined) pausedUntil = until > t ? until : 0; // served once this window
           else if (crossed) {
@@ -229,7 +219,7 @@ export function decideSpend(input: SpendInput): SpendDecision {
             if (!d.pauses.some((x) => x.key === key)) d.pauses.push({ key, ruleId: e.ruleId, until: pausedUntil, expiresAt: b.end });
           }
           if (pausedUntil > 0) {
-            block(st, at, shadow, 'paused', pausedUntil);
+            block(st, e, b, limit, spent, pool, shadow, 'paused', pausedUntil);
             if (a.message !== undefined && !shadow) d.messages.push({ ruleId: e.ruleId, text: a.message });
           }
           break;
@@ -288,25 +278,17 @@ function governing(util: readonly Utilization[]): Utilization | undefined {
   return best;
 }
 
-/** One entry as it applies to this caller now. */
-interface Where {
-  e: CompiledSpendEntry;
-  b: WindowBounds;
-  limit: number;
-  spent: number;
-  pool: string;
-  pkey: string;
-}
-
 interface BlockState {
   d: SpendDecision;
   retryAt: number;
 }
 
 /** Record a blocking entry: enforced → refuse (first in precedence limits), shadow → would-block. */
-function block(st: BlockState, at: Where, shadow: boolean, kind: 'spend_limit' | 'paused', until: number): void {
+function block(
+  st: BlockState, e: CompiledSpendEntry, b: WindowBounds, limit: number, spent: number, pool: string,
+  shadow: boolean, kind: 'spend_limit' | 'paused', until: number,
+): void {
   const d = st.d;
-  const e = at.e;
   if (shadow) {
     if (!d.wouldBlock.includes(e.ruleId)) d.wouldBlock.push(e.ruleId);
     return;
@@ -315,16 +297,18 @@ function block(st: BlockState, at: Where, shadow: boolean, kind: 'spend_limit' |
   d.allowed = false;
   if (!d.reasons.includes(reason)) d.reasons.push(reason);
   d.limiting ??= {
-    ruleId: e.ruleId, reason, per: e.per, pool: at.pool, scope: e.scope.name, window: e.window, windowKey: at.b.key,
-    limitMicros: at.limit, usedMicros: at.spent, resetsAt: at.b.end,
+    ruleId: e.ruleId, reason, per: e.per, pool, scope: e.scope.name, window: e.window, windowKey: b.key,
+    limitMicros: limit, usedMicros: spent, resetsAt: b.end,
   };
   if (until > st.retryAt) st.retryAt = until;
 }
 
-function utilization(at: Where, action: 'block' | 'pause', enforced: boolean, message: string | undefined): Utilization {
-  const { e, b, limit, spent } = at;
+function utilization(
+  e: CompiledSpendEntry, b: WindowBounds, limit: number, spent: number, pool: string, pkey: string,
+  action: 'block' | 'pause', enforced: boolean, message: string | undefined,
+): Utilization {
   const u: Utilization = {
-    ruleId: e.ruleId, action, per: e.per, pool: at.pool, poolKey: at.pkey, scope: e.scope.name, window: e.window, windowKey: b.key,
+    ruleId: e.ruleId, action, per: e.per, pool, poolKey: pkey, scope: e.scope.name, window: e.window, windowKey: b.key,
     limitMicros: limit, usedMicros: spent, remainingMicros: Math.max(0, limit - spent), ratio: spent / limit, resetsAt: b.end, enforced,
   };
   if (message !== undefined) u.message = message;
