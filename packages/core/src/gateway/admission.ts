@@ -123,18 +123,20 @@ async function admitOnce(input: AdmissionInput): Promise<Admission> {
     // Which caps apply does not depend on what was spent: decided before anything is taken.
     if (decideSpend({ ...base, counters: {} }).hardCaps.length > 0) throw unboundable(input.unbounded[0]!);
   }
-  const limits: Limits = { rate: rateConstraints, concurrency: [...rate.concurrency, ...rate.shadowConcurrency], inflight, tag };
+  const limits: Limits = { concurrency: [...rate.concurrency, ...rate.shadowConcurrency], inflight, tag };
 
   if ((layout !== null || inflight.length > 0) && store.admit !== undefined) {
     const before = layout === null ? null : decideSpend({ ...base, counters: { layout, values: new Float64Array(layout.size) } });
-    const constraints = [...(before === null ? [] : capConstraints(before.hardCaps, tag)), ...inflight];
+    const caps = before === null ? [] : capConstraints(before.hardCaps, tag);
+    const constraints = [...caps, ...inflight];
     let result: AdmitResult | null = null;
     if (before === null || (before.allowed && before.substitute === undefined)) {
       try {
         result = await store.admit({
           buckets,
           counters: keys,
-          reserve: constraints.length === 0 ? null : { id: ctx.id, amount: input.worstCaseMicros, ttlMs: input.reservationTtlMs, constraints },
+          // In-flight limits alone hold one unit each: the reservation's amount is the worst case only against caps.
+          reserve: constraints.length === 0 ? null : { id: ctx.id, amount: caps.length > 0 ? input.worstCaseMicros : 0, ttlMs: input.reservationTtlMs, constraints },
         });
       } catch (cause) {
         // The answer may have been lost after the hold was made (a timeout): give it back.
@@ -268,7 +270,7 @@ async function reserveFor(input: AdmissionInput, spend: SpendDecision | null, li
   if (constraints.length === 0) return NOTHING(spend);
   let reserved;
   try {
-    reserved = await input.store.reserve({ id: input.ctx.id, amount: input.worstCaseMicros, ttlMs: input.reservationTtlMs, constraints });
+    reserved = await input.store.reserve({ id: input.ctx.id, amount: caps.length > 0 ? input.worstCaseMicros : 0, ttlMs: input.reservationTtlMs, constraints });
   } catch (cause) {
     await input.store.release(input.ctx.id).catch(() => {});
     if (caps.length > 0) throw storeDown(cause);

@@ -5,14 +5,13 @@
  * in `would_block` when passed, never refusing.
  */
 import { GatewayError } from '@tollgate/codecs/base';
-import type { ConcurrencyConstraint, RateConstraint } from '@tollgate/policy';
+import type { ConcurrencyConstraint } from '@tollgate/policy';
 import type { ReserveResult, SpendConstraint } from '../store/types.js';
 import { AdmissionRefused } from './admission.js';
 import type { RequestContext } from './context.js';
 
 /** What a reservation is made against besides spend caps: the request's in-flight limits. */
 export interface Limits {
-  rate: readonly RateConstraint[];
   /** Enforced and shadow in-flight limits, for naming the one that refused. */
   concurrency: readonly ConcurrencyConstraint[];
   /** As store constraints: one unit each; shadow ones soft. */
