@@ -20,6 +20,7 @@ import { budgetHeaders } from './budget-headers.js';
 import { capCounters, keyTag, layoutKeys, layoutValues, type TenantOf } from './keys.js';
 import { tokenAdjustments } from './finalize.js';
 import { closedInflight, inflightConstraints, inflightRefused, noteOver, type Limits } from './inflight.js';
+import { countShadowRate } from './shadow-rate.js';
 
 
 export interface Admission {
@@ -55,6 +56,8 @@ export interface AdmissionInput {
   notify?: (notification: SpendNotification, principal: Principal) => void;
   /** Set after a substitution: rate limits were taken already and no further substitution. */
   substituted?: boolean;
+  /** Whether a budget-tier substitute can serve this request (capabilities, context, route); skipped when not. */
+  canSubstitute?: (model: string, spend: SpendDecision) => boolean;
   /** The tenant whose hash tag the principal's keys carry (`GatewayOptions.tenantOf`). */
   tenantOf?: TenantOf;
 }
@@ -84,9 +87,13 @@ export class AdmissionRefused extends Error {
  * step-by-step path, which never reserves before deciding.
  */
 export async function admit(input: AdmissionInput): Promise<Admission> {
+  const shadow = countShadowRate(input);
   try {
-    return await admitOnce(input);
+    const admission = await admitOnce(input);
+    await shadow;
+    return admission;
   } catch (error) {
+    await shadow;
     const ctx = input.ctx;
     if (error instanceof AdmissionRefused && ctx.tokenBuckets.length > 0) {
       // Refused after its token buckets were taken: nothing ran, so the tokens go back (the
@@ -117,7 +124,7 @@ async function admitOnce(input: AdmissionInput): Promise<Admission> {
   const rateConstraints = input.substituted ? [] : rate.constraints;
   const buckets = rateConstraints.map((c) => ({ key: tag + c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
   const inflight = inflightConstraints(rate.concurrency, rate.shadowConcurrency, tag);
-  ctx.noteAdmission(input.worstCaseMicros, input.tokenBound, rateConstraints);
+  ctx.noteAdmission(input.worstCaseMicros, input.tokenBound, rateConstraints, now);
   const base = { policy, registry, principal, model, now, costMicros: input.worstCaseMicros };
   if (input.unbounded !== undefined && input.unbounded.length > 0 && spendRules.length > 0) {
     // Which caps apply does not depend on what was spent: decided before anything is taken.
@@ -251,7 +258,9 @@ async function decide(input: AdmissionInput, base: SpendBase, counters: CounterV
 function concluded(input: AdmissionInput, spend: SpendDecision, counters: CounterValues): Admission | null {
   if (spend.substitute !== undefined && !input.substituted) {
     const { policy, registry, principal, model, now } = input;
-    const choice = decideSubstitution({ policy: policy!, registry, principal, model, spend, now, counters });
+    const can = input.canSubstitute;
+    const eligible = can === undefined ? undefined : (to: string) => can(to, spend);
+    const choice = decideSubstitution({ policy: policy!, registry, principal, model, spend, now, counters, ...(eligible === undefined ? {} : { eligible }) });
     if (choice.type === 'substitute') return { ...NOTHING(spend), substitute: { from: choice.from, to: choice.to, ruleId: choice.ruleId } };
     if (choice.type === 'refuse') throw quota(choice.reason, spend);
   }

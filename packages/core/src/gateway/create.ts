@@ -25,6 +25,18 @@ import type { UsageStats } from './options.js';
 
 /** Each gateway's `reply` → the `handle` made with it. */
 const PAIRS = new WeakMap<Gateway['reply'], Gateway['handle']>();
+/** Each gateway's `handle` → what its telemetry left for after the answers. */
+const PENDING = new WeakMap<Gateway['handle'], () => Promise<void> | null>();
+
+/**
+ * For adapters on runtimes that stop a request's work once its answer is sent unless told
+ * otherwise (a Worker's `ctx.waitUntil`): a promise that resolves once the spans and metrics the
+ * gateway's requests left for after their answers have been handed to the OpenTelemetry SDK, or
+ * null when nothing is pending (no SDK, or nothing queued).
+ */
+export function pendingTelemetry(gateway: Pick<Gateway, 'handle'>): Promise<void> | null {
+  return PENDING.get(gateway.handle)?.() ?? null;
+}
 
 /**
  * The `reply` a server adapter may call instead of `handle`: only when it was made together
@@ -110,7 +122,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   const stats = { requests: 0 };
   // Null when no OpenTelemetry SDK is installed (or `telemetry: false`): then nothing is observed.
   const telemetry = createTelemetry(options.telemetry);
-  const observedStore = telemetry?.metrics == null ? store : instrumentStore(store, telemetry.metrics);
+  const observedStore = telemetry?.metrics == null ? store : instrumentStore(store, telemetry.metrics, (work) => telemetry.deferred.add(work));
   const reservationTtlMs = options.reservationTtlMs ?? 5 * 60_000;
   // Renewals and settle retries go through the observed store: their round trips and retries are measured.
   const holds = new HoldKeeper(observedStore, reservationTtlMs, options.settleRetry, () => void telemetry?.metrics?.settleFailures.add(1));
@@ -227,6 +239,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   };
 
   PAIRS.set(reply, handle);
+  if (telemetry !== null) PENDING.set(handle, () => (telemetry.deferred.pending === 0 ? null : telemetry.deferred.idle()));
 
   const gatewayFetch = ((input: RequestInfo | URL, init?: RequestInit) => handle(new Request(input, init))) as typeof fetch;
 
@@ -289,6 +302,8 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       if (timer !== undefined) clearTimeout(timer);
       // Settles the store failed are retried until the drain time is up; what is left is counted.
       await holds.drain(drainUntil);
+      // Spans and metrics the requests left for after their answers go to the SDK now.
+      telemetry?.deferred.drain();
       await sink.flush().catch(() => {});
       await sink.close().catch(() => {});
       if (ownsStore) await store.close().catch(() => {});
