@@ -19,7 +19,7 @@ import type { RequestContext } from './context.js';
 import { budgetHeaders } from './budget-headers.js';
 import { capCounters, keyTag, layoutKeys, layoutValues, type TenantOf } from './keys.js';
 import { tokenAdjustments } from './finalize.js';
-import { closedInflight, inflightConstraints, inflightRefused, noteOver, type Limits } from './inflight.js';
+import { closedInflight, inflightLimits, inflightRefused, noteOver, type Limits } from './inflight.js';
 import { countShadowRate } from './shadow-rate.js';
 
 
@@ -123,14 +123,14 @@ async function admitOnce(input: AdmissionInput): Promise<Admission> {
   // first admission's hold was given back with its decision).
   const rateConstraints = input.substituted ? [] : rate.constraints;
   const buckets = rateConstraints.map((c) => ({ key: tag + c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
-  const inflight = inflightConstraints(rate.concurrency, rate.shadowConcurrency, tag);
+  const limits: Limits = inflightLimits(rate.concurrency, rate.shadowConcurrency, tag);
+  const inflight = limits.inflight;
   ctx.noteAdmission(input.worstCaseMicros, input.tokenBound, rateConstraints, now);
   const base = { policy, registry, principal, model, now, costMicros: input.worstCaseMicros };
   if (input.unbounded !== undefined && input.unbounded.length > 0 && spendRules.length > 0) {
     // Which caps apply does not depend on what was spent: decided before anything is taken.
     if (decideSpend({ ...base, counters: {} }).hardCaps.length > 0) throw unboundable(input.unbounded[0]!);
   }
-  const limits: Limits = { concurrency: [...rate.concurrency, ...rate.shadowConcurrency], inflight, tag };
 
   if ((layout !== null || inflight.length > 0) && store.admit !== undefined) {
     const before = layout === null ? null : decideSpend({ ...base, counters: { layout, values: new Float64Array(layout.size) } });
@@ -218,7 +218,7 @@ async function admitOnce(input: AdmissionInput): Promise<Admission> {
 
 /** The refusal for a reservation a constraint refused: a spend cap (429 quota) or an in-flight limit (429, retry shortly). */
 function refusal(reserved: Extract<ReserveResult, { ok: false }>, spend: SpendDecision | null, limits: Limits): AdmissionRefused {
-  const inflight = limits.concurrency.find((c) => limits.tag + c.key === reserved.key);
+  const inflight = limits.byKey.get(reserved.key);
   if (inflight !== undefined) return inflightRefused(inflight);
   const cap = spend?.hardCaps.find((c) => limits.tag + c.key === reserved.key);
   if (cap === undefined) return quota('spend_limit', spend);

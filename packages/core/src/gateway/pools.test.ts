@@ -211,6 +211,22 @@ describe('in-flight limits', () => {
   });
 });
 
+describe('in-flight limits in shadow', () => {
+  it('a replica trying the limit in shadow holds its places apart: it never uses up the enforced one', async () => {
+    const rule = { id: 'one-at-a-time', concurrent: 1 };
+    const store = createMemoryStore({ sweepIntervalMs: 0 });
+    const shadowSide = await setup({ enforcement: 'shadow', rate_limits: [rule] }, payments, { store });
+    const enforced = await setup({ rate_limits: [rule] }, payments, { store });
+    let release!: () => void;
+    shadowSide.upstream.state.gate = new Promise<void>((r) => (release = r));
+    const held = shadowSide.post('ann');
+    while (shadowSide.upstream.state.calls < 1) await new Promise((r) => setTimeout(r, 1));
+    expect((await enforced.post('ann')).status).toBe(200);
+    release();
+    expect((await held).status).toBe(200);
+  });
+});
+
 describe('GET /v1/tollgate/budget', () => {
   it('answers the caller’s own caps and pools, with spend, holds and what is left', async () => {
     const policy = { spend: { rules: [
