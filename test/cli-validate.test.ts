@@ -70,7 +70,7 @@ rate_limits: [ { id: r1, match: {} } ]
       /tollgate\.yaml: surprise: unknown key "surprise"/,
       /registry\.yaml: models\.gpt-mini\.deployments\[0\]\.provider: .*nowhere/,
       /policy\.yaml: enforcement: /,
-      /policy\.yaml: rate_limits\[0\]: set rpm, tpm, or unlimited: true/,
+      /policy\.yaml: rate_limits\[0\]: set rpm, tpm, concurrent, or unlimited: true/,
     ];
     for (const pattern of expected) expect(r.stderr).toMatch(pattern);
     const lines = r.stderr.trim().split('\n');
@@ -131,6 +131,41 @@ prompts:
     const elsewhere = await runCli(['validate', '--config', join(dir, 'tollgate.yaml')]);
     expect(elsewhere.code).toBe(0);
     expect(elsewhere.stdout).toMatch(/valid — 1 models, 1 deployments, no policy, 0 keys/);
+  });
+
+  it('warns (exit 0) about pooled entries no configured caller can be in, and refuses bad pooled keys (exit 1)', async () => {
+    const hash = `sha256:${'a'.repeat(64)}`;
+    const dir = tempDir({
+      'tollgate.yaml': `registry: ./registry.yaml\npolicy: ./policy.yaml\nidentity: { virtual_keys: [ { hash: "${hash}", principal: { user: alice, bu: payments } } ] }\n`,
+      'registry.yaml': VALID_REGISTRY,
+      'policy.yaml': `
+spend:
+  rules:
+    - id: team-cap
+      matches: [ { match: { per: team, scope: all, window: monthly, at_or_above_usd: "10" }, actions: [ { type: block } ] } ]
+    - id: bu-cap
+      matches: [ { match: { per: bu, bus: [payments], scope: all, window: monthly, at_or_above_usd: "10" }, actions: [ { type: block } ] } ]
+`,
+    });
+    const r = await runCli(['validate', '--config', join(dir, 'tollgate.yaml')]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('tollgate: warning — 1 policy entry applies to no caller:');
+    expect(r.stderr).toMatch(/policy\.yaml: spend\.rules\[0\]\.matches\[0\]\.match\.per: per: team, but no caller can have a team/);
+    expect(r.stderr).not.toContain('rules[1]');
+
+    writeFileSync(join(dir, 'policy.yaml'), `
+spend:
+  rules:
+    - id: r
+      matches: [ { match: { per: department, scope: all, window: rolling_24h, at_or_above_usd: "10" }, actions: [ { type: pause, hours: 1 } ] } ]
+rate_limits: [ { id: c, concurrent: 0 }, { id: t, per: bu, match: { teams: [search] }, rpm: 5 } ]
+`);
+    const bad = await runCli(['validate', '--config', join(dir, 'tollgate.yaml')]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/spend\.rules\[0\]\.matches\[0\]\.match\.per: "department" is not one of/);
+    expect(bad.stderr).toMatch(/spend\.rules\[0\]\.matches\[0\]\.actions\[0\]\.type: a pause action needs a calendar window/);
+    expect(bad.stderr).toMatch(/rate_limits\[0\]\.concurrent: must be positive/);
+    expect(bad.stderr).toMatch(/rate_limits\[1\]\.match\.teams: teams cannot narrow a per: bu pool/);
   });
 });
 
@@ -223,7 +258,7 @@ describe('tollgate --version and help', () => {
 
 describe('tollgate key create', () => {
   it('prints a new tg_ key once and the config entry with its sha256 hash', async () => {
-    const r = await runCli(['key', 'create', '--user', 'alice', '--tier', 'normal', '--bu', 'payments', '--leaders', 'ceo,vp']);
+    const r = await runCli(['key', 'create', '--user', 'alice', '--tier', 'normal', '--team', 'search', '--bu', 'payments', '--leaders', 'ceo,vp']);
     expect(r.code).toBe(0);
     const key = /^ {2}(tg_[A-Za-z0-9_-]{32,})$/m.exec(r.stdout)?.[1];
     expect(key).toBeDefined();
@@ -231,7 +266,7 @@ describe('tollgate key create', () => {
     const entryLine = r.stdout.split('\n').find((l) => l.trim().startsWith('- { hash:'))!;
     const entries = parseYaml(entryLine.trim()) as Array<{ hash: string; principal: Record<string, unknown> }>;
     expect(entries[0]!.hash).toBe(`sha256:${createHash('sha256').update(key!).digest('hex')}`);
-    expect(entries[0]!.principal).toEqual({ user: 'alice', tier: 'normal', bu: 'payments', leaders: ['ceo', 'vp'] });
+    expect(entries[0]!.principal).toEqual({ user: 'alice', tier: 'normal', team: 'search', bu: 'payments', leaders: ['ceo', 'vp'] });
     expect(IdentityConfigSchema.safeParse({ virtual_keys: entries }).success).toBe(true);
   });
 

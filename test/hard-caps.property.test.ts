@@ -3,8 +3,10 @@
  * instances sharing one store (streamed or not, several choices, large prompts), upstream calls
  * that finish in any order and outlive the reservation TTL, and settles the store fails a few
  * times before taking them, the spend recorded for every principal never passes its cap, nor
- * does what the upstream billed — and nothing billed goes unrecorded. On the memory store and
- * on Redis.
+ * does what the upstream billed — and nothing billed goes unrecorded. Both principals share a
+ * business unit whose pooled cap is smaller than their two caps together, and an in-flight
+ * limit: the BU's recorded (and billed) spend never passes its cap, and never more calls of
+ * the BU are at the upstream than the limit allows. On the memory store and on Redis.
  */
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
@@ -17,6 +19,8 @@ const redis = await serviceGate('redis');
 
 const TTL = 600;
 const CAP_MICROS = 100_000; // $0.10 a day per principal
+const BU_CAP_MICROS = 150_000; // $0.15 a day for the two of them together
+const IN_FLIGHT = 3; // calls of the BU at the upstream at once
 const WHO = ['user', 'application'] as const;
 
 /** $1/Mtok in, $10/Mtok out: 1 and 10 micro-USD per token. */
@@ -35,7 +39,13 @@ const registry: RegistryFileInput = {
     },
   },
 };
-const policy = { spend: { rules: [{ id: 'daily', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '0.1' }, actions: [{ type: 'block' }] }] }] } } satisfies PolicyFileInput;
+const policy = {
+  spend: { rules: [
+    { id: 'daily', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '0.1' }, actions: [{ type: 'block' }] }] },
+    { id: 'bu-daily', matches: [{ match: { per: 'bu', scope: 'all', window: 'daily', at_or_above_usd: '0.15' }, actions: [{ type: 'block' }] }] },
+  ] },
+  rate_limits: [{ id: 'bu-in-flight', per: 'bu', concurrent: IN_FLIGHT }],
+} satisfies PolicyFileInput;
 
 type Op =
   | { type: 'call'; gateway: 0 | 1; who: 0 | 1; maxTokens: number; n: number; stream: boolean; promptBytes: number }
@@ -120,7 +130,7 @@ async function runSchedule(ops: Op[], makeStore: () => Promise<{ store: StateSto
     createGateway({
       registry,
       policy,
-      identity: { virtual_keys: [{ hash: user.hash, principal: { user: 'alice' } }], applications: [{ id: 'alice', hash: app.hash }] },
+      identity: { virtual_keys: [{ hash: user.hash, principal: { user: 'alice', bu: 'payments' } }], applications: [{ id: 'alice', hash: app.hash, bu: 'payments' }] },
       secrets: { UPSTREAM_KEY: 'sk' },
       fetch: upstream.fetch,
       store: f.store,
@@ -130,7 +140,7 @@ async function runSchedule(ops: Op[], makeStore: () => Promise<{ store: StateSto
   );
   const day = () => new Date().toISOString().slice(0, 10);
   const recorded = async () => {
-    const counterKeys = [`c:user:alice:${day()}:gpt-chat`, `c:application:alice:${day()}:gpt-chat`];
+    const counterKeys = [`c:user:alice:${day()}:gpt-chat`, `c:application:alice:${day()}:gpt-chat`, `c:bu:payments:${day()}:gpt-chat`];
     const values = await shared.getCounters(counterKeys);
     return counterKeys.map((k) => values[k] ?? 0);
   };
@@ -161,7 +171,9 @@ async function runSchedule(ops: Op[], makeStore: () => Promise<{ store: StateSto
         await sleep(op.ms);
       }
       const now = await recorded();
-      for (const [i, value] of now.entries()) expect(value, `${WHO[i]} recorded`).toBeLessThanOrEqual(CAP_MICROS);
+      for (const i of [0, 1]) expect(now[i], `${WHO[i]} recorded`).toBeLessThanOrEqual(CAP_MICROS);
+      expect(now[2], 'BU recorded').toBeLessThanOrEqual(BU_CAP_MICROS);
+      expect(upstream.pending.length, 'BU calls in flight').toBeLessThanOrEqual(IN_FLIGHT);
     }
     while (upstream.pending.length > 0) upstream.pending.shift()!(1);
     await Promise.all(calls);
@@ -173,6 +185,9 @@ async function runSchedule(ops: Op[], makeStore: () => Promise<{ store: StateSto
       // Nothing billed goes unrecorded: every failed settle was retried until the store took it.
       expect(final[i], `${WHO[i]} recorded vs billed`).toBe(upstream.billed[i]);
     }
+    // The pool: every settle charged it too, and it never passed its cap.
+    expect(final[2], 'BU recorded').toBe(final[0]! + final[1]!);
+    expect(final[2], 'BU recorded').toBeLessThanOrEqual(BU_CAP_MICROS);
     for (const g of gateways) expect(g.stats().settleFailures).toBe(0);
   } finally {
     while (upstream.pending.length > 0) upstream.pending.shift()!(0);

@@ -260,3 +260,24 @@ describe('createEdgeHandler: waitUntil keeps the isolate alive until usage is de
     expect(ctx.promises).toHaveLength(0);
   });
 });
+
+describe('createEdgeHandler: budgets on the edge', () => {
+  it('carries a refusing entry’s message, the budget headers and the budget endpoint, as in process', async () => {
+    const store = createMemoryStore({ sweepIntervalMs: 0 });
+    const policy: PolicyFileInput = {
+      spend: { rules: [{ id: 'edge-cap', matches: [{ match: { per: 'org', scope: 'all', window: 'monthly', at_or_above_usd: '0.000001' }, actions: [{ type: 'block', message: 'The organisation budget is spent.' }] }] }] },
+    };
+    const { handler, key } = await setup({ policy, store });
+    const refused = await handler(chatRequest(key));
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('The organisation budget is spent.');
+    expect(refused.headers.get('x-tollgate-budget-rule')).toBe('edge-cap');
+    expect(refused.headers.get('x-tollgate-budget-limit-usd')).toBe('0.000001');
+    const budget = await handler(new Request('https://edge.test/v1/tollgate/budget', { headers: { authorization: `Bearer ${key}` } }));
+    expect(budget.status).toBe(200);
+    expect(((await budget.json()) as { limits: Array<Record<string, string>> }).limits).toEqual([
+      expect.objectContaining({ rule: 'edge-cap', per: 'org', pool: 'org', limit_usd: '0.000001', spent_usd: '0', remaining_usd: '0.000001' }),
+    ]);
+    await store.close();
+  });
+});

@@ -8,6 +8,8 @@ export type { NodeFetch, NodeUpstream, NodeUpstreamOptions } from './http/upstre
 export type { BodyQueueLimits } from './http/body-queue.js';
 export { gatewayHandles } from './http/routes.js';
 export { createJsonLinesSink } from './sinks/json-lines.js';
+export { createWebhookNotifier, webhookPayload } from './notify/webhook.js';
+export type { WebhookNotifier, WebhookNotifierOptions, WebhookPayload, WebhookStats } from './notify/webhook.js';
 export type { JsonLinesSink, JsonLinesSinkOptions, JsonLinesTarget } from './sinks/json-lines.js';
 // `tollgate serve` as a library: the service config schema, its loader and the server.
 export { ServiceConfigSchema } from './cli/config.js';

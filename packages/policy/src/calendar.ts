@@ -4,20 +4,41 @@
  * Results are memoised per time zone (a deterministic cache, invisible to callers).
  */
 
-/** Budget windows. Weeks are ISO weeks: they start on Monday. */
-export type SpendWindow = 'daily' | 'weekly' | 'monthly' | 'quarterly' | 'yearly';
-export const SPEND_WINDOWS: readonly SpendWindow[] = ['daily', 'weekly', 'monthly', 'quarterly', 'yearly'];
+/** Calendar windows, in the policy's time zone. Weeks are ISO weeks: they start on Monday. */
+export type CalendarWindow = 'daily' | 'weekly' | 'monthly' | 'quarterly' | 'yearly';
+/**
+ * Rolling windows: the last 24 hours or 7 days, summed from UTC bucket counters (see
+ * `rollingBounds`), so they never reset at midnight.
+ */
+export type RollingWindow = 'rolling_24h' | 'rolling_7d';
+/** Budget windows. */
+export type SpendWindow = CalendarWindow | RollingWindow;
+export const CALENDAR_WINDOWS: readonly CalendarWindow[] = ['daily', 'weekly', 'monthly', 'quarterly', 'yearly'];
+/** Every window; indices 0-4 are the calendar windows, 5 and 6 the rolling ones. */
+export const SPEND_WINDOWS: readonly SpendWindow[] = [...CALENDAR_WINDOWS, 'rolling_24h', 'rolling_7d'];
+
+export const isRollingWindow = (w: SpendWindow): w is RollingWindow => w === 'rolling_24h' || w === 'rolling_7d';
 
 /** An instant: epoch milliseconds or a `Date`. */
 export type Instant = number | Date;
 
-/** One calendar window: `[start, end)` in epoch ms and the stable key counters use. */
+/**
+ * One window around an instant: `[start, end)` in epoch ms, the stable key holds and one-shot
+ * markers use, and the counter keys whose sum is the window's spend.
+ */
 export interface WindowBounds {
   window: SpendWindow;
-  /** `2026-11-29` (daily), `2026-W48` (weekly), `2026-11` (monthly), `2026-Q4`, `2026`. */
+  /**
+   * `2026-11-29` (daily), `2026-W48` (weekly), `2026-11` (monthly), `2026-Q4`, `2026`; for a
+   * rolling window its name (`rolling_24h`, `rolling_7d`): its holds are not tied to a period.
+   */
   key: string;
+  /** Calendar: the window's first instant. Rolling: the start of its oldest bucket. */
   start: number;
+  /** Calendar: when the window rolls over. Rolling: when its oldest bucket next drops out. */
   end: number;
+  /** The window keys of the counters summed: `[key]` for a calendar window, the buckets for a rolling one. */
+  counterKeys: readonly string[];
 }
 
 export function toEpochMs(now: Instant): number {
@@ -116,7 +137,7 @@ function civil(day: number): { y: number; mo: number; d: number; dow: number } {
 }
 
 /** Local calendar day number of `t` and the first/last day numbers of each window around it. */
-function windowDays(window: SpendWindow, day: number): { first: number; next: number; key: string } {
+function windowDays(window: CalendarWindow, day: number): { first: number; next: number; key: string } {
   const c = civil(day);
   switch (window) {
     case 'daily':
@@ -170,24 +191,28 @@ export function boundsAt(cal: CalendarDay, windowIdx: number): WindowBounds {
   const hit = cal.windows[windowIdx];
   if (hit !== undefined) return hit;
   const window = SPEND_WINDOWS[windowIdx] as SpendWindow;
-  const { first, next, key } = windowDays(window, cal.day);
-  const b: WindowBounds = { window, key, start: startOfLocalDay(first, cal.tz), end: startOfLocalDay(next, cal.tz) };
+  const { first, next, key } = windowDays(window as CalendarWindow, cal.day);
+  const b: WindowBounds = { window, key, start: startOfLocalDay(first, cal.tz), end: startOfLocalDay(next, cal.tz), counterKeys: [key] };
   cal.windows[windowIdx] = b;
   return b;
 }
 
-/** The calendar window containing `now` in `timezone`: `[start, end)` and its key. */
+/**
+ * The window containing `now`: a calendar window in `timezone` (`[start, end)` and its key), or
+ * a rolling window ending at `now` (see `rollingBounds`; the time zone does not matter).
+ */
 export function windowBounds(window: SpendWindow, now: Instant, timezone: string): WindowBounds {
+  if (isRollingWindow(window)) return rollingBounds(window, toEpochMs(now));
   return boundsIn(calendarDay(toEpochMs(now), timezone), window);
 }
 
-/** The stable counter key of the window containing `now`, e.g. `2026-11`, `2026-W48`, `2026-11-29`. */
+/** The stable key of the window containing `now`, e.g. `2026-11`, `2026-W48`, `2026-11-29` (`rolling_24h` for a rolling one). */
 export function windowKey(window: SpendWindow, now: Instant, timezone: string): string {
   return windowBounds(window, now, timezone).key;
 }
 
-/** Every window's key at `now`: what the gateway increments when it settles a request. */
-export function windowKeys(now: Instant, timezone: string): Record<SpendWindow, string> {
+/** Every calendar window's key at `now`. */
+export function windowKeys(now: Instant, timezone: string): Record<CalendarWindow, string> {
   const cal = calendarDay(toEpochMs(now), timezone);
   return {
     daily: boundsIn(cal, 'daily').key, weekly: boundsIn(cal, 'weekly').key, monthly: boundsIn(cal, 'monthly').key,
@@ -218,4 +243,59 @@ export function policyInstant(s: string, tz: string, as: 'start' | 'end'): numbe
   if (m === null) return Date.parse(s);
   const day = dayNumber(Number(m[1]), Number(m[2]), Number(m[3]));
   return startOfLocalDay(as === 'start' ? day : day + 1, tz);
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Rolling windows are sums of UTC bucket counters: `rolling_24h` of the current hour and the 24
+ * before it (hour buckets, keys like `2026-11-29T17`), `rolling_7d` of the current six hours and
+ * the 28 blocks before it (six-hour buckets starting at 00, 06, 12 and 18 UTC, keys like
+ * `2026-11-29T12/6h`). The oldest bucket is counted whole, so a rolling window reaches back a
+ * little more than 24 hours (at most one hour more) or 7 days (at most six hours more): it may
+ * over-count by the spend of that part of a bucket, never under-count.
+ */
+export const ROLLING: Readonly<Record<RollingWindow, { bucketMs: number; buckets: number; spanMs: number }>> = {
+  rolling_24h: { bucketMs: HOUR_MS, buckets: 25, spanMs: 24 * HOUR_MS },
+  rolling_7d: { bucketMs: 6 * HOUR_MS, buckets: 29, spanMs: 7 * 24 * HOUR_MS },
+};
+
+/** The key of the bucket of `window` starting at `start` (epoch ms, a bucket boundary). */
+function bucketKey(window: RollingWindow, start: number): string {
+  const iso = new Date(start).toISOString(); // 2026-11-29T17:00:00.000Z
+  return window === 'rolling_24h' ? iso.slice(0, 13) : `${iso.slice(0, 13)}/6h`;
+}
+
+const rollingMemo = new Map<RollingWindow, WindowBounds>();
+
+/** The rolling `window` at instant `t`: its buckets, oldest first (memoised per bucket). */
+export function rollingBounds(window: RollingWindow, t: number): WindowBounds {
+  const { bucketMs, buckets } = ROLLING[window];
+  const current = Math.floor(t / bucketMs) * bucketMs;
+  const hit = rollingMemo.get(window);
+  if (hit !== undefined && hit.end === current + bucketMs) return hit;
+  const start = current - (buckets - 1) * bucketMs;
+  const counterKeys = Object.freeze(Array.from({ length: buckets }, (_, i) => bucketKey(window, start + i * bucketMs)));
+  const b: WindowBounds = { window, key: window, start, end: current + bucketMs, counterKeys };
+  rollingMemo.set(window, b);
+  return b;
+}
+
+/** A bucket counter a settle charges, and how long it must live to be summed by every window that reads it. */
+export interface BucketCharge {
+  key: string;
+  ttlMs: number;
+}
+
+/**
+ * The rolling-window buckets a cost at `now` goes into: one hour bucket and one six-hour
+ * bucket, each living a little longer than the windows that sum it.
+ */
+export function bucketCharges(now: Instant): readonly BucketCharge[] {
+  const t = toEpochMs(now);
+  return (['rolling_24h', 'rolling_7d'] as const).map((w) => {
+    const b = rollingBounds(w, t);
+    const r = ROLLING[w];
+    return { key: b.counterKeys[b.counterKeys.length - 1] as string, ttlMs: r.spanMs + 2 * r.bucketMs + HOUR_MS };
+  });
 }

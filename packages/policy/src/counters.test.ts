@@ -12,13 +12,14 @@ const rules = policy({
 });
 
 describe('counterLayout: the counters a decision can read, as one vector', () => {
-  it('names the windows in use × the models some scope covers, in slot order', () => {
+  it('names, per (per, window) pair in use, the window keys × the models its scopes cover, in slot order', () => {
     const layout = counterLayout({ policy: rules, registry, now: NOW });
-    expect(layout).toMatchObject({
-      timezone: 'Europe/London', windows: ['daily', 'monthly'], windowKeys: ['2026-11-29', '2026-11'],
-      models: ['claude-opus', 'claude-sonnet', 'claude-haiku', 'gpt-5'], size: 8,
-    });
-    expect(layout.slots[5]).toEqual({ windowKey: '2026-11', model: 'claude-sonnet' });
+    expect(layout).toMatchObject({ timezone: 'Europe/London', size: 4 });
+    expect(layout.groups).toEqual([
+      { per: 'user', window: 'daily', windowKeys: ['2026-11-29'], models: ['claude-haiku'], offset: 0 },
+      { per: 'user', window: 'monthly', windowKeys: ['2026-11'], models: ['claude-opus', 'claude-sonnet', 'gpt-5'], offset: 1 },
+    ]);
+    expect(layout.slots[2]).toEqual({ per: 'user', perIdx: 0, windowKey: '2026-11', model: 'claude-sonnet' });
     expect(counterLayout({ policy: rules, registry, now: NOW + 1000 })).toBe(layout); // memoised within the day
   });
 
@@ -45,7 +46,7 @@ describe('counterLayout: the counters a decision can read, as one vector', () =>
     const other = policy({ spend: { rules: [{ id: 'x', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '1' }, actions: [{ type: 'block' }] }] }] } });
     expect(decideSpend({ ...base, policy: other, counters: november, now: NOW }).reasons).toEqual(['spend_error:counter_layout']);
     expect(decideSpend({ ...base, counters: { layout: november.layout, values: [1, 2] }, now: NOW }).reasons).toEqual(['spend_error:invalid_counter']);
-    const holes = { layout: november.layout, values: Array.from({ length: 8 }, (_, i) => (i === 7 ? Number.NaN : 0)) };
+    const holes = { layout: november.layout, values: Array.from({ length: 4 }, (_, i) => (i === 3 ? Number.NaN : 0)) };
     expect(decideSpend({ ...base, counters: holes, now: NOW }).reasons).toEqual(['spend_error:invalid_counter']);
   });
 });

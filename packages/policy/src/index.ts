@@ -3,12 +3,12 @@
  * `now` is always an input; the gateway gathers state and performs effects.
  */
 export type { Principal, PopulationSpec } from './principal.js';
-export { keySegment, principalKey } from './keys.js';
+export { ORG_POOL, SPEND_PERS, keySegment, poolKey, poolKeys, poolName, principalKey, type SpendPer } from './keys.js';
 export { ALL_TAG, isKnownScope, modelTags, modelsInScope, type RegistryView } from './registry-view.js';
 export { MICROS_PER_USD, formatMicros, parseUsdMicros } from './money.js';
 export {
-  SPEND_WINDOWS, isValidTimeZone, windowBounds, windowKey, windowKeys,
-  type Instant, type SpendWindow, type WindowBounds,
+  CALENDAR_WINDOWS, ROLLING, SPEND_WINDOWS, bucketCharges, isRollingWindow, isValidTimeZone, rollingBounds, windowBounds, windowKey, windowKeys,
+  type BucketCharge, type CalendarWindow, type Instant, type RollingWindow, type SpendWindow, type WindowBounds,
 } from './calendar.js';
 export type {
   AccessRule, BusinessUnit, DlpAction, DlpCustomPattern, DlpPolicy, DlpUseCase, PolicyPrompt, PromptMatch, Enforcement, LimitedAccess, Pilot, PilotEnforcement,
@@ -24,12 +24,14 @@ export {
   allowedModels, decideAccess, type AccessDecision, type AccessDenial, type AccessInput, type AccessLayer,
 } from './access.js';
 export { decideSpend } from './spend.js';
-export { counterLayout, type CounterLayout, type CounterValues } from './counters.js';
+export { counterLayout, type CounterGroup, type CounterLayout, type CounterSlot, type CounterValues } from './counters.js';
 export type {
-  HardCap, LatchMarker, Markers, PauseMarker, SpendCounters, SpendDecision, SpendInput, SpendNotification,
+  HardCap, LatchMarker, Markers, PauseMarker, PoolCounters, SpendCounters, SpendDecision, SpendInput, SpendNotification,
   SpendSubstitution, Utilization,
 } from './spend-types.js';
-export { decideRate, type RateConstraint, type RateDecision, type RateInput } from './rate.js';
+export { budgetStatus, type BudgetInput, type BudgetLine, type BudgetStatus } from './budget.js';
+export { policyWarnings, type PrincipalSources } from './warnings.js';
+export { decideRate, type ConcurrencyConstraint, type RateConstraint, type RateDecision, type RateInput } from './rate.js';
 export {
   decideSubstitution, type SubstitutionDecision, type SubstitutionInput,
 } from './substitution.js';

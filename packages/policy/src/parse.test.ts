@@ -123,7 +123,7 @@ describe('parsePolicy', () => {
       'access.models.claude-sonnet-latest': 'unknown scope "claude-sonnet-latest": an alias of model "claude-sonnet"; a scope names a model id or a tag',
       'rate_limits[0].on_store_eror': 'unknown key "on_store_eror" (did you mean "on_store_error"?)',
       'rate_limits[1].on_store_error': '"opne" is not one of "open", "closed" (did you mean "open"?)',
-      'spend.rules[0].matches[0].match.window': '"montly" is not one of "daily", "weekly", "monthly", "quarterly", "yearly" (did you mean "monthly"?)',
+      'spend.rules[0].matches[0].match.window': '"montly" is not one of "daily", "weekly", "monthly", "quarterly", "yearly", "rolling_24h", "rolling_7d" (did you mean "monthly"?)',
       'spend.rules[0].matches[1].match.at_or_above_usd': 'missing required key "at_or_above_usd"',
     });
     // Entries that fail the schema are still checked where they can be; these two passed it.

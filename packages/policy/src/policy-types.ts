@@ -3,6 +3,7 @@
  * file omits may be absent. `parsePolicy` returns this shape with defaults filled in.
  */
 import type { SpendWindow } from './calendar.js';
+import type { SpendPer } from './keys.js';
 import type { PopulationSpec } from './principal.js';
 
 export type Enforcement = 'enforce' | 'shadow';
@@ -35,6 +36,12 @@ export interface SpendMatch extends PopulationSpec {
   /** A registry tag or a model id. */
   scope: string;
   window: SpendWindow;
+  /**
+   * Whose spend the threshold is compared with: the caller's own (`user`, the default), or the
+   * pool it belongs to — its team, BU, application, workflow, platform, or the organisation.
+   * A caller without that attribute is not covered by the entry.
+   */
+  per?: SpendPer;
   /** Decimal USD as a string, e.g. "90" or "12.5". */
   at_or_above_usd: string;
 }
@@ -62,8 +69,12 @@ export interface RateMatch extends PopulationSpec {
 export interface RateLimitRule {
   id: string;
   match?: RateMatch;
+  /** Whose requests share the limit: the caller's own (`user`, the default) or its pool's. */
+  per?: SpendPer;
   rpm?: number;
   tpm?: number;
+  /** At most this many requests of the pool in flight at once (a stream counts until it ends). */
+  concurrent?: number;
   /** An explicit, audited no-cap: neither narrows nor widens. */
   unlimited?: boolean;
   /** What the gateway does when the store cannot be reached. Default `closed`. */

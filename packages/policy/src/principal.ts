@@ -12,6 +12,8 @@ export interface Principal {
    */
   issuer?: string;
   tier?: string;
+  /** Team: population key `teams`, and the pool of `per: team` budgets and limits. */
+  team?: string;
   bu?: string;
   /** Reporting chain, nearest leader first. */
   leaders?: readonly string[];
@@ -26,7 +28,7 @@ export interface Principal {
  * AND-ed across keys; an absent key does not constrain; `exempt_users` removes users.
  *
  * - `users`: matches `id` of a principal of kind `user`.
- * - `tiers`, `bus`: match `tier` / `bu`.
+ * - `tiers`, `teams`, `bus`: match `tier` / `team` / `bu`.
  * - `leaders`: matches when a listed leader is in the principal's reporting chain, or is the
  *   principal itself (a leader belongs to their own organisation).
  * - `applications`: matches `application`, or the `id` of a principal of kind `application`.
@@ -34,6 +36,7 @@ export interface Principal {
 export interface PopulationSpec {
   users?: readonly string[] | undefined;
   tiers?: readonly string[] | undefined;
+  teams?: readonly string[] | undefined;
   bus?: readonly string[] | undefined;
   leaders?: readonly string[] | undefined;
   applications?: readonly string[] | undefined;
@@ -73,17 +76,19 @@ export function isApplication(p: Principal, apps: ReadonlySet<string>): boolean 
 export function compilePopulation(spec: PopulationSpec): Population {
   const users = set(spec.users);
   const tiers = set(spec.tiers);
+  const teams = set(spec.teams);
   const bus = set(spec.bus);
   const leaders = set(spec.leaders);
   const apps = set(spec.applications);
   const exempt = set(spec.exempt_users);
-  const everyone = !users && !tiers && !bus && !leaders && !apps && !exempt;
-  const key = JSON.stringify([spec.users, spec.tiers, spec.bus, spec.leaders, spec.applications, spec.exempt_users]
+  const everyone = !users && !tiers && !teams && !bus && !leaders && !apps && !exempt;
+  const key = JSON.stringify([spec.users, spec.tiers, spec.bus, spec.leaders, spec.applications, spec.exempt_users, spec.teams]
     .map((xs) => (xs === undefined ? null : [...new Set(xs)].sort())));
   const matches = (p: Principal): boolean => {
     if (exempt !== null && isUser(p, exempt)) return false;
     if (users !== null && !isUser(p, users)) return false;
     if (tiers !== null && (p.tier === undefined || !tiers.has(p.tier))) return false;
+    if (teams !== null && (p.team === undefined || !teams.has(p.team))) return false;
     if (bus !== null && (p.bu === undefined || !bus.has(p.bu))) return false;
     if (leaders !== null && !underLeaders(p, leaders)) return false;
     if (apps !== null && !isApplication(p, apps)) return false;

@@ -20,8 +20,8 @@ describe('decideRate', () => {
     expect(d.matched).toEqual(['alice-rate', 'normal-tier']);
     expect(d.limiting).toEqual({ requests: 'normal-tier', tokens: 'alice-rate' });
     expect(d.constraints).toEqual([
-      { key: 'rate:normal-tier:user:alice:rpm', ruleId: 'normal-tier', kind: 'requests', limit: 60, windowMs: 60000, amount: 1, onStoreError: 'open', reason: 'rate_limit:normal-tier' },
-      { key: 'rate:alice-rate:user:alice:tpm', ruleId: 'alice-rate', kind: 'tokens', limit: 200000, windowMs: 60000, amount: 1200, onStoreError: 'closed', reason: 'rate_limit:alice-rate' },
+      { key: 'rate:normal-tier:user:alice:rpm', ruleId: 'normal-tier', kind: 'requests', per: 'user', limit: 60, windowMs: 60000, amount: 1, onStoreError: 'open', reason: 'rate_limit:normal-tier' },
+      { key: 'rate:alice-rate:user:alice:tpm', ruleId: 'alice-rate', kind: 'tokens', per: 'user', limit: 200000, windowMs: 60000, amount: 1200, onStoreError: 'closed', reason: 'rate_limit:alice-rate' },
     ]);
   });
 

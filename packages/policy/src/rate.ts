@@ -1,13 +1,15 @@
 /**
- * `decideRate`: RPM and TPM rules. Among matching rules that count the same requests (same
- * `scope`), the most restrictive wins per kind, so one bucket per kind and scope is checked;
- * rules of different scopes count different requests, so each keeps its own bucket and every
- * stated cap holds. `unlimited: true` is an explicit, audited no-cap that neither narrows nor
- * widens. The output is the bucket constraints the store checks and counts atomically.
+ * `decideRate`: RPM, TPM and concurrency rules. Among matching rules that count the same
+ * requests of the same pool (same `scope` and `per`), the most restrictive wins per kind, so
+ * one bucket per kind, scope and pool is checked; rules of different scopes or pools count
+ * different requests, so each keeps its own bucket and every stated cap holds. `unlimited:
+ * true` is an explicit, audited no-cap that neither narrows nor widens. The output is the
+ * bucket constraints the store checks and counts atomically, and the in-flight limits the
+ * store holds with the request's reservation.
  */
 import { compiled, type CompiledRate } from './compile.js';
 import type { Enforcement, Policy } from './policy-types.js';
-import { principalKey } from './keys.js';
+import { poolKeys, type SpendPer } from './keys.js';
 import type { Principal } from './principal.js';
 import type { RegistryView } from './registry-view.js';
 
@@ -24,10 +26,11 @@ export interface RateInput {
 }
 
 export interface RateConstraint {
-  /** `rate:<rule id>:<principal key>:rpm|tpm` (see `principalKey`). */
+  /** `rate:<rule id>:<pool key>:rpm|tpm` (see `poolKey`; the caller's principal key for `per: user`). */
   key: string;
   ruleId: string;
   kind: 'requests' | 'tokens';
+  per: SpendPer;
   limit: number;
   windowMs: number;
   /** What this request counts: 1 request, or the token estimate when given. */
@@ -38,15 +41,34 @@ export interface RateConstraint {
   reason: string;
 }
 
+/**
+ * An in-flight limit: the request holds one unit of `key` from admission until it settles (a
+ * stream until it ends), and is admitted only while fewer than `limit` units are held.
+ */
+export interface ConcurrencyConstraint {
+  /** `conc:<rule id>:<pool key>`. */
+  key: string;
+  ruleId: string;
+  limit: number;
+  per: SpendPer;
+  onStoreError: 'open' | 'closed';
+  /** `concurrency_limit:<rule id>`. */
+  reason: string;
+}
+
 export interface RateDecision {
   /** False in shadow mode: `constraints` is then empty and `shadowConstraints` says what would apply. */
   enforced: boolean;
-  /** The buckets the store must check atomically before admitting (one per kind and scope). */
+  /** The buckets the store must check atomically before admitting (one per kind, scope and pool). */
   constraints: RateConstraint[];
   /** Buckets of shadow rules or shadow mode: count and report, never refuse. */
   shadowConstraints: RateConstraint[];
+  /** In-flight limits to hold with the request (one per scope and pool). */
+  concurrency: ConcurrencyConstraint[];
+  /** In-flight limits of shadow rules or shadow mode: held and reported, never refusing. */
+  shadowConcurrency: ConcurrencyConstraint[];
   /** The tightest rule per kind. */
-  limiting: { requests?: string; tokens?: string };
+  limiting: { requests?: string; tokens?: string; concurrent?: string };
   /** Matching `unlimited: true` rules (for audit). */
   unlimited: string[];
   /** Every matching rule id, in file order. */
@@ -57,7 +79,7 @@ const WINDOW_MS = 60_000;
 
 function constraint(r: CompiledRate, kind: 'requests' | 'tokens', pkey: string, tokens: number | undefined): RateConstraint {
   const c: RateConstraint = {
-    key: `rate:${r.keyId}:${pkey}:${kind === 'requests' ? 'rpm' : 'tpm'}`, ruleId: r.id, kind,
+    key: `rate:${r.keyId}:${pkey}:${kind === 'requests' ? 'rpm' : 'tpm'}`, ruleId: r.id, kind, per: r.per,
     limit: (kind === 'requests' ? r.rpm : r.tpm) as number, windowMs: WINDOW_MS, onStoreError: r.onStoreError,
     reason: `rate_limit:${r.id}`,
   };
@@ -66,19 +88,27 @@ function constraint(r: CompiledRate, kind: 'requests' | 'tokens', pkey: string, 
   return c;
 }
 
-/** The tightest rule per kind and scope among `rules` (ties: file order), scope groups in first-seen order. */
-function tightest(rules: readonly CompiledRate[], kind: 'rpm' | 'tpm'): CompiledRate[] {
-  const best = new Map<string | null, CompiledRate>();
+function concurrency(r: CompiledRate, pkey: string): ConcurrencyConstraint {
+  return { key: `conc:${r.keyId}:${pkey}`, ruleId: r.id, limit: r.concurrent as number, per: r.per, onStoreError: r.onStoreError, reason: `concurrency_limit:${r.id}` };
+}
+
+type Kind = 'rpm' | 'tpm' | 'concurrent';
+
+/** The tightest rule per kind, scope and pool among `rules` (ties: file order), groups in first-seen order. */
+function tightest(rules: readonly CompiledRate[], kind: Kind): CompiledRate[] {
+  const out: CompiledRate[] = [];
   for (const r of rules) {
     const v = r[kind];
     if (v === undefined) continue;
-    const cur = best.get(r.scope);
-    if (cur === undefined || v < (cur[kind] as number)) best.set(r.scope, r);
+    let i = 0;
+    while (i < out.length && (out[i] as CompiledRate).group !== r.group) i++;
+    if (i === out.length) out.push(r);
+    else if (v < ((out[i] as CompiledRate)[kind] as number)) out[i] = r;
   }
-  return [...best.values()];
+  return out;
 }
 
-function overall(rules: readonly CompiledRate[], kind: 'rpm' | 'tpm'): string | undefined {
+function overall(rules: readonly CompiledRate[], kind: Kind): string | undefined {
   let best: CompiledRate | undefined;
   for (const r of rules) if (best === undefined || (r[kind] as number) < (best[kind] as number)) best = r;
   return best?.id;
@@ -91,25 +121,36 @@ export function decideRate(input: RateInput): RateDecision {
   const mi = input.model == null ? undefined : c.modelIndex.get(input.model);
   const rules = c.rateByModel[mi ?? c.modelIds.length] ?? [];
   const p = input.principal;
-  const pkey = principalKey(p);
+  const pools = poolKeys(p);
   const live: CompiledRate[] = [];
   const shadow: CompiledRate[] = [];
-  const d: RateDecision = { enforced, constraints: [], shadowConstraints: [], limiting: {}, unlimited: [], matched: [] };
+  const d: RateDecision = { enforced, constraints: [], shadowConstraints: [], concurrency: [], shadowConcurrency: [], limiting: {}, unlimited: [], matched: [] };
   for (const r of rules) {
-    if (!r.pop.matches(p)) continue;
+    // A caller outside the rule's pool (no team for per: team, …) is not subject to it.
+    if (pools[r.perIdx] === null || !r.pop.matches(p)) continue;
     d.matched.push(r.id);
     if (r.unlimited) d.unlimited.push(r.id);
     else (enforced && !r.shadow ? live : shadow).push(r);
   }
-  const rpm = tightest(live, 'rpm');
-  const tpm = tightest(live, 'tpm');
-  for (const r of rpm) d.constraints.push(constraint(r, 'requests', pkey, input.tokens));
-  for (const r of tpm) d.constraints.push(constraint(r, 'tokens', pkey, input.tokens));
-  const requests = overall(rpm, 'rpm');
-  const tokens = overall(tpm, 'tpm');
-  if (requests !== undefined) d.limiting.requests = requests;
-  if (tokens !== undefined) d.limiting.tokens = tokens;
-  for (const r of tightest(shadow, 'rpm')) d.shadowConstraints.push(constraint(r, 'requests', pkey, input.tokens));
-  for (const r of tightest(shadow, 'tpm')) d.shadowConstraints.push(constraint(r, 'tokens', pkey, input.tokens));
+  if (live.length > 0) {
+    const rpm = tightest(live, 'rpm');
+    const tpm = tightest(live, 'tpm');
+    for (const r of rpm) d.constraints.push(constraint(r, 'requests', pools[r.perIdx] as string, input.tokens));
+    for (const r of tpm) d.constraints.push(constraint(r, 'tokens', pools[r.perIdx] as string, input.tokens));
+    const requests = overall(rpm, 'rpm');
+    const tokens = overall(tpm, 'tpm');
+    if (requests !== undefined) d.limiting.requests = requests;
+    if (tokens !== undefined) d.limiting.tokens = tokens;
+    if (c.concurrent) {
+      const conc = tightest(live, 'concurrent');
+      for (const r of conc) d.concurrency.push(concurrency(r, pools[r.perIdx] as string));
+      const concurrent = overall(conc, 'concurrent');
+      if (concurrent !== undefined) d.limiting.concurrent = concurrent;
+    }
+  }
+  if (shadow.length === 0) return d;
+  for (const r of tightest(shadow, 'rpm')) d.shadowConstraints.push(constraint(r, 'requests', pools[r.perIdx] as string, input.tokens));
+  for (const r of tightest(shadow, 'tpm')) d.shadowConstraints.push(constraint(r, 'tokens', pools[r.perIdx] as string, input.tokens));
+  for (const r of tightest(shadow, 'concurrent')) d.shadowConcurrency.push(concurrency(r, pools[r.perIdx] as string));
   return d;
 }

@@ -35,6 +35,7 @@ const doc = (text: string) => z.describe(text);
 export const PopulationShape = {
   users: z.optional(Ids).check(doc('User ids (principals of kind user).')),
   tiers: z.optional(Ids).check(doc("Principal tiers, e.g. normal, power.")),
+  teams: z.optional(Ids).check(doc('Teams (a principal\'s `team`).')),
   bus: z.optional(Ids).check(doc('Business units.')),
   leaders: z.optional(Ids).check(doc("Leaders: matches a caller whose reporting chain contains one, and the leader themself.")),
   applications: z.optional(Ids).check(doc('Applications: an application key, or a user acting through that application.')),
@@ -44,8 +45,11 @@ export const PopulationShape = {
 const Population = z.strictObject(PopulationShape);
 const ScopedPopulation = z.strictObject({ ...PopulationShape, scope: z.optional(Id) });
 const Window = z
-  .enum(['daily', 'weekly', 'monthly', 'quarterly', 'yearly'])
-  .check(doc('Calendar window in the policy time zone; weeks start on Monday (ISO weeks).'));
+  .enum(['daily', 'weekly', 'monthly', 'quarterly', 'yearly', 'rolling_24h', 'rolling_7d'])
+  .check(doc('Calendar window in the policy time zone (weeks start on Monday, ISO weeks), or rolling_24h / rolling_7d: the last 24 hours or 7 days, never reset at midnight.'));
+const Per = z
+  .enum(['user', 'team', 'bu', 'application', 'workflow', 'platform', 'org'])
+  .check(doc("Whose counter: the caller's own (user), or the pool it belongs to: its team, bu, application, workflow, platform, or the whole org. A caller without that attribute is not covered."));
 const Enforcement = z.enum(['enforce', 'shadow']).check(doc('shadow: evaluate and record would_block, never refuse.'));
 const Message = z.optional(z.string().check(z.minLength(1))).check(doc('Shown to the caller when this action refuses the request.'));
 
@@ -74,15 +78,56 @@ export const SpendActionSchema = z.discriminatedUnion('type', [
 
 const Actions = z.array(SpendActionSchema).check(z.minLength(1, 'an entry needs at least one action'));
 
-export const SpendEntrySchema = z.strictObject({
-  match: z.strictObject({
-    ...PopulationShape,
-    scope: Id.check(doc('A registry tag or model id: the budget counts spend on every model in it.')),
-    window: Window,
-    at_or_above_usd: UsdSchema.check(doc('The threshold in USD, a decimal string such as "100" or "12.5".')),
-  }),
-  actions: Actions,
-});
+/** Pools that a `teams` population can narrow meaningfully: the team itself, or its members. */
+const SEES_TEAMS: ReadonlySet<unknown> = new Set(['user', 'team', undefined]);
+const WHOLE: Record<string, string> = { bu: 'business unit', application: 'application', workflow: 'workflow', platform: 'platform', org: 'organisation' };
+
+/** `teams` on an entry pooled by BU, application, workflow, platform or org: the pool does not follow teams. */
+function teamsVisible(match: unknown, per: unknown, path: PropertyKey[], ctx: { addIssue(issue: { code: 'custom'; path: PropertyKey[]; message: string }): void }): void {
+  const teams = typeof match === 'object' && match !== null ? (match as { teams?: unknown }).teams : undefined;
+  if (teams === undefined || SEES_TEAMS.has(per) || typeof per !== 'string' || !(per in WHOLE)) return;
+  ctx.addIssue({ code: 'custom', path, message: `teams cannot narrow a per: ${per} pool: it counts the whole ${WHOLE[per]}, whatever the team; use per: team (a pool per team) or per: user` });
+}
+
+/** Soft actions that happen once per window: they need a window that starts and ends. */
+const CALENDAR_ACTIONS: Record<string, string> = {
+  pause: 'it pauses once per window, until the window ends at the latest',
+  notify: 'it notifies once per window',
+  substitute: 'it substitutes until the window rolls over',
+};
+
+export const SpendEntrySchema = z
+  .strictObject({
+    match: z.strictObject({
+      ...PopulationShape,
+      scope: Id.check(doc('A registry tag or model id: the budget counts spend on every model in it.')),
+      window: Window,
+      per: z._default(Per, 'user'),
+      at_or_above_usd: UsdSchema.check(doc('The threshold in USD, a decimal string such as "100" or "12.5".')),
+    }),
+    actions: Actions,
+  })
+  .check(
+    z.superRefine(
+      (e, ctx) => {
+        // Runs even when other keys are invalid (`when`), so the input is only loosely typed here.
+        const match = (e as { match?: unknown }).match;
+        const m = typeof match === 'object' && match !== null ? (match as { window?: unknown; per?: unknown }) : {};
+        teamsVisible(match, m.per, ['match', 'teams'], ctx);
+        const actions = (e as { actions?: unknown }).actions;
+        if (m.window !== 'rolling_24h' && m.window !== 'rolling_7d' || !Array.isArray(actions)) return;
+        actions.forEach((a: unknown, k) => {
+          const type = typeof a === 'object' && a !== null ? (a as { type?: unknown }).type : undefined;
+          if (typeof type !== 'string' || !Object.hasOwn(CALENDAR_ACTIONS, type)) return;
+          ctx.addIssue({
+            code: 'custom', path: ['actions', k, 'type'],
+            message: `a ${type} action needs a calendar window (${CALENDAR_ACTIONS[type]}), not ${m.window as string}; use daily, weekly, monthly, quarterly or yearly`,
+          });
+        });
+      },
+      { when: isObjectPayload },
+    ),
+  );
 
 export const SpendRuleSchema = z.strictObject({
   id: Id.check(doc('Unique; records carry `spend_limit:<id>` when it refuses.')),
@@ -98,8 +143,12 @@ export const RateLimitSchema = z
   .strictObject({
     id: Id.check(doc('Unique; records carry `rate_limit:<id>` when it refuses.')),
     match: z._default(ScopedPopulation, {}).check(doc('Who and (with scope) which models; empty: everyone, every model.')),
-    rpm: z.optional(PositiveInt).check(doc('Requests per minute, per principal.')),
-    tpm: z.optional(PositiveInt).check(doc("Tokens per minute, per principal (the request's prompt bound plus its output bound).")),
+    per: z._default(Per, 'user'),
+    rpm: z.optional(PositiveInt).check(doc('Requests per minute, per principal (or per pool, with per).')),
+    tpm: z.optional(PositiveInt).check(doc("Tokens per minute, per principal or pool (the request's prompt bound plus its output bound).")),
+    concurrent: z
+      .optional(PositiveInt)
+      .check(doc('At most this many requests of the principal (or pool) in flight at once; a stream counts until it ends.')),
     unlimited: z.optional(z.boolean()).check(doc('An explicit, audited no-cap.')),
     on_store_error: z._default(z.enum(['open', 'closed']), 'closed').check(doc('When the store cannot be reached: closed refuses (503), open admits.')),
     enforcement: z.optional(Enforcement),
@@ -110,13 +159,15 @@ export const RateLimitSchema = z
         // Runs even when other keys are invalid (`when`), so the input is only loosely typed here.
         const rpm = (r as { rpm?: unknown }).rpm;
         const tpm = (r as { tpm?: unknown }).tpm;
+        const concurrent = (r as { concurrent?: unknown }).concurrent;
         const unlimited = (r as { unlimited?: unknown }).unlimited === true;
-        if (unlimited && (rpm !== undefined || tpm !== undefined)) {
-          ctx.addIssue({ code: 'custom', path: ['unlimited'], message: 'unlimited: true cannot also set rpm or tpm' });
+        if (unlimited && (rpm !== undefined || tpm !== undefined || concurrent !== undefined)) {
+          ctx.addIssue({ code: 'custom', path: ['unlimited'], message: 'unlimited: true cannot also set rpm, tpm or concurrent' });
         }
-        if (!unlimited && rpm === undefined && tpm === undefined) {
-          ctx.addIssue({ code: 'custom', path: [], message: 'set rpm, tpm, or unlimited: true' });
+        if (!unlimited && rpm === undefined && tpm === undefined && concurrent === undefined) {
+          ctx.addIssue({ code: 'custom', path: [], message: 'set rpm, tpm, concurrent, or unlimited: true' });
         }
+        teamsVisible((r as { match?: unknown }).match, (r as { per?: unknown }).per, ['match', 'teams'], ctx);
       },
       { when: isObjectPayload },
     ),
@@ -156,7 +207,7 @@ export const PilotSchema = z.strictObject({
   id: Id,
   models: z.array(Id).check(z.minLength(1, 'a pilot needs at least one model or tag'), doc('Model ids or tags the pilot covers.')),
   cohort: z.strictObject({
-    users: z.optional(Ids), tiers: z.optional(Ids), bus: z.optional(Ids), leaders: z.optional(Ids), applications: z.optional(Ids),
+    users: z.optional(Ids), tiers: z.optional(Ids), teams: z.optional(Ids), bus: z.optional(Ids), leaders: z.optional(Ids), applications: z.optional(Ids),
   }).check(doc('While the pilot runs, only this population may use its models.')),
   enforcement: z.enum(['off', 'shadow', 'authoritative']).check(doc('off: ignored; shadow: report would_block; authoritative: refuse outsiders.')),
   starts: z.optional(PolicyDate).check(doc('YYYY-MM-DD (policy time zone) or an ISO date-time; inclusive.')),
@@ -231,7 +282,7 @@ export const PolicySchema = z
     spend: z
       ._default(z.strictObject({ rules: z._default(z.array(SpendRuleSchema), []) }), { rules: [] })
       .check(doc('rules: budgets over spend counters, evaluated in precedence order.')),
-    rate_limits: z._default(z.array(RateLimitSchema), []).check(doc('RPM/TPM limits; the most restrictive matching rule wins.')),
+    rate_limits: z._default(z.array(RateLimitSchema), []).check(doc('RPM, TPM and concurrency limits; the most restrictive matching rule wins.')),
     tools: z
       ._default(z.strictObject({ allow_lists: z._default(z.array(ToolAllowListSchema), []) }), { allow_lists: [] })
       .check(doc('allow_lists: which tools a population may declare.')),

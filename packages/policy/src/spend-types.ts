@@ -1,6 +1,7 @@
 /** Inputs and outputs of `decideSpend`. */
 import type { Instant, SpendWindow } from './calendar.js';
 import type { CounterValues } from './counters.js';
+import type { SpendPer } from './keys.js';
 import type { Enforcement, Policy } from './policy-types.js';
 import type { Principal } from './principal.js';
 import type { RegistryView } from './registry-view.js';
@@ -21,14 +22,22 @@ export type SpendCounters = Readonly<Record<string, Readonly<Record<string, numb
  */
 export type Markers = Readonly<Record<string, number | undefined>>;
 
+/** The counters of the caller's pools, by `per` (`{ bu: …, org: … }`), for nested counters. Missing pools count 0. */
+export type PoolCounters = Readonly<Partial<Record<Exclude<SpendPer, 'user'>, SpendCounters>>>;
+
 export interface SpendInput {
   policy: Policy;
   registry: RegistryView;
   principal: Principal;
   /** Canonical model id (after alias resolution). */
   model: string;
-  /** Nested counters, or (fastest) values laid out by `counterLayout`. */
+  /**
+   * Nested counters of the caller itself (with `pools` for its pools' counters), or (fastest)
+   * values laid out by `counterLayout`, which hold the pools' counters too.
+   */
   counters: SpendCounters | CounterValues;
+  /** With nested `counters`: the counters of the pools pooled entries compare with. */
+  pools?: PoolCounters;
   markers?: Markers;
   now: Instant;
   /** Overrides the policy's `enforcement`. */
@@ -42,28 +51,44 @@ export interface SpendInput {
 
 /** A limit the store enforces atomically: reserve X only if sum(counters) + reserved + X ≤ limit. */
 export interface HardCap {
-  /** Stable constraint key: `spend:<rule id>:<scope>:<principal key>:<window key>` (see `principalKey`). */
+  /** Stable constraint key: `spend:<rule id>:<scope>:<pool key>:<window key>` (see `poolKey`). */
   key: string;
   ruleId: string;
+  /** The caller's id (whatever the pool). */
   principalId: string;
-  /** `principalKey(principal)`: whose counters these are (kind, issuer and id). */
+  /**
+   * Whose counters these are: `principalKey(principal)` for `per: user`, else the pool's key
+   * (`bu:payments`, `org`; see `poolKey`). Every member of a pool shares the cap and its holds.
+   */
   principalKey: string;
-  /** The counters to sum: c(principalKey, m, windowKey) for m in `models`. */
+  per: SpendPer;
+  /** The pool's name: the caller's id, its team, BU, …, or `org`. */
+  pool: string;
+  /** The counters to sum: c(principalKey, m, k) for m in `models` and k in `windowKeys`. */
   models: readonly string[];
   scope: string;
   window: SpendWindow;
+  /** The key of the holds (`2026-11`; for a rolling window its name). */
   windowKey: string;
+  /** The counter window keys summed: `[windowKey]`, or a rolling window's buckets. */
+  windowKeys: readonly string[];
   /** When the window rolls over (epoch ms): a TTL for holds and counters. */
   windowEndsAt: number;
   limitMicros: number;
   usedMicros: number;
   /** `spend_limit:<rule id>`. */
   reason: string;
+  /** The entry's `message`: what the caller reads when this cap refuses. */
+  message?: string;
 }
 
 export interface Utilization {
   ruleId: string;
   action: 'block' | 'pause';
+  per: SpendPer;
+  /** The pool's name (see `HardCap.pool`) and key (`HardCap.principalKey`). */
+  pool: string;
+  poolKey: string;
   scope: string;
   window: SpendWindow;
   windowKey: string;
@@ -72,12 +97,15 @@ export interface Utilization {
   remainingMicros: number;
   /** used / limit, for status headers. */
   ratio: number;
+  /** When the window rolls over (a rolling window: when its oldest bucket next drops out). */
   resetsAt: number;
   enforced: boolean;
+  /** The entry's `message` (block and pause entries). */
+  message?: string;
 }
 
 export interface PauseMarker {
-  /** `pause:<rule id>:<principal key>:<window key>` (`shadow:` prefixed in shadow). Set if absent. */
+  /** `pause:<rule id>:<pool key>:<window key>` (`shadow:` prefixed in shadow). Set if absent. */
   key: string;
   ruleId: string;
   /** The value to store: when the pause ends (never after the window's end). */
@@ -86,11 +114,16 @@ export interface PauseMarker {
 }
 
 export interface SpendNotification {
-  /** `notify:<rule id>#<entry>:<principal key>:<window key>`: set if absent; send only if it was set. */
+  /** `notify:<rule id>#<entry>:<pool key>:<window key>`: set if absent; send only if it was set (once per pool and window). */
   key: string;
   ruleId: string;
   to: readonly string[];
+  /** The caller whose request found the threshold crossed. */
   principalId: string;
+  per: SpendPer;
+  /** The pool's name and key (the caller's own for `per: user`). */
+  pool: string;
+  poolKey: string;
   scope: string;
   window: SpendWindow;
   windowKey: string;
@@ -105,7 +138,7 @@ export interface SpendSubstitution {
   ruleId: string;
   /** Candidates in order; pick with `decideSubstitution`. */
   to: readonly string[];
-  /** `latch:<rule id>:<scope>:<principal key>:<window key>`: latched until the window rolls over. */
+  /** `latch:<rule id>:<scope>:<pool key>:<window key>`: latched until the window rolls over. */
   latchKey: string;
   expiresAt: number;
 }
@@ -121,14 +154,24 @@ export interface SpendDecision {
   /** False when the decision was made in shadow mode (nothing blocks). */
   enforced: boolean;
   /** The first blocking entry in precedence order. */
-  limiting?: { ruleId: string; reason: string; scope: string; window: SpendWindow; windowKey: string; limitMicros: number; usedMicros: number };
+  limiting?: {
+    ruleId: string; reason: string; per: SpendPer; pool: string; scope: string; window: SpendWindow; windowKey: string;
+    limitMicros: number; usedMicros: number; resetsAt: number;
+  };
   /** Seconds until every blocking limit has reset or pause ended. */
   retryAfterS?: number;
   /** Block and pause entries that apply, in precedence order. */
   utilization: Utilization[];
-  /** The enforced limit nearest to its cap (highest ratio): the one status headers show. */
+  /**
+   * The tightest enforced hard cap (least remaining; ties: the fuller one), or without hard
+   * caps the enforced pause entry nearest its threshold: what the budget headers show.
+   */
   governing?: Utilization;
   notifications: SpendNotification[];
+  /**
+   * Text for the caller, in precedence order: the `message` of each block or pause entry that
+   * refuses, and the `text` of each `message` action whose threshold is crossed.
+   */
   messages: { ruleId: string; text: string }[];
   pauses: PauseMarker[];
   latches: LatchMarker[];

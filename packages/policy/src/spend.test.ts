@@ -158,7 +158,11 @@ describe('decideSpend reads like the policy', () => {
     expect(d.utilization.map((u) => [u.ruleId, u.action, u.ratio, u.enforced])).toEqual([
       ['opus-daily', 'pause', 0.75, true], ['frontier-monthly', 'block', 0.5, true], ['global-cap', 'block', 0.1, true], ['watch', 'block', 0.5, false],
     ]);
-    expect(d.governing).toMatchObject({ ruleId: 'opus-daily', remainingMicros: usd('5') });
+    // The tightest hard cap (least left), not the fullest entry: the pause at 75% is not a cap.
+    expect(d.governing).toMatchObject({ ruleId: 'frontier-monthly', action: 'block', remainingMicros: usd('50') });
+    const pauses = policy({ spend: { rules: [{ id: 'p', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '20' }, actions: [{ type: 'pause', hours: 1 }] }] }] } });
+    expect(decideSpend({ policy: pauses, registry, principal: bob, model: 'gpt-5', counters: spent({ '2026-11-29': { 'gpt-5': '15' } }), now: NOW }).governing)
+      .toMatchObject({ ruleId: 'p', action: 'pause', ratio: 0.75 });
   });
 
   it('fails closed when it cannot evaluate', () => {

@@ -4,12 +4,12 @@
  * is decided here; the atomic arithmetic (counted + reserved + cost ≤ limit) is the store's,
  * from `hardCaps`.
  */
-import { SPEND_WINDOWS, boundsAt, calendarDay, toEpochMs, type CalendarDay, type SpendWindow, type WindowBounds } from './calendar.js';
-import { compiled, type CompiledPolicy, type CompiledSpendEntry } from './compile.js';
+import { boundsAt, calendarDay, rollingBounds, toEpochMs, type CalendarDay, type RollingWindow, type WindowBounds } from './calendar.js';
+import { compiled, type CompiledGroup, type CompiledPolicy, type CompiledSpendEntry } from './compile.js';
 import { isCounterValues, layoutOwner, type CounterValues } from './counters.js';
-import { principalKey } from './keys.js';
+import { poolKeys, poolNames } from './keys.js';
 import type { SpendAction } from './policy-types.js';
-import type { HardCap, SpendCounters, SpendDecision, SpendInput, Utilization } from './spend-types.js';
+import type { HardCap, PoolCounters, SpendCounters, SpendDecision, SpendInput, Utilization } from './spend-types.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -19,66 +19,91 @@ interface Scratch {
   /** Per distinct population: the generation it was evaluated in, and the result. */
   popStamp: Uint32Array;
   popMatch: Uint8Array;
-  windowStamp: Uint32Array;
+  /** Nested counters: per group, the per-model sums over its window keys. */
+  groupStamp: Uint32Array;
   perModel: Float64Array;
+  /** Per (group, scope): the scope's sum. */
   sumStamp: Uint32Array;
   sums: Float64Array;
 }
 
 const scratches = new WeakMap<CompiledPolicy, Scratch>();
 
-function scratchFor(c: CompiledPolicy): Scratch {
+export function scratchFor(c: CompiledPolicy): Scratch {
   let s = scratches.get(c);
   if (s === undefined) {
+    const g = c.groups.length;
     s = {
-      gen: 0, popStamp: new Uint32Array(c.populations), popMatch: new Uint8Array(c.populations), windowStamp: new Uint32Array(5), perModel: new Float64Array(5 * c.modelIds.length),
-      sumStamp: new Uint32Array(5 * c.scopes.length), sums: new Float64Array(5 * c.scopes.length),
+      gen: 0, popStamp: new Uint32Array(c.populations), popMatch: new Uint8Array(c.populations),
+      groupStamp: new Uint32Array(g), perModel: new Float64Array(g * c.modelIds.length),
+      sumStamp: new Uint32Array(g * c.scopes.length), sums: new Float64Array(g * c.scopes.length),
     };
     scratches.set(c, s);
   }
   if (++s.gen === 0xffffffff) {
     s.gen = 1;
-    s.windowStamp.fill(0);
+    s.groupStamp.fill(0);
     s.sumStamp.fill(0);
     s.popStamp.fill(0);
   }
   return s;
 }
 
-/** Fills the per-model counters of one window; false when a counter is not a usable amount. */
-function fillWindow(c: CompiledPolicy, s: Scratch, w: number, byModel: Readonly<Record<string, number>> | undefined): boolean {
+/** The entry's window at this decision's instant (calendar windows from the day snapshot, rolling ones memoised per bucket). */
+export function boundsOf(cal: CalendarDay, t: number, e: CompiledSpendEntry): WindowBounds {
+  return e.rolling ? rollingBounds(e.window as RollingWindow, t) : boundsAt(cal, e.windowIdx);
+}
+
+/** Fills a group's per-model sums over its window keys; false when a counter is not a usable amount. */
+function fillGroup(c: CompiledPolicy, s: Scratch, gi: number, b: WindowBounds, counters: SpendCounters | undefined): boolean {
   const n = c.modelIds.length;
-  const base = w * n;
+  const base = gi * n;
   for (let i = 0; i < n; i++) s.perModel[base + i] = 0;
-  s.windowStamp[w] = s.gen;
-  if (byModel === undefined) return true;
-  for (const id in byModel) {
-    const m = c.modelIndex.get(id);
-    if (m === undefined) continue;
-    const v = byModel[id];
-    if (typeof v !== 'number' || !(v >= 0) || v === Infinity) return false;
-    s.perModel[base + m] = v;
+  s.groupStamp[gi] = s.gen;
+  if (counters === undefined) return true;
+  const keys = b.counterKeys;
+  for (let k = 0; k < keys.length; k++) {
+    const byModel = counters[keys[k] as string];
+    if (byModel === undefined) continue;
+    for (const id in byModel) {
+      const m = c.modelIndex.get(id);
+      if (m === undefined) continue;
+      const v = byModel[id];
+      if (typeof v !== 'number' || !(v >= 0) || v === Infinity) return false;
+      s.perModel[base + m] = (s.perModel[base + m] as number) + v;
+    }
   }
   return true;
 }
 
-/** Spend of the entry's scope in its current window, or -1 for an unusable counter. */
-function used(c: CompiledPolicy, s: Scratch, e: CompiledSpendEntry, b: WindowBounds, counters: SpendCounters | undefined, vec: CounterValues | undefined): number {
-  const slot = e.windowIdx * c.scopes.length + e.scopeIdx;
+/** Where nested counters of pool `per` come from. */
+function nestedSource(e: CompiledSpendEntry, counters: SpendCounters, pools: PoolCounters | undefined): SpendCounters | undefined {
+  return e.per === 'user' ? counters : pools?.[e.per];
+}
+
+/** Spend of the entry's scope in its current window (of its pool), or -1 for an unusable counter. */
+export function used(
+  c: CompiledPolicy, s: Scratch, e: CompiledSpendEntry, b: WindowBounds,
+  counters: SpendCounters | undefined, pools: PoolCounters | undefined, vec: CounterValues | undefined,
+): number {
+  const slot = e.groupIdx * c.scopes.length + e.scopeIdx;
   if (s.sumStamp[slot] === s.gen) return s.sums[slot] as number;
   let total = 0;
+  const g = c.groups[e.groupIdx] as CompiledGroup;
   if (vec !== undefined) {
     const values = vec.values;
-    const base = (c.windowSlot[e.windowIdx] as number) * c.covered.length;
-    const slots = e.scope.slots;
-    for (let i = 0; i < slots.length; i++) {
-      const v = values[base + (slots[i] as number)] as number;
-      if (!(v >= 0) || v === Infinity) return -1;
-      total += v;
+    const n = g.ids.length;
+    const slots = e.groupSlots;
+    for (let k = 0, base = g.offset; k < g.windowKeys; k++, base += n) {
+      for (let i = 0; i < slots.length; i++) {
+        const v = values[base + (slots[i] as number)] as number;
+        if (!(v >= 0) || v === Infinity) return -1;
+        total += v;
+      }
     }
   } else {
-    if (s.windowStamp[e.windowIdx] !== s.gen && !fillWindow(c, s, e.windowIdx, (counters as SpendCounters)[b.key])) return -1;
-    const base = e.windowIdx * c.modelIds.length;
+    if (s.groupStamp[e.groupIdx] !== s.gen && !fillGroup(c, s, e.groupIdx, b, nestedSource(e, counters as SpendCounters, pools))) return -1;
+    const base = e.groupIdx * c.modelIds.length;
     const models = e.scope.models;
     for (let i = 0; i < models.length; i++) total += s.perModel[base + (models[i] as number)] as number;
   }
@@ -87,14 +112,12 @@ function used(c: CompiledPolicy, s: Scratch, e: CompiledSpendEntry, b: WindowBou
   return total;
 }
 
-/** A counter vector must come from `counterLayout` for this policy, at the same window keys. */
-function vectorProblem(c: CompiledPolicy, vec: CounterValues, cal: CalendarDay): string | undefined {
+/** A counter vector must come from `counterLayout` for this policy, made for this instant. */
+export function vectorProblem(c: CompiledPolicy, vec: CounterValues, t: number): string | undefined {
   const layout = vec.layout;
   if (layoutOwner(layout) !== c) return 'spend_error:counter_layout';
   if (vec.values.length < layout.size) return 'spend_error:invalid_counter';
-  for (let w = 0; w < c.windows.length; w++) {
-    if (layout.windowKeys[w] !== boundsAt(cal, SPEND_WINDOWS.indexOf(c.windows[w] as SpendWindow)).key) return 'spend_error:stale_counters';
-  }
+  if (!(t >= layout.validFrom && t < layout.validTo)) return 'spend_error:stale_counters';
   return undefined;
 }
 
@@ -111,10 +134,12 @@ function failClosed(d: SpendDecision, reason: string): SpendDecision {
 
 /**
  * Decide whether `principal` may spend on `model` now. Entries are evaluated in precedence
- * order (rule weight, higher first; then file order); all that match apply. A BU override for
- * the principal's BU replaces the threshold (and actions) of the platform entry it names.
- * Shadow mode (policy, input or rule) computes everything and blocks nothing. An unknown
- * model or an unusable counter fails closed, in every mode.
+ * order (rule weight, higher first; then file order); all that match apply. An entry covers a
+ * caller its population matches and that belongs to the entry's pool (`per`): it compares the
+ * pool's spend — the caller's own for `per: user` — with its threshold. A BU override for the
+ * principal's BU replaces the threshold (and actions) of the platform entry it names. Shadow
+ * mode (policy, input or rule) computes everything and blocks nothing. An unknown model or an
+ * unusable counter fails closed, in every mode.
  */
 export function decideSpend(input: SpendInput): SpendDecision {
   const c = compiled(input.policy, input.registry);
@@ -129,7 +154,8 @@ export function decideSpend(input: SpendInput): SpendDecision {
 
   const p = input.principal;
   const pid = p.id;
-  const pkey = principalKey(p);
+  const pools = poolKeys(p);
+  const names = poolNames(p);
   const overrides = p.bu === undefined ? undefined : c.overrides.get(p.bu);
   const markers = input.markers;
   const cost = input.costMicros;
@@ -137,7 +163,7 @@ export function decideSpend(input: SpendInput): SpendDecision {
   const vec = isCounterValues(input.counters) ? input.counters : undefined;
   const counters = vec === undefined ? (input.counters as SpendCounters) : undefined;
   if (vec !== undefined) {
-    const problem = vectorProblem(c, vec, cal);
+    const problem = vectorProblem(c, vec, t);
     if (problem !== undefined) return failClosed(d, problem);
   }
   const s = scratchFor(c);
@@ -145,6 +171,8 @@ export function decideSpend(input: SpendInput): SpendDecision {
 
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i] as CompiledSpendEntry;
+    const pkey = pools[e.perIdx] as string | null;
+    if (pkey === null) continue; // not in the entry's pool: not covered
     if (!e.pop.everyone) {
       if (s.popStamp[e.popIdx] !== s.gen) {
         s.popStamp[e.popIdx] = s.gen;
@@ -155,25 +183,27 @@ export function decideSpend(input: SpendInput): SpendDecision {
     const o = overrides?.get(e.entryKey);
     const limit = o === undefined ? e.thresholdMicros : o.thresholdMicros;
     const actions = o === undefined ? e.actions : o.actions;
-    const b = boundsAt(cal, e.windowIdx);
-    const spent = used(c, s, e, b, counters, vec);
+    const b = boundsOf(cal, t, e);
+    const spent = used(c, s, e, b, counters, input.pools, vec);
     if (spent < 0) return failClosed(d, 'spend_error:invalid_counter');
     const crossed = spent >= limit;
     const shadow = shadowAll || e.shadow;
+    const pool = names[e.perIdx] as string;
 
     for (let k = 0; k < actions.length; k++) {
       const a = actions[k] as SpendAction;
       switch (a.type) {
         case 'block': {
           const cap: HardCap = {
-            key: `${e.capPrefix}${pkey}:${b.key}`, ruleId: e.ruleId, principalId: pid, principalKey: pkey,
-            models: e.scope.ids, scope: e.scope.name, window: e.window, windowKey: b.key, windowEndsAt: b.end,
+            key: `${e.capPrefix}${pkey}:${b.key}`, ruleId: e.ruleId, principalId: pid, principalKey: pkey, per: e.per, pool,
+            models: e.scope.ids, scope: e.scope.name, window: e.window, windowKey: b.key, windowKeys: b.counterKeys, windowEndsAt: b.end,
             limitMicros: limit, usedMicros: spent, reason: e.limitReason,
           };
+          if (a.message !== undefined) cap.message = a.message;
           (shadow ? d.shadowCaps : d.hardCaps).push(cap);
-          d.utilization.push(utilization(e, 'block', b, limit, spent, !shadow));
+          d.utilization.push(utilization(e, b, limit, spent, pool, pkey, 'block', !shadow, a.message));
           if (crossed || (cost !== undefined && spent + cost > limit)) {
-            block(st, e, shadow, 'spend_limit', b.end, b, limit, spent);
+            block(st, e, b, limit, spent, pool, shadow, 'spend_limit', b.end);
             if (a.message !== undefined && !shadow) d.messages.push({ ruleId: e.ruleId, text: a.message });
           }
           break;
@@ -181,7 +211,7 @@ export function decideSpend(input: SpendInput): SpendDecision {
         case 'pause': {
           const key = `${shadow ? 'shadow:' : ''}pause:${e.markerRule}:${pkey}:${b.key}`;
           const until = markers?.[key];
-          d.utilization.push(utilization(e, 'pause', b, limit, spent, !shadow));
+          d.utilization.push(utilization(e, b, limit, spent, pool, pkey, 'pause', !shadow, a.message));
           let pausedUntil = 0;
           if (until !== undefined) pausedUntil = until > t ? until : 0; // served once this window
           else if (crossed) {
@@ -189,7 +219,7 @@ export function decideSpend(input: SpendInput): SpendDecision {
             if (!d.pauses.some((x) => x.key === key)) d.pauses.push({ key, ruleId: e.ruleId, until: pausedUntil, expiresAt: b.end });
           }
           if (pausedUntil > 0) {
-            block(st, e, shadow, 'paused', pausedUntil, b, limit, spent);
+            block(st, e, b, limit, spent, pool, shadow, 'paused', pausedUntil);
             if (a.message !== undefined && !shadow) d.messages.push({ ruleId: e.ruleId, text: a.message });
           }
           break;
@@ -199,7 +229,7 @@ export function decideSpend(input: SpendInput): SpendDecision {
           const key = `${shadow ? 'shadow:' : ''}notify:${e.markerEntry}:${pkey}:${b.key}`;
           if (markers?.[key] !== undefined) break;
           d.notifications.push({
-            key, ruleId: e.ruleId, to: a.to, principalId: pid, scope: e.scope.name, window: e.window, windowKey: b.key,
+            key, ruleId: e.ruleId, to: a.to, principalId: pid, per: e.per, pool, poolKey: pkey, scope: e.scope.name, window: e.window, windowKey: b.key,
             thresholdMicros: limit, usedMicros: spent, expiresAt: b.end, shadow,
           });
           break;
@@ -225,12 +255,27 @@ export function decideSpend(input: SpendInput): SpendDecision {
     }
   }
   if (!d.allowed) d.retryAfterS = Math.max(1, Math.ceil((st.retryAt - t) / 1000));
-  const util = d.utilization;
+  d.governing = governing(d.utilization);
+  return d;
+}
+
+/**
+ * What the budget headers show: the enforced hard cap with the least left (ties: the fuller
+ * one); without hard caps, the enforced pause entry nearest its threshold.
+ */
+function governing(util: readonly Utilization[]): Utilization | undefined {
+  let best: Utilization | undefined;
   for (let i = 0; i < util.length; i++) {
     const u = util[i] as Utilization;
-    if (u.enforced && (d.governing === undefined || u.ratio > d.governing.ratio)) d.governing = u;
+    if (!u.enforced) continue;
+    if (best === undefined) best = u;
+    else if (u.action !== best.action) {
+      if (u.action === 'block') best = u;
+    } else if (u.action === 'block'
+      ? u.remainingMicros < best.remainingMicros || (u.remainingMicros === best.remainingMicros && u.ratio > best.ratio)
+      : u.ratio > best.ratio) best = u;
   }
-  return d;
+  return best;
 }
 
 interface BlockState {
@@ -240,8 +285,8 @@ interface BlockState {
 
 /** Record a blocking entry: enforced → refuse (first in precedence limits), shadow → would-block. */
 function block(
-  st: BlockState, e: CompiledSpendEntry, shadow: boolean, kind: 'spend_limit' | 'paused', until: number,
-  b: WindowBounds, limit: number, spent: number,
+  st: BlockState, e: CompiledSpendEntry, b: WindowBounds, limit: number, spent: number, pool: string,
+  shadow: boolean, kind: 'spend_limit' | 'paused', until: number,
 ): void {
   const d = st.d;
   if (shadow) {
@@ -251,13 +296,21 @@ function block(
   const reason = kind === 'paused' ? e.pausedReason : e.limitReason;
   d.allowed = false;
   if (!d.reasons.includes(reason)) d.reasons.push(reason);
-  d.limiting ??= { ruleId: e.ruleId, reason, scope: e.scope.name, window: e.window, windowKey: b.key, limitMicros: limit, usedMicros: spent };
+  d.limiting ??= {
+    ruleId: e.ruleId, reason, per: e.per, pool, scope: e.scope.name, window: e.window, windowKey: b.key,
+    limitMicros: limit, usedMicros: spent, resetsAt: b.end,
+  };
   if (until > st.retryAt) st.retryAt = until;
 }
 
-function utilization(e: CompiledSpendEntry, action: 'block' | 'pause', b: WindowBounds, limit: number, spent: number, enforced: boolean): Utilization {
-  return {
-    ruleId: e.ruleId, action, scope: e.scope.name, window: e.window, windowKey: b.key, limitMicros: limit,
-    usedMicros: spent, remainingMicros: Math.max(0, limit - spent), ratio: spent / limit, resetsAt: b.end, enforced,
+function utilization(
+  e: CompiledSpendEntry, b: WindowBounds, limit: number, spent: number, pool: string, pkey: string,
+  action: 'block' | 'pause', enforced: boolean, message: string | undefined,
+): Utilization {
+  const u: Utilization = {
+    ruleId: e.ruleId, action, per: e.per, pool, poolKey: pkey, scope: e.scope.name, window: e.window, windowKey: b.key,
+    limitMicros: limit, usedMicros: spent, remainingMicros: Math.max(0, limit - spent), ratio: spent / limit, resetsAt: b.end, enforced,
   };
+  if (message !== undefined) u.message = message;
+  return u;
 }

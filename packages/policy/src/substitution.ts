@@ -11,7 +11,7 @@ import type { Principal } from './principal.js';
 import type { RegistryView } from './registry-view.js';
 import { decideSpend } from './spend.js';
 import type { CounterValues } from './counters.js';
-import type { Markers, SpendCounters, SpendDecision } from './spend-types.js';
+import type { Markers, PoolCounters, SpendCounters, SpendDecision } from './spend-types.js';
 
 export interface SubstitutionInput {
   policy: Policy;
@@ -24,6 +24,8 @@ export interface SubstitutionInput {
   now: Instant;
   /** When given, a candidate must also pass `decideSpend`. */
   counters?: SpendCounters | CounterValues;
+  /** With nested `counters`: the counters of the caller's pools. */
+  pools?: PoolCounters;
   markers?: Markers;
   enforcement?: Enforcement;
   /** The caller's own test of a candidate (can it serve this request at all?): one that fails is skipped. */
@@ -49,6 +51,7 @@ export function decideSubstitution(input: SubstitutionInput): SubstitutionDecisi
     if (input.counters !== undefined) {
       const spend = decideSpend({
         ...base, counters: input.counters,
+        ...(input.pools === undefined ? {} : { pools: input.pools }),
         ...(input.markers === undefined ? {} : { markers: input.markers }),
         ...(input.enforcement === undefined ? {} : { enforcement: input.enforcement }),
       });

@@ -9,10 +9,25 @@ import type { Policy } from './policy-types.js';
 import type { Principal } from './principal.js';
 import type { RegistryView } from './registry-view.js';
 import { decideSpend } from './spend.js';
-import type { Markers, SpendCounters } from './spend-types.js';
+import type { Markers, PoolCounters, SpendCounters } from './spend-types.js';
+import { SPEND_PERS, poolKeys, type SpendPer } from './keys.js';
 
 /** Counters of many principals: principal id → that principal's `SpendCounters`. */
 export type CounterTable = Readonly<Record<string, SpendCounters | undefined>>;
+
+/** The counters of every pool of the principals: pool key (`bu:payments`, `org`; see `poolKey`) → its `SpendCounters`. */
+function poolCountersOf(principal: Principal, pools: CounterTable | undefined): PoolCounters | undefined {
+  if (pools === undefined) return undefined;
+  const keys = poolKeys(principal);
+  const out: Partial<Record<Exclude<SpendPer, 'user'>, SpendCounters>> = {};
+  SPEND_PERS.forEach((per, i) => {
+    const key = keys[i];
+    if (per === 'user' || key === null || key === undefined) return;
+    const c = pools[key];
+    if (c !== undefined) out[per] = c;
+  });
+  return out;
+}
 
 export interface WhatIfOptions {
   registry: RegistryView;
@@ -20,6 +35,8 @@ export interface WhatIfOptions {
   models?: readonly string[];
   /** Markers already set (pauses served, latches), by key. */
   markers?: Markers;
+  /** Counters of pools by pool key (`bu:payments`, `team:search`, `org`), for entries with a `per` other than `user`. */
+  pools?: CounterTable;
 }
 
 export interface WhatIfBlock {
@@ -58,8 +75,10 @@ export function whatIf(
       if (!access.allowed) {
         block = { principalId: principal.id, model, stage: 'access', reasons: [access.reason ?? 'access_denied', ...(access.denial ? [access.denial.detail] : [])] };
       } else {
+        const pools = poolCountersOf(principal, options.pools);
         const spend = decideSpend({
           ...base, counters: counters[principal.id] ?? empty, ...(options.markers ? { markers: options.markers } : {}),
+          ...(pools === undefined ? {} : { pools }),
         });
         if (!spend.allowed) {
           block = { principalId: principal.id, model, stage: 'spend', reasons: spend.reasons };

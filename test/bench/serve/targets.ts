@@ -267,7 +267,8 @@ export interface TollgateSetup {
 
 /**
  * Write a governed `tollgate serve` setup into a new temp folder: a registry with one model per
- * upstream latency variant (`bench-d0`, `bench-d20`), a policy with a monthly spend cap and a
+ * upstream latency variant (`bench-d0`, `bench-d20`), a policy with a three-level monthly spend
+ * cap (the user's, its BU's and the organisation's: one reservation against all three) and a
  * rate limit, one virtual key, usage as JSON lines in a file, the given store.
  */
 export async function writeTollgateSetup(upstream: string, delays: number[], store: string | { url: string; key_prefix: string } = 'memory'): Promise<TollgateSetup> {
@@ -303,7 +304,13 @@ export async function writeTollgateSetup(upstream: string, delays: number[], sto
     models,
   };
   const policy = {
-    spend: { rules: [{ id: 'bench-monthly-cap', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000000' }, actions: [{ type: 'block' }] }] }] },
+    spend: {
+      rules: [
+        { id: 'bench-monthly-cap', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000000' }, actions: [{ type: 'block' }] }] },
+        { id: 'bench-bu-cap', matches: [{ match: { per: 'bu', scope: 'all', window: 'monthly', at_or_above_usd: '5000000' }, actions: [{ type: 'block' }] }] },
+        { id: 'bench-org-cap', matches: [{ match: { per: 'org', scope: 'all', window: 'monthly', at_or_above_usd: '10000000' }, actions: [{ type: 'block' }] }] },
+      ],
+    },
     rate_limits: [{ id: 'bench-rpm', rpm: 100_000_000 }],
   };
   const config = {

@@ -131,6 +131,10 @@ export function describeAdapter(name: string, serve: (gateway: Gateway) => Promi
       expect(res.choices[0]!.message.content).toBeTypeOf('string');
       const models = await openai().models.list();
       expect(models.data.map((m) => m.id)).toContain('claude-sonnet');
+      // The caller's budget status is the gateway's too (not the app's 404).
+      const budget = await fetch(`${served.url}/v1/tollgate/budget`, { headers: { authorization: `Bearer ${key}` } });
+      expect(budget.status).toBe(200);
+      expect(await budget.json()).toHaveProperty('limits');
     });
 
     it('streams an Anthropic SDK call translated to an OpenAI upstream', async () => {

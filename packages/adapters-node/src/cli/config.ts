@@ -115,6 +115,13 @@ const Telemetry = z
   .refine((t) => t.prometheus !== undefined || t.otlp !== undefined, 'telemetry needs prometheus and/or otlp (remove the section to turn telemetry off)')
   .describe('Where metrics and traces go; absent means off. Reference: docs/observability.md.');
 
+/** `notify`: where spend notifications (policy `notify` actions) are delivered. */
+const Notify = z
+  .strictObject({
+    webhook: HttpUrl.describe('POST one JSON notification here per crossing per window (once across replicas sharing a store), retried with backoff.'),
+  })
+  .describe('Delivery of spend notifications (policy notify actions). Without it they are only counted in the log.');
+
 const Log = z
   .strictObject({
     access: z
@@ -158,6 +165,7 @@ export const ServiceConfigSchema = z
       .default(DEFAULT_DRAIN_TIMEOUT_S)
       .describe('On SIGTERM, how long open requests may finish before they are cut (default 30).'),
     telemetry: Telemetry.optional(),
+    notify: Notify.optional(),
     log: Log.default({ access: 'off' }),
     upstream: UpstreamConfig.default({ ...DEFAULT_UPSTREAM, http2: false }),
   })

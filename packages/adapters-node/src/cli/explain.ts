@@ -69,8 +69,10 @@ export function explainRecord(r: UsageRecord, policy: PolicyFile | null, registr
     for (const s of d.spend) {
       const after = s.used_micros + d.worst_case_micros;
       const verdict = d.limiting?.rule === s.rule ? 'REFUSED here' : !s.enforced ? (r.would_block.includes(s.rule) ? 'would refuse (not enforced)' : 'not enforced') : after > s.limit_micros && s.action === 'block' ? 'over' : 'within';
+      // Records before pools existed carry no per: the caller's own counter.
+      const whose = s.per === undefined || s.per === 'user' ? '' : ` (${s.per} ${s.pool}'s spend)`;
       lines.push(
-        `    ${s.rule}: ${s.action} on ${s.scope}, ${s.window} window ${s.window_key}: counted ${usd(s.used_micros)} + this request's worst case ${usd(d.worst_case_micros)} = ${usd(after)} of ${usd(s.limit_micros)} USD — ${verdict}`,
+        `    ${s.rule}: ${s.action} on ${s.scope}${whose}, ${s.window} window ${s.window_key}: counted ${usd(s.used_micros)} + this request's worst case ${usd(d.worst_case_micros)} = ${usd(after)} of ${usd(s.limit_micros)} USD — ${verdict}`,
       );
       if (samePolicy) {
         const text = ruleText(policy!.raw, s.rule);

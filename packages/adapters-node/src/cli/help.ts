@@ -92,7 +92,7 @@ Exit codes:
   2  usage error
 `;
 
-export const KEY_HELP = `Usage: tollgate key create --user NAME [--tier TIER] [--bu BU] [--leaders a,b] [--json]
+export const KEY_HELP = `Usage: tollgate key create --user NAME [--tier TIER] [--team TEAM] [--bu BU] [--leaders a,b] [--json]
 
 Make a new virtual key (tg_ and 43 random characters). The key is printed once; tollgate keeps
 only its sha256: hash, which goes under identity.virtual_keys in the service config.
@@ -100,6 +100,7 @@ only its sha256: hash, which goes under identity.virtual_keys in the service con
 Options:
   --user NAME     The user the key authenticates as (required)
   --tier TIER     The principal's tier (policy population key tiers)
+  --team TEAM     The principal's team (population key teams, per: team pools)
   --bu BU         The principal's business unit (population key bus)
   --leaders a,b   The reporting chain, nearest first (population key leaders)
   --json          Print { key, hash, principal } as JSON

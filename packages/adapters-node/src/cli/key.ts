@@ -4,6 +4,7 @@ import { createVirtualKey } from '@tollgate/core';
 export interface KeyPrincipal {
   user: string;
   tier?: string;
+  team?: string;
   bu?: string;
   leaders?: string[];
 }
@@ -22,6 +23,7 @@ export async function createKeyEntry(principal: KeyPrincipal): Promise<CreatedKe
   const { key, hash } = await createVirtualKey();
   const fields = [`user: ${q(principal.user)}`];
   if (principal.tier !== undefined) fields.push(`tier: ${q(principal.tier)}`);
+  if (principal.team !== undefined) fields.push(`team: ${q(principal.team)}`);
   if (principal.bu !== undefined) fields.push(`bu: ${q(principal.bu)}`);
   if (principal.leaders !== undefined) fields.push(`leaders: [${principal.leaders.map(q).join(', ')}]`);
   return { key, hash, principal, yaml: `- { hash: ${q(hash)}, principal: { ${fields.join(', ')} } }` };

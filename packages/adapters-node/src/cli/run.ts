@@ -11,6 +11,7 @@ import { createKeyEntry, renderKey } from './key.js';
 import { identitySummary } from './config.js';
 import { formatViolations, loadFiles, loadService } from './load.js';
 import { startService, type RunningService } from './service.js';
+import { formatWarnings, policyWarningList } from './warnings.js';
 import { isServeWorker, runPrimary, runWorker, WORKER_CONFIG_EXIT } from './workers.js';
 import { explainCommand, reportCommand, whatIfCommand } from './money.js';
 
@@ -75,6 +76,7 @@ async function validate(args: string[], io: CliIo): Promise<number> {
     return 1;
   }
   const { registry, config, policyFile: policyPath } = result.service;
+  io.err(formatWarnings(policyWarningList(result.service.policy, policyPath ?? file, config.identity ?? null)));
   io.out(
     `${file}: valid — ${Object.keys(registry.models).length} models, ${Object.keys(registry.deployments).length} deployments, ` +
       `${policyPath === null ? 'no policy' : 'policy ok'}, ${identitySummary(config.identity)}; ` +
@@ -96,6 +98,7 @@ async function validateFiles(registryFile: string | undefined, policyFile: strin
     io.out(`${registryFile}: valid — ${Object.keys(registry.models).length} models, ${Object.keys(registry.deployments).length} deployments; registry ${registry.revision}\n`);
   }
   if (policy !== null) {
+    io.err(formatWarnings(policyWarningList(policy, policyFile ?? '')));
     const counts = `${plural(policy.spend?.rules?.length ?? 0, 'spend rule')}, ${plural(policy.rate_limits?.length ?? 0, 'rate limit')}`;
     const against = registry === null ? 'scopes and models not checked (add --registry FILE to check them)' : `checked against ${registryFile}`;
     io.out(`${policyFile}: valid — ${counts}; ${against}\n`);
@@ -181,6 +184,7 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
   const missing = [...new Set(Object.values(registry.credentials).flatMap((c) => credentialSecrets(c)))].filter((name) => (process.env[name] ?? '') === '');
   if (missing.length > 0) io.err(`tollgate: warning — secrets not set in the environment: ${missing.join(', ')} (calls needing them will fail)\n`);
   if (config.identity === undefined) io.err('tollgate: warning — no identity configured: every request will be refused (401)\n');
+  io.err(formatWarnings(policyWarningList(result.service.policy, result.service.policyFile ?? file, config.identity ?? null)));
   if (workers > 1) {
     // Each worker counts apart, and one listener would answer scrapes from a different worker
     // each time: refused rather than served wrong. OTLP export works per worker.
@@ -214,6 +218,7 @@ async function key(args: string[], io: CliIo): Promise<number> {
   const values = parse(rest, {
     user: { type: 'string' },
     tier: { type: 'string' },
+    team: { type: 'string' },
     bu: { type: 'string' },
     leaders: { type: 'string' },
     json: { type: 'boolean' },
@@ -222,12 +227,13 @@ async function key(args: string[], io: CliIo): Promise<number> {
   const user = values.user as string | undefined;
   if (user === undefined || user.trim() === '') throw new UsageError('key create: --user NAME is required', 'key');
   const leaders = values.leaders === undefined ? undefined : (values.leaders as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
-  for (const [name, value] of [['user', user], ['tier', values.tier], ['bu', values.bu]] as const) {
+  for (const [name, value] of [['user', user], ['tier', values.tier], ['team', values.team], ['bu', values.bu]] as const) {
     if (typeof value === 'string' && (value === '' || value.length > 256)) throw new UsageError(`key create: --${name} must be 1 to 256 characters`, 'key');
   }
   const created = await createKeyEntry({
     user,
     ...(values.tier === undefined ? {} : { tier: values.tier as string }),
+    ...(values.team === undefined ? {} : { team: values.team as string }),
     ...(values.bu === undefined ? {} : { bu: values.bu as string }),
     ...(leaders === undefined ? {} : { leaders }),
   });

@@ -17,6 +17,7 @@ import { formatViolations, loadService, type LoadedService, type Violation } fro
 import { Readiness, type ReadinessReport } from './readiness.js';
 import { createAccessLog, type AccessLog, type Answered } from '../telemetry/access-log.js';
 import { startTelemetry, type ServiceTelemetry } from '../telemetry/sdk.js';
+import { createWebhookNotifier, type WebhookNotifier } from '../notify/webhook.js';
 
 export interface StartServiceOptions {
   /** Where start-up and shutdown lines go (default: stderr). */
@@ -79,9 +80,19 @@ export async function startService(service: LoadedService, options: StartService
   const readiness = new Readiness(parts.dependencies, log);
   const initial = await readiness.check();
   const upstreamFetch = options.upstream ?? createNodeUpstream(upstreamOptions(config.upstream, service.upstreamCa));
+  // Spend notifications: POSTed to the webhook in the background, or (without one) logged once
+  // per crossing so a notify action is never silently dropped.
+  const notifier: WebhookNotifier | null =
+    config.notify === undefined
+      ? null
+      : createWebhookNotifier({ url: config.notify.webhook, onError: (error) => log(`tollgate: notify webhook: ${error instanceof Error ? error.message : String(error)}`) });
+  const notify = notifier !== null
+    ? notifier.notify
+    : (n: { ruleId: string; pool: string; windowKey: string }) => log(`tollgate: spend notification (no notify.webhook configured): rule ${n.ruleId}, pool ${n.pool}, window ${n.windowKey}`);
   let gateway: Gateway;
   try {
     gateway = createGateway({
+      notify,
       telemetry: telemetry === null ? false : telemetry.options,
       fetch: upstreamFetch,
       // Local token counts for models that declare an OpenAI encoding (tables loaded on first use).
@@ -177,6 +188,7 @@ export async function startService(service: LoadedService, options: StartService
     `tollgate: listening on ${url} — ${Object.keys(service.registry.models).length} models, ` +
       `store ${parts.describe.store}, usage ${parts.describe.usage}, ` +
       `telemetry ${telemetry === null ? 'off' : telemetry.describe}, access log ${accessLog === null ? 'off' : 'stdout'}, ` +
+      `notifications ${notifier === null ? 'to the log' : 'to the webhook'}, ` +
       `registry ${service.registry.revision.slice(0, 19)}…` +
       (initial.ready ? '' : ` — not ready: ${Object.entries(initial.checks).filter(([, c]) => c?.ok === false).map(([name]) => name).join(', ')} cannot be reached`),
   );
@@ -208,12 +220,13 @@ export async function startService(service: LoadedService, options: StartService
     // Streams cut above settle as cancelled within a chunk; settles the store failed are retried
     // for what is left of the drain time (2 s at least); then usage is flushed and the store closed.
     await gateway.close({ drainMs: Math.max(2000, drainUntil - Date.now()) });
+    await notifier?.close(Math.max(1000, drainUntil - Date.now()));
     await upstreamFetch.close();
     await parts.store.close().catch(() => {});
     // Spans and metrics still pending go out now (bounded), then the metrics listener closes.
     await telemetry?.shutdown();
     await accessLog?.close();
-    log(stoppedLine(gateway, telemetry, accessLog));
+    log(stoppedLine(gateway, telemetry, accessLog, notifier));
   }
 
   async function reload(): Promise<ReloadResult> {
@@ -266,7 +279,7 @@ export async function startService(service: LoadedService, options: StartService
  * The shutdown line: what the sink itself did with the usage records (not only what was handed
  * to it), and what telemetry and the access log lost.
  */
-function stoppedLine(gateway: Gateway, telemetry: ServiceTelemetry | null, accessLog: AccessLog | null): string {
+function stoppedLine(gateway: Gateway, telemetry: ServiceTelemetry | null, accessLog: AccessLog | null, notifier: WebhookNotifier | null): string {
   const stats = gateway.stats();
   const u = stats.usage;
   const lost = u.dropped + u.failed;
@@ -284,6 +297,10 @@ function stoppedLine(gateway: Gateway, telemetry: ServiceTelemetry | null, acces
   if (accessLog !== null) {
     const a = accessLog.stats();
     if (a.dropped + a.failed > 0) line += `; access log: ${a.dropped + a.failed} lines lost`;
+  }
+  if (notifier !== null) {
+    const n = notifier.stats();
+    line += `; notifications: ${n.delivered} delivered, ${n.failed + n.dropped} lost`;
   }
   return line;
 }

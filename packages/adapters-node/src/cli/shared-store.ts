@@ -76,9 +76,15 @@ export function createChannelStore(channel: Channel): StateStore {
     pending.delete(message.id);
     if (message.ok) p.resolve(message.v);
     else {
-      // The store's own errors keep their kind: an unavailable store stays unavailable.
+      // The store's own errors keep their kind: an unavailable store stays unavailable, and a
+      // malformed call (RangeError, TypeError) stays one, so settles are not retried for it.
       const e = message.e;
-      p.reject(e.name === 'StoreUnavailableError' ? new StoreUnavailableError(e.message) : Object.assign(new Error(e.message), { name: e.name }));
+      p.reject(
+        e.name === 'StoreUnavailableError' ? new StoreUnavailableError(e.message)
+          : e.name === 'RangeError' ? new RangeError(e.message)
+            : e.name === 'TypeError' ? new TypeError(e.message)
+              : Object.assign(new Error(e.message), { name: e.name }),
+      );
     }
   });
   const stopClose = channel.onClose(() => fail('the shared store (the primary process) is gone'));

@@ -55,20 +55,22 @@ local function release_hold(rec, id)
 end
 -- Reserve: KEYS[k0+1] hold record, KEYS[k0+2] index, then (h, a) per constraint, then the
 -- distinct counter keys. ARGV[a0+1..] id, amount, ttl ms, n, then per constraint: key, limit
--- ('inf' for none), m, m counter positions (1-based into the counter keys).
--- Returns {1} admitted, {-1} already held, {0, i, committed, held} refused by constraint i.
+-- ('inf' for none), amount held on it ('' for the reservation's), soft ('1' or '0'), m, m
+-- counter positions (1-based into the counter keys).
+-- Returns {1, soft constraints passed (their indices)...} admitted, {-1} already held,
+-- {0, i, committed, held} refused by constraint i.
 local function reserve_hold(now, k0, a0)
   local rec, idx = KEYS[k0 + 1], KEYS[k0 + 2]
   local id, amount, ttl, n = ARGV[a0 + 1], ARGV[a0 + 2], tonumber(ARGV[a0 + 3]), tonumber(ARGV[a0 + 4])
   local e0 = redis.call('HGET', rec, 'e')
   if e0 and tonumber(e0) > now then return {-1} end
-  local need = tonumber(amount)
   local cbase = k0 + 2 + 2 * n
-  local values, cons = {}, {}
+  local values, cons, amounts, over = {}, {}, {}, {1}
   local p = a0 + 5
   for i = 1, n do
-    local ck, lim, m = ARGV[p], limit_of(ARGV[p + 1]), tonumber(ARGV[p + 2])
-    p = p + 3
+    local ck, lim, amt, soft, m = ARGV[p], limit_of(ARGV[p + 1]), ARGV[p + 2], ARGV[p + 3] == '1', tonumber(ARGV[p + 4])
+    if amt == '' then amt = amount end
+    p = p + 5
     local h, a = KEYS[k0 + 1 + 2 * i], KEYS[k0 + 2 + 2 * i]
     purge(h, a, now)
     local committed = 0
@@ -83,8 +85,12 @@ local function reserve_hold(now, k0, a0)
       committed = committed + v
     end
     local hv = held(a)
-    if committed + hv + need > lim then return {0, i, committed, hv} end
+    if committed + hv + tonumber(amt) > lim then
+      if not soft then return {0, i, committed, hv} end
+      over[#over + 1] = i
+    end
     cons[i] = ck
+    amounts[i] = amt
   end
   local e = now + ttl
   local keys, seen = {}, {}
@@ -93,10 +99,11 @@ local function reserve_hold(now, k0, a0)
     if not seen[ck] then
       seen[ck] = true
       local h, a = KEYS[k0 + 1 + 2 * i], KEYS[k0 + 2 + 2 * i]
+      local amt = amounts[i]
       drop(h, a, id)
       redis.call('ZADD', h, ms(e), id)
-      redis.call('HSET', a, id, amount)
-      if amount ~= '0' then redis.call('HINCRBY', a, '', amount) end
+      redis.call('HSET', a, id, amt)
+      if amt ~= '0' then redis.call('HINCRBY', a, '', amt) end
       extend(h, a, e, now)
       redis.call('SADD', idx, ck)
       keys[#keys + 1] = ck
@@ -105,7 +112,7 @@ local function reserve_hold(now, k0, a0)
   redis.call('DEL', rec)
   redis.call('HSET', rec, 'a', amount, 'e', ms(e), 'k', cjson.encode(keys))
   redis.call('PEXPIREAT', rec, ms(e))
-  return {1}
+  return over
 end
 -- Rate, fixed windows, all or nothing: KEYS[k0+1..k0+n] one bucket key each, ARGV[a0+1..]
 -- limit, window ms, cost per bucket. Returns nil and the window start of each bucket when
@@ -153,9 +160,10 @@ end
 
 /**
  * KEYS: hold record, index, then (h, a) per constraint, then the distinct counter keys.
- * ARGV: id, amount, ttl ms, n, then per constraint: key, limit ('inf' for none), m, m counter
- * positions (1-based into the counter keys).
- * Returns {1} admitted, {-1} already held, {0, i, committed, held} refused by constraint i.
+ * ARGV: id, amount, ttl ms, n, then per constraint: key, limit ('inf' for none), amount held
+ * ('' for the reservation's), soft ('1'/'0'), m, m counter positions (1-based into the counter keys).
+ * Returns {1, indices of soft constraints passed...} admitted, {-1} already held,
+ * {0, i, committed, held} refused by constraint i.
  */
 export const RESERVE = `${PRELUDE}
 return reserve_hold(now_ms(), 0, 0)
@@ -187,7 +195,8 @@ return release_hold(KEYS[1], ARGV[1])
 /**
  * KEYS: hold record, settled marker, one counter key per charge, then one bucket key per rate
  * adjustment. ARGV: id, settled ttl ms, counter ttl ms ('' to keep), the number of charges nc,
- * one amount per charge, then window ms, window start and delta per adjustment.
+ * an amount and a ttl ms ('' for the counter ttl) per charge, then window ms, window start and
+ * delta per adjustment.
  * Returns 1 when charged, 0 when this id was already settled (nothing changes then).
  */
 export const SETTLE = `${PRELUDE}
@@ -195,11 +204,13 @@ if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 release_hold(KEYS[1], ARGV[1])
 local nc = tonumber(ARGV[4])
 for i = 1, nc do
-  redis.call('INCRBY', KEYS[2 + i], ARGV[4 + i])
-  if ARGV[3] ~= '' then redis.call('PEXPIRE', KEYS[2 + i], ARGV[3]) end
+  redis.call('INCRBY', KEYS[2 + i], ARGV[3 + 2 * i])
+  local ttl = ARGV[4 + 2 * i]
+  if ttl == '' then ttl = ARGV[3] end
+  if ttl ~= '' then redis.call('PEXPIRE', KEYS[2 + i], ttl) end
 end
 for j = 1, #KEYS - 2 - nc do
-  local a = 4 + nc + 3 * (j - 1)
+  local a = 4 + 2 * nc + 3 * (j - 1)
   adjust_rate(KEYS[2 + nc + j], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
 end
 redis.call('SET', KEYS[2], '1', 'PX', ARGV[2])

@@ -79,7 +79,7 @@ function reservePlan(request: ReserveRequest, base: string): { keys: string[]; a
   for (const c of constraints) {
     keys.push(`${base}h:${c.key}`, `${base}a:${c.key}`);
     const counters = [...new Set(c.counters)];
-    perConstraint.push(c.key, limitArg(c.limit), counters.length);
+    perConstraint.push(c.key, limitArg(c.limit), c.amount === undefined ? '' : String(c.amount), c.soft === true ? '1' : '0', counters.length);
     for (const counter of counters) {
       let at = position.get(counter);
       if (at === undefined) {
@@ -98,7 +98,11 @@ function reservePlan(request: ReserveRequest, base: string): { keys: string[]; a
 /** What the RESERVE script answered, as a `ReserveResult`. */
 function reserveOutcome(request: ReserveRequest, reply: readonly unknown[]): ReserveResult {
   const [status, index, committed, held] = reply.map(Number) as [number, number?, number?, number?];
-  if (status === 1) return { ok: true };
+  if (status === 1) {
+    if (reply.length === 1) return { ok: true };
+    const over = [...new Set(reply.slice(1).map((i) => request.constraints[Number(i) - 1]!.key))];
+    return { ok: true, over };
+  }
   if (status === -1) throw new Error(`tollgate store: reservation ${request.id} is already held`);
   const refused = request.constraints[(index ?? 1) - 1]!;
   return { ok: false, key: refused.key, limit: refused.limit, committed: committed ?? 0, held: held ?? 0 };
@@ -314,7 +318,8 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       const base = layout.base(tag);
       const keys = [`${base}r:${id}`, `${base}s:${id}`, ...charges.map((c) => `${base}c:${c.counter}`), ...rate.map((a) => `${base}w:${a.key}`)];
       const ttl = request.counterTtlMs === undefined ? '' : wholeMs(request.counterTtlMs);
-      const args: (string | number)[] = [id, settledTtlMs, ttl, charges.length, ...charges.map((c) => String(c.amount))];
+      const args: (string | number)[] = [id, settledTtlMs, ttl, charges.length];
+      for (const c of charges) args.push(String(c.amount), c.ttlMs === undefined ? '' : wholeMs(c.ttlMs));
       for (const a of rate) args.push(String(wholeMs(a.windowMs)), String(a.start), String(a.delta));
       const settled = Number(await run('settle', scripts.settle, keys, args)) === 1;
       if (!layout.fixed && holdTag !== null) {

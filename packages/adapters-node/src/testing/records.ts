@@ -6,7 +6,7 @@ export function usageRecord(overrides: Partial<UsageRecord> = {}): UsageRecord {
     schema: 1,
     request_id: `req_${crypto.randomUUID()}`,
     ts: new Date().toISOString(),
-    principal: { kind: 'user', id: 'alice', issuer: null, tier: 'normal', bu: 'payments', application: null, platform: null, workflow: null },
+    principal: { kind: 'user', id: 'alice', issuer: null, tier: 'normal', team: null, bu: 'payments', application: null, platform: null, workflow: null },
     entry_format: 'openai_chat',
     upstream_format: 'anthropic_messages',
     requested_model: 'claude-sonnet-latest',

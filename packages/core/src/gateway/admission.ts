@@ -9,16 +9,17 @@ import {
   type Policy,
   type Principal,
   counterLayout,
-  principalKey,
   type CounterValues,
   type SpendDecision,
   type RateConstraint,
 } from '@tollgate/policy';
 import type { Registry } from '../registry/index.js';
-import type { AdmitResult, RateBucket, SpendConstraint, StateStore } from '../store/types.js';
+import type { AdmitResult, RateBucket, ReserveResult, SpendConstraint, StateStore } from '../store/types.js';
 import type { RequestContext } from './context.js';
-import { counterKey, keyTag, type TenantOf } from './keys.js';
+import { budgetHeaders } from './budget-headers.js';
+import { capCounters, keyTag, layoutKeys, layoutValues, type TenantOf } from './keys.js';
 import { tokenAdjustments } from './finalize.js';
+import { closedInflight, inflightLimits, inflightRefused, noteOver, type Limits } from './inflight.js';
 import { countShadowRate } from './shadow-rate.js';
 
 
@@ -26,10 +27,17 @@ export interface Admission {
   spend: SpendDecision | null;
   /** Budget-tier substitution: serve this model instead (already access-checked). */
   substitute?: { from: string; to: string; ruleId: string };
-  /** The reservation made (0 when no cap applies). */
+  /** The worst case reserved against hard caps (0 when no cap applies). */
   reserved: number;
+  /**
+   * A hold was made (hard caps, in-flight limits): it must be renewed until the request
+   * settles, and settled or released — that is what frees the request's in-flight places.
+   */
+  held: boolean;
   holdKeys: string[];
 }
+
+const NOTHING = (spend: SpendDecision | null): Admission => ({ spend, reserved: 0, held: false, holdKeys: [] });
 
 export interface AdmissionInput {
   ctx: RequestContext;
@@ -101,48 +109,61 @@ async function admitOnce(input: AdmissionInput): Promise<Admission> {
   const { ctx, policy, store, principal, model, now } = input;
   // Every key of this principal carries its tenant's tag (when there is one); settle uses it too.
   const tag = (ctx.keyTag = keyTag(principal, input.tenantOf));
-  if (policy === null) return { spend: null, reserved: 0, holdKeys: [] };
+  if (policy === null) return NOTHING(null);
   const registry = input.registry;
 
-  // Budgets are views over counters: read exactly the counters the policy's rules can see, in
-  // the layout's order.
+  // Budgets are views over counters: read exactly the counters the policy's rules can see — the
+  // caller's own and those of the pools it belongs to — in the layout's order.
   const spendRules = policy.spend?.rules ?? [];
   const layout = spendRules.length === 0 ? null : counterLayout({ policy, registry, now });
-  const pkey = principalKey(principal);
-  const keys = layout === null ? [] : layout.slots.map((slot) => tag + counterKey(pkey, slot.windowKey, slot.model));
-  const rate = input.substituted ? { constraints: [] as ReturnType<typeof decideRate>['constraints'] } : decideRate({ policy, registry, principal, model, tokens: input.tokenBound });
-  const buckets = rate.constraints.map((c) => ({ key: tag + c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
-  ctx.noteAdmission(input.worstCaseMicros, input.tokenBound, rate.constraints, now);
+  const lk = layout === null ? null : layoutKeys(layout, principal, tag);
+  const keys = lk === null ? [] : lk.keys;
+  const rate = decideRate({ policy, registry, principal, model, tokens: input.tokenBound });
+  // After a substitution the buckets were taken already; in-flight places are held again (the
+  // first admission's hold was given back with its decision).
+  const rateConstraints = input.substituted ? [] : rate.constraints;
+  const buckets = rateConstraints.map((c) => ({ key: tag + c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
+  const limits: Limits = inflightLimits(rate.concurrency, rate.shadowConcurrency, tag);
+  const inflight = limits.inflight;
+  ctx.noteAdmission(input.worstCaseMicros, input.tokenBound, rateConstraints, now);
   const base = { policy, registry, principal, model, now, costMicros: input.worstCaseMicros };
   if (input.unbounded !== undefined && input.unbounded.length > 0 && spendRules.length > 0) {
     // Which caps apply does not depend on what was spent: decided before anything is taken.
     if (decideSpend({ ...base, counters: {} }).hardCaps.length > 0) throw unboundable(input.unbounded[0]!);
   }
 
-  if (layout !== null && store.admit !== undefined) {
-    const before = decideSpend({ ...base, counters: { layout, values: keys.map(() => 0) } });
-    const constraints = capConstraints(before.hardCaps, tag);
+  if ((layout !== null || inflight.length > 0) && store.admit !== undefined) {
+    const before = layout === null ? null : decideSpend({ ...base, counters: { layout, values: new Float64Array(layout.size) } });
+    const caps = before === null ? [] : capConstraints(before.hardCaps, tag);
+    const constraints = [...caps, ...inflight];
     let result: AdmitResult | null = null;
-    if (before.allowed && before.substitute === undefined) {
+    if (before === null || (before.allowed && before.substitute === undefined)) {
       try {
         result = await store.admit({
           buckets,
           counters: keys,
-          reserve: constraints.length === 0 ? null : { id: ctx.id, amount: input.worstCaseMicros, ttlMs: input.reservationTtlMs, constraints },
+          // In-flight limits alone hold one unit each: the reservation's amount is the worst case only against caps.
+          reserve: constraints.length === 0 ? null : { id: ctx.id, amount: caps.length > 0 ? input.worstCaseMicros : 0, ttlMs: input.reservationTtlMs, constraints },
         });
       } catch (cause) {
         // The answer may have been lost after the hold was made (a timeout): give it back.
         if (constraints.length > 0) await store.release(ctx.id).catch(() => {});
-        if (rate.constraints.some((c) => c.onStoreError === 'closed')) throw rateUnavailable(cause);
-        throw storeDown(cause);
+        if (rateConstraints.some((c) => c.onStoreError === 'closed') || closedInflight(limits)) throw rateUnavailable(cause);
+        if (layout !== null) throw storeDown(cause);
+        // Only limits that fail open: the step-by-step path admits what the store cannot check.
       }
     }
     if (result !== null) {
-      if (!('counters' in result)) throw rateRefused(rate.constraints, result.rate, tag);
-      noteTokenBuckets(ctx, rate.constraints, buckets, result.rate.windows);
+      if (!('counters' in result)) throw rateRefused(rateConstraints, result.rate, tag);
+      noteTokenBuckets(ctx, rateConstraints, buckets, result.rate.windows);
       const reserved = result.reserve;
-      const values = result.counters;
-      const counters: CounterValues = { layout, values: keys.map((k) => values[k] ?? 0) };
+      if (layout === null || lk === null) {
+        // In-flight limits only: no spend decision to make.
+        if (reserved !== null && !reserved.ok) throw refusal(reserved, null, limits);
+        noteOver(ctx, reserved, limits);
+        return { spend: null, reserved: 0, held: reserved !== null, holdKeys: constraints.map((c) => c.key) };
+      }
+      const counters: CounterValues = { layout, values: layoutValues(lk, result.counters) };
       try {
         const spend = await decide(input, base, counters);
         const done = concluded(input, spend, counters);
@@ -150,14 +171,16 @@ async function admitOnce(input: AdmissionInput): Promise<Admission> {
           if (reserved?.ok === true) await store.release(ctx.id).catch(() => {});
           return done;
         }
-        if (reserved !== null && sameConstraints(constraints, capConstraints(spend.hardCaps, tag))) {
-          if (!reserved.ok) throw quota(spend.hardCaps.find((c) => tag + c.key === reserved.key)?.reason ?? 'spend_limit');
-          return { spend, reserved: input.worstCaseMicros, holdKeys: constraints.map((c) => c.key) };
+        const wanted = [...capConstraints(spend.hardCaps, tag), ...inflight];
+        if (sameConstraints(constraints, wanted)) {
+          if (reserved !== null && !reserved.ok) throw refusal(reserved, spend, limits);
+          noteOver(ctx, reserved, limits);
+          return { spend, reserved: spend.hardCaps.length > 0 ? input.worstCaseMicros : 0, held: reserved !== null, holdKeys: constraints.map((c) => c.key) };
         }
         // The caps differ from those reserved against (a decision over real counters should
         // never change them; if it does, reserve again against the ones that apply).
         if (reserved?.ok === true) await store.release(ctx.id).catch(() => {});
-        return await reserveFor(input, spend);
+        return await reserveFor(input, spend, limits);
       } catch (error) {
         if (reserved?.ok === true) await store.release(ctx.id).catch(() => {});
         throw error;
@@ -179,19 +202,30 @@ async function admitOnce(input: AdmissionInput): Promise<Admission> {
     try {
       result = await store.hitRate(buckets);
     } catch (cause) {
-      if (rate.constraints.some((c) => c.onStoreError === 'closed')) throw rateUnavailable(cause);
+      if (rateConstraints.some((c) => c.onStoreError === 'closed')) throw rateUnavailable(cause);
     }
-    if (result !== null && !result.ok) throw rateRefused(rate.constraints, result, tag);
-    if (result !== null && result.ok) noteTokenBuckets(ctx, rate.constraints, buckets, result.windows);
+    if (result !== null && !result.ok) throw rateRefused(rateConstraints, result, tag);
+    if (result !== null && result.ok) noteTokenBuckets(ctx, rateConstraints, buckets, result.windows);
   }
 
-  if (layout === null || counterRead === null) return { spend: null, reserved: 0, holdKeys: [] };
+  if (layout === null || lk === null || counterRead === null) return reserveFor(input, null, limits);
   const read = await counterRead;
   if (!read.ok) throw storeDown(read.cause);
-  const values = read.values;
-  const counters: CounterValues = { layout, values: keys.map((k) => values[k] ?? 0) };
+  const counters: CounterValues = { layout, values: layoutValues(lk, read.values) };
   const spend = await decide(input, base, counters);
-  return concluded(input, spend, counters) ?? (await reserveFor(input, spend));
+  return concluded(input, spend, counters) ?? (await reserveFor(input, spend, limits));
+}
+
+/** The refusal for a reservation a constraint refused: a spend cap (429 quota) or an in-flight limit (429, retry shortly). */
+function refusal(reserved: Extract<ReserveResult, { ok: false }>, spend: SpendDecision | null, limits: Limits): AdmissionRefused {
+  const inflight = limits.byKey.get(reserved.key);
+  if (inflight !== undefined) return inflightRefused(inflight);
+  const cap = spend?.hardCaps.find((c) => limits.tag + c.key === reserved.key);
+  if (cap === undefined) return quota('spend_limit', spend);
+  return quota(cap.reason, spend, {
+    cap: { ruleId: cap.ruleId, limitMicros: cap.limitMicros, remainingMicros: cap.limitMicros - reserved.committed - reserved.held, resetsAt: cap.windowEndsAt },
+    message: cap.message,
+  });
 }
 
 type SpendBase = Omit<Parameters<typeof decideSpend>[0], 'counters' | 'markers'>;
@@ -218,8 +252,8 @@ async function decide(input: AdmissionInput, base: SpendBase, counters: CounterV
 }
 
 /**
- * What the decision settles without a reservation: a substitute model, a refusal (thrown), or
- * admission with nothing to reserve. Null when the worst case must be reserved.
+ * What the decision settles without a reservation: a substitute model, or a refusal (thrown).
+ * Null when the request goes on to its reservation (which may be empty).
  */
 function concluded(input: AdmissionInput, spend: SpendDecision, counters: CounterValues): Admission | null {
   if (spend.substitute !== undefined && !input.substituted) {
@@ -227,37 +261,43 @@ function concluded(input: AdmissionInput, spend: SpendDecision, counters: Counte
     const can = input.canSubstitute;
     const eligible = can === undefined ? undefined : (to: string) => can(to, spend);
     const choice = decideSubstitution({ policy: policy!, registry, principal, model, spend, now, counters, ...(eligible === undefined ? {} : { eligible }) });
-    if (choice.type === 'substitute') return { spend, reserved: 0, holdKeys: [], substitute: { from: choice.from, to: choice.to, ruleId: choice.ruleId } };
-    if (choice.type === 'refuse') throw quota(choice.reason);
+    if (choice.type === 'substitute') return { ...NOTHING(spend), substitute: { from: choice.from, to: choice.to, ruleId: choice.ruleId } };
+    if (choice.type === 'refuse') throw quota(choice.reason, spend);
   }
-  if (!spend.allowed) throw quota(spend.reasons[0] ?? 'spend_limit');
-  if (spend.hardCaps.length === 0) return { spend, reserved: 0, holdKeys: [] };
+  if (!spend.allowed) throw quota(spend.reasons[0] ?? 'spend_limit', spend);
   return null;
 }
 
-/** Reserve the worst case against the decision's hard caps (the step-by-step path). */
-async function reserveFor(input: AdmissionInput, spend: SpendDecision): Promise<Admission> {
-  const tag = input.ctx.keyTag;
-  const constraints = capConstraints(spend.hardCaps, tag);
+/**
+ * Reserve the worst case against the decision's hard caps and the in-flight limits (the
+ * step-by-step path). A store that cannot take the reservation fails closed for spend caps and
+ * in-flight limits that say so; it is all or nothing, so nothing is held halfway.
+ */
+async function reserveFor(input: AdmissionInput, spend: SpendDecision | null, limits: Limits): Promise<Admission> {
+  const caps = spend === null ? [] : capConstraints(spend.hardCaps, limits.tag);
+  const constraints = [...caps, ...limits.inflight];
+  if (constraints.length === 0) return NOTHING(spend);
   let reserved;
   try {
-    reserved = await input.store.reserve({ id: input.ctx.id, amount: input.worstCaseMicros, ttlMs: input.reservationTtlMs, constraints });
+    reserved = await input.store.reserve({ id: input.ctx.id, amount: caps.length > 0 ? input.worstCaseMicros : 0, ttlMs: input.reservationTtlMs, constraints });
   } catch (cause) {
-    throw storeDown(cause);
+    await input.store.release(input.ctx.id).catch(() => {});
+    if (caps.length > 0) throw storeDown(cause);
+    if (closedInflight(limits)) throw rateUnavailable(cause);
+    return NOTHING(spend); // in-flight limits that fail open
   }
-  if (!reserved.ok) {
-    const cap = spend.hardCaps.find((c) => tag + c.key === reserved.key);
-    throw quota(cap?.reason ?? 'spend_limit');
-  }
-  return { spend, reserved: input.worstCaseMicros, holdKeys: constraints.map((c) => c.key) };
+  if (!reserved.ok) throw refusal(reserved, spend, limits);
+  noteOver(input.ctx, reserved, limits);
+  return { spend, reserved: caps.length > 0 ? input.worstCaseMicros : 0, held: true, holdKeys: constraints.map((c) => c.key) };
 }
 
+/** Hard caps as store constraints: each sums its pool's counters over its scope's models and window keys. */
 function capConstraints(caps: readonly HardCap[], tag: string): SpendConstraint[] {
-  return caps.map((cap) => ({ key: tag + cap.key, limit: cap.limitMicros, counters: cap.models.map((m) => tag + counterKey(cap.principalKey, cap.windowKey, m)) }));
+  return caps.map((cap) => ({ key: tag + cap.key, limit: cap.limitMicros, counters: capCounters(cap, tag) }));
 }
 
 function sameConstraints(a: readonly SpendConstraint[], b: readonly SpendConstraint[]): boolean {
-  return a.length === b.length && a.every((c, i) => c.key === b[i]!.key && c.limit === b[i]!.limit && c.counters.join('\n') === b[i]!.counters.join('\n'));
+  return a.length === b.length && a.every((c, i) => c.key === b[i]!.key && c.limit === b[i]!.limit && c.soft === b[i]!.soft && c.counters.join('\n') === b[i]!.counters.join('\n'));
 }
 
 /** Remember the token buckets taken and their windows, so the settle can move them to what was used. */
@@ -317,13 +357,30 @@ function rateUnavailable(cause: unknown): AdmissionRefused {
   );
 }
 
+/** What a spend refusal says beyond its reason: the cap that refused (for the budget headers), its entry's message. */
+export interface QuotaDetail {
+  cap?: { ruleId: string; limitMicros: number; remainingMicros: number; resetsAt: number };
+  message?: string | undefined;
+}
+
+const QUOTA_TEXT = 'The spend limit for this model has been reached.';
+
 /**
  * A spend cap: 429 with the format's quota error and `x-should-retry: false`, and no
- * retry-after (SDKs would otherwise sleep until the window resets).
+ * retry-after (SDKs would otherwise sleep until the window resets). The error's message is the
+ * refusing entry's `message` (and the texts of crossed `message` actions) when the policy
+ * gives one; the budget headers name the cap that refused.
  */
-export function quota(reason: string): AdmissionRefused {
-  const error = new GatewayError('quota_exceeded', 'The spend limit for this model has been reached.');
-  return new AdmissionRefused(error, reason, { 'x-should-retry': 'false' });
+export function quota(reason: string, spend: SpendDecision | null = null, detail: QuotaDetail = {}): AdmissionRefused {
+  const texts: string[] = [];
+  if (detail.message !== undefined) texts.push(detail.message);
+  for (const m of spend?.messages ?? []) if (!texts.includes(m.text)) texts.push(m.text);
+  const error = new GatewayError('quota_exceeded', texts.length === 0 ? QUOTA_TEXT : texts.join(' '));
+  const headers: Record<string, string> = { 'x-should-retry': 'false' };
+  const l = spend?.limiting;
+  const cap = detail.cap ?? (l === undefined ? undefined : { ruleId: l.ruleId, limitMicros: l.limitMicros, remainingMicros: l.limitMicros - l.usedMicros, resetsAt: l.resetsAt });
+  if (cap !== undefined) budgetHeaders(cap, headers);
+  return new AdmissionRefused(error, reason, headers);
 }
 
 function storeDown(cause: unknown): AdmissionRefused {

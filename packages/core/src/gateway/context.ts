@@ -118,6 +118,8 @@ export class RequestContext {
       spend: (s?.utilization ?? []).map((u) => ({
         rule: u.ruleId,
         action: u.action,
+        per: u.per,
+        pool: u.pool,
         scope: u.scope,
         window: u.window,
         window_key: u.windowKey,
@@ -128,7 +130,7 @@ export class RequestContext {
       limiting:
         s?.limiting === undefined
           ? null
-          : { rule: s.limiting.ruleId, reason: s.limiting.reason, scope: s.limiting.scope, window: s.limiting.window, window_key: s.limiting.windowKey, used_micros: s.limiting.usedMicros, limit_micros: s.limiting.limitMicros },
+          : { rule: s.limiting.ruleId, reason: s.limiting.reason, per: s.limiting.per, pool: s.limiting.pool, scope: s.limiting.scope, window: s.limiting.window, window_key: s.limiting.windowKey, used_micros: s.limiting.usedMicros, limit_micros: s.limiting.limitMicros },
       rate: a.rate.map((r) => ({ rule: r.ruleId, kind: r.kind, limit: r.limit, window_ms: r.windowMs, amount: r.amount ?? 1 })),
       no_promote: this.noPromote,
     };
@@ -159,6 +161,7 @@ export class RequestContext {
               issuer: p.issuer ?? null,
               leaders: p.leaders === undefined ? [] : [...p.leaders],
               tier: p.tier ?? null,
+              team: p.team ?? null,
               bu: p.bu ?? null,
               application: p.application ?? null,
               platform: p.platform ?? null,

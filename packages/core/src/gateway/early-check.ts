@@ -1,8 +1,8 @@
 import type { WireFormat } from '@tollgate/codecs/base';
-import { counterLayout, decideAccess, decideRate, decideSpend, principalKey, type Principal } from '@tollgate/policy';
+import { counterLayout, decideAccess, decideRate, decideSpend, type Principal } from '@tollgate/policy';
 import { resolveModel } from '../registry/index.js';
 import { quota, rateRefused, type AdmissionRefused } from './admission.js';
-import { counterKey, keyTag } from './keys.js';
+import { keyTag, layoutKeys, layoutValues } from './keys.js';
 import type { WalkDeps } from './walk.js';
 
 /** Bodies this large or larger are checked against rate limits and spend caps before they are read and parsed. */
@@ -48,19 +48,19 @@ export async function earlyRefusal(deps: WalkDeps, principal: Principal, format:
   const spendCheck = async (): Promise<AdmissionRefused | null> => {
     if ((policy.spend?.rules ?? []).length === 0) return null;
     const layout = counterLayout({ policy, registry, now });
-    const pkey = principalKey(principal);
-    const keys = layout.slots.map((slot) => tag + counterKey(pkey, slot.windowKey, slot.model));
-    const values = await deps.store.getCounters(keys).catch(() => null);
+    // The caller's counters and its pools': a spent BU budget refuses its members early too.
+    const lk = layoutKeys(layout, principal, tag);
+    const values = await deps.store.getCounters(lk.keys).catch(() => null);
     if (values === null) return null;
-    const counters = { layout, values: keys.map((k) => values[k] ?? 0) };
-    let reason: string | undefined;
+    const counters = { layout, values: layoutValues(lk, values) };
+    let first: ReturnType<typeof decideSpend> | undefined;
     for (const model of models) {
       const spend = decideSpend({ policy, registry, principal, model, now, counters, costMicros: 0 });
       const blocked = !spend.allowed && spend.substitute === undefined && spend.reasons.every((r) => r.startsWith('spend_limit:'));
       if (!blocked) return null;
-      reason ??= spend.reasons[0];
+      first ??= spend;
     }
-    return quota(reason ?? 'spend_limit');
+    return quota(first?.reasons[0] ?? 'spend_limit', first ?? null);
   };
 
   const [rateRefusal, spendRefusal] = await Promise.all([rateCheck(), spendCheck()]);

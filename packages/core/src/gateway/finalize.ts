@@ -2,12 +2,9 @@ import type { Usage } from '@tollgate/codecs/base';
 import type { RateAdjustment } from '../store/types.js';
 import { priceUsage, type Pricing } from '../pricing/index.js';
 import type { HoldKeeper } from './holds.js';
-import { chargeKeys } from './keys.js';
+import { COUNTER_TTL_MS, chargeKeys } from './keys.js';
 import type { RequestContext } from './context.js';
 import type { UsageSink } from './usage-record.js';
-
-/** Counters outlive the longest window (a year) with slack. */
-const COUNTER_TTL_MS = 400 * 24 * 3600 * 1000;
 
 /**
  * The local estimate when the upstream never reported usage: the prompt bound plus the
@@ -55,7 +52,8 @@ export async function settleUsage(input: SettleInput): Promise<void> {
   const rate = tokenAdjustments(ctx, used);
   await input.holds.settle({
     id: ctx.id,
-    charges: chargeKeys(ctx.keyTag, ctx.principal, ctx.model, ctx.startedAt, input.timezone).map((counter) => ({ counter, amount: total })),
+    // The caller's counters and those of every pool it belongs to: settle touches every pool.
+    charges: chargeKeys(ctx.keyTag, ctx.principal, ctx.model, ctx.startedAt, input.timezone).map((c) => ({ counter: c.counter, amount: total, ttlMs: c.ttlMs })),
     counterTtlMs: COUNTER_TTL_MS,
     ...(rate.length === 0 ? {} : { rate }),
   });

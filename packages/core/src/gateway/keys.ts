@@ -1,10 +1,14 @@
-import { keySegment, principalKey, windowKeys, type Principal } from '@tollgate/policy';
+import {
+  bucketCharges, keySegment, poolKeys, windowKeys, type CounterLayout, type HardCap, type Principal,
+} from '@tollgate/policy';
 
 /**
  * The tenant whose hash tag a principal's store keys carry (`GatewayOptions.tenantOf`). With
  * one, every key of the principal starts with `{<tenant>}:`, so a Redis store created with
  * `hashTag: hashTagFromKey()` keeps each tenant's keys in one Cluster slot (one atomic script
- * per request, pooled caps of the same tenant included) and spreads tenants over slots.
+ * per request, pooled caps of the same tenant included) and spreads tenants over slots. The
+ * keys of a principal's pools (team, BU, application, workflow, platform, org) carry the same
+ * tag: a tenant must hold whole pools.
  */
 export type TenantOf = (principal: Principal) => string | null | undefined;
 
@@ -20,16 +24,82 @@ export function keyTag(principal: Principal, tenantOf: TenantOf | undefined): st
 
 /**
  * The counter c(principal, model, window): committed micro-USD. `principal` is the principal
- * key (`principalKey(p)`: kind, a JWT principal's issuer, id), so principals of different
- * kinds or issuers never share a counter: `c:user:alice:2026-11:claude-sonnet`.
+ * key (`principalKey(p)`: kind, a JWT principal's issuer, id) or a pool's key (`poolKey`), so
+ * principals of different kinds or issuers, and pools, never share a counter:
+ * `c:user:alice:2026-11:claude-sonnet`, `c:bu:payments:2026-11:claude-sonnet`.
  */
 export function counterKey(principal: string, windowKey: string, model: string): string {
   return `c:${principal}:${windowKey}:${model}`;
 }
 
-/** Every counter a request's cost is charged to: c(principal, model, w) for every window, under `tag`. */
-export function chargeKeys(tag: string, principal: Principal, model: string, now: number, timezone: string): string[] {
-  const pkey = principalKey(principal);
-  const keys = windowKeys(now, timezone);
-  return Object.values(keys).map((wk) => tag + counterKey(pkey, wk, model));
+/** Calendar counters outlive the longest window (a year) with slack. */
+export const COUNTER_TTL_MS = 400 * 24 * 3600 * 1000;
+
+/**
+ * Every counter a request's cost is charged to: c(p, model, w) for the principal itself and
+ * every pool it belongs to (team, BU, application, workflow, platform, org), for every calendar
+ * window and the rolling-window buckets (hour and six hours, each with its own TTL), under
+ * `tag`. Charged whatever the policy says now, so a pooled or rolling rule added later already
+ * sees the spend.
+ */
+export function chargeKeys(tag: string, principal: Principal, model: string, now: number, timezone: string): Array<{ counter: string; ttlMs: number }> {
+  const windows = Object.values(windowKeys(now, timezone));
+  const buckets = bucketCharges(now);
+  const out: Array<{ counter: string; ttlMs: number }> = [];
+  for (const pool of poolKeys(principal)) {
+    if (pool === null) continue;
+    for (const wk of windows) out.push({ counter: tag + counterKey(pool, wk, model), ttlMs: COUNTER_TTL_MS });
+    for (const b of buckets) out.push({ counter: tag + counterKey(pool, b.key, model), ttlMs: b.ttlMs });
+  }
+  return out;
+}
+
+/**
+ * The store keys of a counter layout for one caller: `keys` to read (the counters of the
+ * caller and of the pools it belongs to), and for each layout slot its position in `keys`, or
+ * -1 for a pool the caller is not in (that slot counts 0; no entry of that pool covers it).
+ */
+export interface LayoutKeys {
+  keys: string[];
+  positions: Int32Array;
+}
+
+const layoutMemo = new WeakMap<CounterLayout, WeakMap<Principal, { tag: string; keys: LayoutKeys }>>();
+
+export function layoutKeys(layout: CounterLayout, principal: Principal, tag: string): LayoutKeys {
+  let byPrincipal = layoutMemo.get(layout);
+  if (byPrincipal === undefined) layoutMemo.set(layout, (byPrincipal = new WeakMap()));
+  const hit = byPrincipal.get(principal);
+  if (hit !== undefined && hit.tag === tag) return hit.keys;
+  const pools = poolKeys(principal);
+  const keys: string[] = [];
+  const positions = new Int32Array(layout.slots.length);
+  layout.slots.forEach((slot, i) => {
+    const pool = pools[slot.perIdx];
+    if (pool === null || pool === undefined) positions[i] = -1;
+    else {
+      positions[i] = keys.length;
+      keys.push(tag + counterKey(pool, slot.windowKey, slot.model));
+    }
+  });
+  const made = { keys, positions };
+  byPrincipal.set(principal, { tag, keys: made });
+  return made;
+}
+
+/** Counter values in layout order from what the store read (`values[key]`); slots of no pool count 0. */
+export function layoutValues(lk: LayoutKeys, values: Readonly<Record<string, number>>): Float64Array {
+  const out = new Float64Array(lk.positions.length);
+  for (let i = 0; i < out.length; i++) {
+    const at = lk.positions[i] as number;
+    out[i] = at < 0 ? 0 : (values[lk.keys[at] as string] ?? 0);
+  }
+  return out;
+}
+
+/** The counters a hard cap sums: its pool's c(pool, m, k) for every model and window key of its scope. */
+export function capCounters(cap: HardCap, tag: string): string[] {
+  const out: string[] = [];
+  for (const wk of cap.windowKeys) for (const m of cap.models) out.push(tag + counterKey(cap.principalKey, wk, m));
+  return out;
 }

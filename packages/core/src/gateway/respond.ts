@@ -1,6 +1,7 @@
 import { GatewayError, codeForStatus, codecOf, isTimeoutError, streamContentType, type ErrorInfo } from '@tollgate/codecs/base';
 import { credentialSecrets, type Candidate } from '../registry/index.js';
 import type { Admission } from './admission.js';
+import { decisionHeaders, headerValue } from './budget-headers.js';
 import { lossyWarnings, warningsHeader, type RequestContext } from './context.js';
 import { settleUsage, tokenAdjustments, writeRecord } from './finalize.js';
 import { guardResponse, guardStream } from './answer-guard.js';
@@ -30,23 +31,13 @@ export interface RespondInput {
 const MAX_ERROR_BODY = 1024 * 1024;
 const MAX_RESPONSE_BODY = 64 * 1024 * 1024;
 
-/** A header value as HTTP carries it: ids may hold any character, so anything beyond printable ASCII is percent-encoded. */
-function headerValue(value: string): string {
-  return /^[\x20-\x7e]*$/.test(value) ? value : encodeURIComponent(value);
-}
-
-/** Headers every governed response carries. */
+/** Headers every governed response carries: the budget status (the tightest cap) among them. */
 function governanceHeaders(ctx: RequestContext, admission: Admission): Record<string, string> {
   const headers: Record<string, string> = {
     'x-tollgate-request-id': ctx.id,
     'x-tollgate-unclassified-fields': String(ctx.unclassified),
   };
-  const g = admission.spend?.governing;
-  if (g !== undefined) {
-    headers['x-tollgate-budget-rule'] = headerValue(g.ruleId);
-    headers['x-tollgate-budget-utilization'] = g.ratio.toFixed(4);
-    headers['x-tollgate-budget-remaining-usd'] = (g.remainingMicros / 1e6).toFixed(6);
-  }
+  decisionHeaders(admission.spend, headers);
   if (ctx.substitutedFrom !== null) headers['x-tollgate-model-fallback'] = headerValue(`${ctx.substitutedFrom} -> ${ctx.model}`);
   const warnings = warningsHeader(ctx.warnings);
   if (warnings !== undefined) headers['x-tollgate-warnings'] = warnings;

@@ -12,6 +12,8 @@ export interface RecordPrincipal {
   /** Reporting chain, nearest leader first (access rules by leader can be replayed). */
   leaders?: string[];
   tier: string | null;
+  /** The caller's team (population key `teams`, `per: team` pools). */
+  team: string | null;
   bu: string | null;
   application: string | null;
   platform: string | null;
@@ -27,6 +29,10 @@ export interface RecordPrincipal {
 export interface RecordSpendRule {
   rule: string;
   action: 'block' | 'pause';
+  /** Whose spend: `user` (the caller's own), `team`, `bu`, `application`, `workflow`, `platform`, `org`. */
+  per: string;
+  /** The pool's name: the caller's id for `user`, its team, BU, … name, `org`. */
+  pool: string;
   /** A registry tag or model id. */
   scope: string;
   window: string;
@@ -55,7 +61,7 @@ export interface RecordDecision {
   /** Block and pause entries that applied, in precedence order. */
   spend: RecordSpendRule[];
   /** The first blocking entry, when one blocked. */
-  limiting: { rule: string; reason: string; scope: string; window: string; window_key: string; used_micros: number; limit_micros: number } | null;
+  limiting: { rule: string; reason: string; per: string; pool: string; scope: string; window: string; window_key: string; used_micros: number; limit_micros: number } | null;
   /** The rate limits taken. */
   rate: Array<{ rule: string; kind: 'requests' | 'tokens'; limit: number; window_ms: number; amount: number }>;
   /** A `no_promote` action was active: no deployment or substitute dearer than the model asked for was used. */

@@ -14,7 +14,7 @@ import type { KindEntry, OperationKinds } from './kinds.js';
 import type { TokenCounterTable } from './token-counters.js';
 import { maxWorstCase } from '../pricing/index.js';
 import type { StateStore } from '../store/types.js';
-import { admit, AdmissionRefused, type Admission } from './admission.js';
+import { admit, AdmissionRefused, quota, type Admission } from './admission.js';
 import { parseJsonBody, readBoundedBody } from './body.js';
 import type { Breakers } from './breaker.js';
 import type { RequestContext } from './context.js';
@@ -23,6 +23,8 @@ import type { RequestFilter } from './filters.js';
 import { policyStage, type DlpDeps } from './policy-stage.js';
 import type { GatewayReply, GatewayRequest, UpstreamFetch } from './request.js';
 import { listModelsFor } from './discovery-route.js';
+import { BUDGET_PATH, budgetRoute } from './budget-route.js';
+import { decisionHeaders } from './budget-headers.js';
 import { completeReply, errorReply, guessFormat } from './render.js';
 import { notOfferedError } from './not-offered.js';
 import { respond } from './respond.js';
@@ -90,6 +92,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
 
   // 1. entry route
   if (request.method === 'GET' && DISCOVERY_PATHS.has(path)) return discovery(request, path, ctx, deps);
+  if (request.method === 'GET' && path === BUDGET_PATH) return budgetRoute(request, ctx, deps);
   const entry = resolveEntry(deps.registry, request.method, path);
   if (entry === null) {
     ctx.entryFormat = guessFormat(request, path);
@@ -264,7 +267,8 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
       const sub = resolveModel(deps.registry, admission.substitute.to);
       const subList = sub === null || sub.staged ? [] : within(route(sub), ctx.noPromote);
       if (sub === null || subList.length === 0) {
-        return refuse(deps, ctx, new GatewayError('quota_exceeded', 'The spend limit for this model has been reached.'), `spend_limit:${admission.substitute.ruleId}`, { 'x-should-retry': 'false' });
+        const refused = quota(`spend_limit:${admission.substitute.ruleId}`, admission.spend);
+        return refuse(deps, ctx, refused.error, refused.reason, refused.headers);
       }
       ctx.substitutedFrom = model.id;
       ctx.model = sub.id;
@@ -279,7 +283,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     throw error;
   }
   ctx.reservedMicros = admission.reserved;
-  if (admission.reserved > 0) deps.holds.track(ctx.id);
+  if (admission.held) deps.holds.track(ctx.id);
   list = within(list, ctx.noPromote);
 
   // 9. convert and dispatch, failing over before anything is committed
@@ -335,11 +339,11 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   if (e.code === 'cancelled') {
     ctx.reject(499, 'client_cancelled', 'cancelled');
     writeRecord(ctx, deps.sink);
-    return errorReply(deps.codecs, e, format);
+    return errorReply(deps.codecs, e, format, decisionHeaders(admission.spend));
   }
   ctx.reject(e.status, e.code === 'upstream_timeout' ? 'upstream_timeout' : `upstream:${e.code}`, 'upstream_error');
   writeRecord(ctx, deps.sink);
-  return errorReply(deps.codecs, e, format);
+  return errorReply(deps.codecs, e, format, decisionHeaders(admission.spend));
 }
 
 function toTarget(c: Candidate): UpstreamTarget {

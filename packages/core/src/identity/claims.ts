@@ -22,7 +22,7 @@ export function principalFromClaims(entry: JwtEntry, payload: JWTPayload): Claim
 
   // The issuer namespaces the principal's counters: `alice` of two IdPs are two people.
   const principal: Principal = { kind: 'user', id: user, issuer: entry.issuer };
-  for (const field of ['tier', 'bu', 'application', 'workflow'] as const) {
+  for (const field of ['tier', 'team', 'bu', 'application', 'workflow'] as const) {
     const name = c[field];
     if (name === undefined) continue;
     const v = str(payload, name);

@@ -19,3 +19,4 @@ export {
   DEFAULT_JWT_ALGORITHMS,
 } from './schema.js';
 export type { IdentityConfig, IdentityConfigInput, JwtAlgorithm } from './schema.js';
+export { identitySources } from './sources.js';

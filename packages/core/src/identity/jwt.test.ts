@@ -186,14 +186,14 @@ describe('identity: JWT claims and inline JWKS', () => {
           issuer: ISSUER,
           audience: [AUDIENCE, 'other'],
           jwks: { keys: [a.publicJwk] },
-          claims: { user: 'email', tier: 'tg_tier', bu: 'org.bu', leaders: 'mgmt', application: 'azp' },
+          claims: { user: 'email', tier: 'tg_tier', team: 'org.team', bu: 'org.bu', leaders: 'mgmt', application: 'azp' },
         },
       ],
     });
     const token = await sign(a, {
       email: 'alice@example.com',
       tg_tier: 'pilot',
-      org: { bu: 'payments' },
+      org: { bu: 'payments', team: 'search' },
       mgmt: ['vp', 'ceo'],
       azp: 'notebook',
       role: 'admin',
@@ -203,7 +203,7 @@ describe('identity: JWT claims and inline JWKS', () => {
     expect(r).toEqual({
       ok: true,
       method: 'jwt',
-      principal: { kind: 'user', id: 'alice@example.com', issuer: ISSUER, tier: 'pilot', bu: 'payments', leaders: ['vp', 'ceo'], application: 'notebook' },
+      principal: { kind: 'user', id: 'alice@example.com', issuer: ISSUER, tier: 'pilot', team: 'search', bu: 'payments', leaders: ['vp', 'ceo'], application: 'notebook' },
     });
   });
 

@@ -131,16 +131,17 @@ describe('identity: application credentials', () => {
     const app = await createVirtualKey();
     const user = await createVirtualKey();
     const resolver = createIdentityResolver({
-      virtual_keys: [{ hash: user.hash, principal: { user: 'dave' } }],
-      applications: [{ id: 'support-bot', hash: app.hash, bu: 'support', tier: 'prod' }],
+      virtual_keys: [{ hash: user.hash, principal: { user: 'dave', team: 'search' } }],
+      applications: [{ id: 'support-bot', hash: app.hash, bu: 'support', tier: 'prod', team: 'care' }],
     });
     const r = await resolver.authenticate(req({ authorization: `Bearer ${app.key}` }));
     expect(r).toEqual({
       ok: true,
       method: 'application',
       keyHash: app.hash,
-      principal: { kind: 'application', id: 'support-bot', application: 'support-bot', bu: 'support', tier: 'prod' },
+      principal: { kind: 'application', id: 'support-bot', application: 'support-bot', bu: 'support', tier: 'prod', team: 'care' },
     });
+    expect(await resolver.authenticate(req({ authorization: `Bearer ${user.key}` }))).toMatchObject({ principal: { kind: 'user', id: 'dave', team: 'search' } });
   });
 });
 

@@ -68,6 +68,7 @@ export function createIdentityResolver(identity: IdentityOptions, options: Ident
     const principal: Principal = { kind: 'application', id: a.id, application: a.id };
     if (a.bu !== undefined) principal.bu = a.bu;
     if (a.tier !== undefined) principal.tier = a.tier;
+    if (a.team !== undefined) principal.team = a.team;
     keys.set(a.hash, { bytes: hashBytes(a.hash), principal: Object.freeze(principal), method: 'application' });
   }
   const jwt: JwtVerifier | null = parsed.jwt?.length ? createJwtVerifier(parsed.jwt, options) : null;

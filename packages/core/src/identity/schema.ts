@@ -22,6 +22,7 @@ export const VirtualKeyEntrySchema = z.strictObject({
   principal: z.strictObject({
     user: Id.check(doc('The user id budgets, rate limits and records use.')),
     tier: z.optional(Id).check(doc('Population key `tiers`.')),
+    team: z.optional(Id).check(doc('Team: population key `teams`, the pool of `per: team` budgets and limits.')),
     bu: z.optional(Id).check(doc('Business unit: population key `bus`, business_units in the policy.')),
     leaders: z.optional(z.array(Id)).check(doc('Reporting chain, nearest first: population key `leaders`, access leader rules.')),
     application: z.optional(Id).check(doc('The application the user acts through (population key `applications`).')),
@@ -35,6 +36,7 @@ export const ApplicationEntrySchema = z.strictObject({
   hash: KeyHashSchema,
   bu: z.optional(Id),
   tier: z.optional(Id),
+  team: z.optional(Id).check(doc('The team the application belongs to (population key `teams`, `per: team` pools).')),
 });
 
 /** Asymmetric JWS algorithms only: never `none`, never HS* (no HS/RS confusion). */
@@ -80,13 +82,14 @@ export const JwtEntrySchema = z
       z.strictObject({
         user: z.optional(Claim),
         tier: z.optional(Claim),
+        team: z.optional(Claim),
         bu: z.optional(Claim),
         leaders: z.optional(Claim),
         application: z.optional(Claim),
         platform: z.optional(Claim),
         workflow: z.optional(Claim),
       }),
-    ).check(doc('Principal field → claim name (dotted paths allowed); user defaults to sub, the others are read only when named.')),
+    ).check(doc('Principal field → claim name (dotted paths allowed): user (default sub), tier, team, bu, leaders, application, platform, workflow; the others are read only when named.')),
     clock_tolerance_s: z.optional(z.number().check(z.int(), z.gte(0), z.lte(300))).check(doc('Leeway for exp/nbf in seconds (default 0).')),
     /** Marks a platform-minted token: the user is the subject, the platform an attribution. */
     platform: z.optional(Id),

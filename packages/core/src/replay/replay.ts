@@ -116,7 +116,7 @@ export function createPolicyReplay(registry: Registry, rawPolicy: unknown): Poli
             clock = Math.max(clock, at);
             await store.settle({
               id: ctx.id,
-              charges: chargeKeys(ctx.keyTag, request.principal, served, request.startedAt ?? request.at, timezone).map((counter) => ({ counter, amount: costMicros })),
+              charges: chargeKeys(ctx.keyTag, request.principal, served, request.startedAt ?? request.at, timezone).map((c) => ({ counter: c.counter, amount: costMicros, ttlMs: c.ttlMs })),
               counterTtlMs: YEAR_MS,
             });
           },

@@ -1,10 +1,10 @@
 import { MinHeap } from './heap.js';
 
-/** A reservation: `amount` counts against every key in `keys` until `expiresAt` (exclusive). */
+/** A reservation: `amounts[i]` counts against `keys[i]` until `expiresAt` (exclusive). */
 export interface Hold {
   readonly id: string;
-  readonly amount: number;
   readonly keys: readonly string[];
+  readonly amounts: readonly number[];
   expiresAt: number;
   removed: boolean;
 }
@@ -64,21 +64,21 @@ export class HoldBook {
     return this.byKey.get(key)?.sum ?? 0;
   }
 
-  /** Add a hold on the distinct `keys`. The caller has checked that `id` is not live. */
-  add(id: string, amount: number, expiresAt: number, keys: readonly string[]): Hold {
+  /** Add a hold of `amounts[i]` on each of the distinct `keys`. The caller has checked that `id` is not live. */
+  add(id: string, expiresAt: number, keys: readonly string[], amounts: readonly number[]): Hold {
     const stale = this.byId.get(id);
     if (stale !== undefined) this.remove(stale);
-    const hold: Hold = { id, amount, keys, expiresAt, removed: false };
+    const hold: Hold = { id, keys, amounts, expiresAt, removed: false };
     this.byId.set(id, hold);
-    for (const key of keys) {
+    keys.forEach((key, i) => {
       let index = this.byKey.get(key);
       if (index === undefined) {
         index = { sum: 0, live: 0, expiries: new MinHeap<Hold>() };
         this.byKey.set(key, index);
       }
-      index.sum += amount;
+      index.sum += amounts[i] as number;
       index.live += 1;
-    }
+    });
     this.schedule(hold);
     return hold;
   }
@@ -93,13 +93,13 @@ export class HoldBook {
     if (hold.removed) return;
     hold.removed = true;
     this.byId.delete(hold.id);
-    for (const key of hold.keys) {
+    hold.keys.forEach((key, i) => {
       const index = this.byKey.get(key);
-      if (index === undefined) continue;
-      index.sum -= hold.amount;
+      if (index === undefined) return;
+      index.sum -= hold.amounts[i] as number;
       index.live -= 1;
       if (index.live <= 0) this.byKey.delete(key);
-    }
+    });
   }
 
   /** Remove every hold due at `now`; returns how many were removed. */

@@ -104,17 +104,20 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
     if (holds.get(request.id, now) !== undefined) {
       throw new Error(`tollgate store: reservation ${request.id} is already held`);
     }
-    const keys = new Set<string>();
+    const keys = new Map<string, number>();
+    const over: string[] = [];
     for (const c of request.constraints) {
+      const amount = c.amount ?? request.amount;
       const spent = committed(c.counters, now);
       const held = holds.held(c.key, now);
-      if (spent + held + request.amount > c.limit) {
-        return { ok: false, key: c.key, limit: c.limit, committed: spent, held };
+      if (spent + held + amount > c.limit) {
+        if (c.soft !== true) return { ok: false, key: c.key, limit: c.limit, committed: spent, held };
+        if (!over.includes(c.key)) over.push(c.key);
       }
-      keys.add(c.key);
+      if (!keys.has(c.key)) keys.set(c.key, amount);
     }
-    holds.add(request.id, request.amount, now + request.ttlMs, [...keys]);
-    return { ok: true };
+    holds.add(request.id, now + request.ttlMs, [...keys.keys()], [...keys.values()]);
+    return over.length === 0 ? { ok: true } : { ok: true, over };
   };
 
   /** `hitRate` at `now`, synchronously (checked by the caller). */
@@ -176,11 +179,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
       // The hold goes whether live or lapsed; the charge is owed either way.
       const hold = holds.find(request.id);
       if (hold !== undefined) holds.remove(hold);
-      for (const { counter, amount } of request.charges) {
+      for (const { counter, amount, ttlMs } of request.charges) {
         const previous = counters.get(counter);
         const alive = previous !== undefined && previous.expiresAt > now;
-        const expiresAt =
-          request.counterTtlMs !== undefined ? now + request.counterTtlMs : alive ? previous.expiresAt : Infinity;
+        const ttl = ttlMs ?? request.counterTtlMs;
+        const expiresAt = ttl !== undefined ? now + ttl : alive ? previous.expiresAt : Infinity;
         counters.set(counter, { value: (alive ? previous.value : 0) + amount, expiresAt });
       }
       for (const a of request.rate ?? []) {

@@ -8,14 +8,25 @@
  * All money is integer micro-USD. Keys are opaque strings chosen by the gateway.
  */
 
-/** A hard cap: committed spend on `counters` plus live holds on `key` may not pass `limit`. */
+/**
+ * A limit a reservation is made against: committed spend on `counters` plus live holds on `key`
+ * plus what this reservation holds on it may not pass `limit`. A hard spend cap holds the
+ * reservation's amount; an in-flight limit (no counters) holds one unit per request.
+ */
 export interface SpendConstraint {
-  /** Stable key of this limit (e.g. `spend:<rule>:<principal>:<window key>`); holds are tracked per key. */
+  /** Stable key of this limit (e.g. `spend:<rule>:<pool>:<window key>`); holds are tracked per key. */
   key: string;
-  /** The cap in micro-USD. */
+  /** The cap: micro-USD for a spend cap, requests for an in-flight limit. */
   limit: number;
-  /** Counter keys whose committed sum counts against the cap (one per model in scope). */
+  /** Counter keys whose committed sum counts against the cap (one per model and window key in scope; none for an in-flight limit). */
   counters: string[];
+  /** What this reservation holds on this key (default: the reservation's `amount`). A safe integer ≥ 0. */
+  amount?: number;
+  /**
+   * Soft: the hold counts on the key, but passing `limit` never refuses the reservation; the
+   * key is reported in `ReserveResult.over` instead (a shadow limit).
+   */
+  soft?: boolean;
 }
 
 export interface ReserveRequest {
@@ -29,7 +40,11 @@ export interface ReserveRequest {
 }
 
 export type ReserveResult =
-  | { ok: true }
+  | {
+      ok: true;
+      /** Soft constraints this reservation took past their limit (absent or empty: none). */
+      over?: string[];
+    }
   | {
       ok: false;
       /** The first constraint that could not take the amount. */
@@ -43,8 +58,11 @@ export type ReserveResult =
 
 export interface SettleRequest {
   id: string;
-  /** Actual (or estimated) cost per counter key, added to the committed counters. */
-  charges: Array<{ counter: string; amount: number }>;
+  /**
+   * Actual (or estimated) cost per counter key, added to the committed counters; `ttlMs`, when
+   * given, is how long this counter lives after the store's clock (instead of `counterTtlMs`).
+   */
+  charges: Array<{ counter: string; amount: number; ttlMs?: number }>;
   /** Committed counters expire this long after the store's clock (window length + slack). */
   counterTtlMs?: number;
   /**

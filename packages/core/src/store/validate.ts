@@ -37,6 +37,8 @@ export function checkReserve(request: ReserveRequest): void {
     checkLimit(`limit of ${c.key}`, c.limit);
     if (!Array.isArray(c.counters)) fail(`counters of ${c.key}`, c.counters, 'an array');
     for (const counter of c.counters) checkKey(`counter of ${c.key}`, counter);
+    if (c.amount !== undefined) checkAmount(`amount held on ${c.key}`, c.amount);
+    if (c.soft !== undefined && typeof c.soft !== 'boolean') fail(`soft of ${c.key}`, c.soft, 'a boolean');
   }
 }
 
@@ -46,6 +48,7 @@ export function checkSettle(request: SettleRequest): void {
   for (const charge of request.charges) {
     checkKey('charge counter', charge.counter);
     checkAmount(`charge to ${charge.counter}`, charge.amount);
+    if (charge.ttlMs !== undefined) checkDuration(`ttlMs of ${charge.counter}`, charge.ttlMs);
   }
   if (request.counterTtlMs !== undefined) checkDuration('settle counterTtlMs', request.counterTtlMs);
   if (request.rate !== undefined) {

@@ -7,6 +7,7 @@ import type { StoreTestContext } from './context.js';
 import { holdTimeTests } from './hold-time.js';
 import { keyTests } from './keys.js';
 import { miscTests } from './misc.js';
+import { poolTests } from './pools.js';
 import { rateAdjustmentTests, rateRoomTests, rateTests } from './rate.js';
 import { reserveTests } from './reserve.js';
 import { retryTests } from './retry.js';
@@ -85,6 +86,7 @@ export function describeStoreConformance(
     describe('rate room (zero-cost hits)', () => rateRoomTests(test));
     describe('markers, isolation, sweep', () => miscTests(test));
     describe('keys as the gateway names them', () => keyTests(test));
+    describe('pooled caps, in-flight and soft limits, bucket counters', () => poolTests(test, options.admit ?? true));
     if (options.admit ?? true) describe('admit: rate, counters and reservation in one step', () => admitTests(test));
   });
 }
