@@ -2,8 +2,10 @@
  * Worker bundle size: examples/edge-worker/worker.ts (adapters-edge with core, codecs, policy
  * and their dependencies) bundled by esbuild as Worker tooling does — ESM, minified, browser
  * platform with the `workerd`/`worker`/`browser` conditions — then gzipped (node:zlib, default
- * level). Printed against the 80 KiB gzipped target, with what each package adds (from the
- * esbuild metafile; a package's gzip share is estimated in proportion to its minified bytes).
+ * level). Printed against the 80 KiB gzipped target, with what each package and each optional
+ * part (telemetry, DLP, JWT, settle retries …) adds (from the esbuild metafile; a share of the
+ * gzip size is estimated in proportion to minified bytes; a dependency's exact share is measured
+ * by bundling without it).
  *
  * The example is selective: `createWorker` from `@tollgate/adapters-edge/minimal` with the two
  * codecs it serves. For comparison (not the target), the same Worker is also bundled with that
@@ -35,14 +37,33 @@ function groupOf(input: string): string {
   return input.startsWith('examples/') ? 'the Worker entry' : input;
 }
 
+/**
+ * Parts of the bundle by what they do, for the breakdown (first match wins): those the minimal
+ * entry takes only when asked (telemetry, DLP, JWT), and the larger always-on ones.
+ */
+const PARTS: Array<[name: string, modules: RegExp]> = [
+  ['telemetry (OpenTelemetry)', /^packages\/core\/src\/telemetry\/|node_modules\/@opentelemetry\//],
+  ['DLP (engine, detectors, answer scanning)', /^packages\/core\/src\/dlp\/|^packages\/policy\/src\/detect\/|^packages\/policy\/src\/dlp[^/]*\.ts$|^packages\/core\/src\/gateway\/ir-texts\.ts$/],
+  ['tool allow lists, prompts, answer guard', /^packages\/core\/src\/gateway\/(policy-stage|answer-guard)\.ts$|^packages\/policy\/src\/(tools|prompts)\.ts$/],
+  ['JWT (jose)', /node_modules\/jose\/|^packages\/core\/src\/identity\/(jose|jwt|jwks)\.ts$/],
+  ['settle retries (p-retry)', /node_modules\/(p-retry|is-network-error)\//],
+  ['hard-cap sizing (cost fields, duplicate keys, early check)', /^packages\/codecs\/src\/[^/]+\/cost-fields\.ts$|^packages\/core\/src\/gateway\/(repeated-keys|early-check|bounds|sizing)\.ts$/],
+  ['config validation (zod, schemas)', /node_modules\/zod\/|^packages\/[^/]+\/src\/(.*\/)?(schema|zod-locale)\.ts$/],
+];
+
+function partOf(input: string): string | undefined {
+  return PARTS.find(([, modules]) => modules.test(input.replace(/^.*?node_modules\//, 'node_modules/')))?.[0];
+}
+
 export interface EdgeBundleSize {
   minified: number;
   gzipped: number;
   groups: Array<{ name: string; minified: number }>;
+  parts: Array<{ name: string; minified: number }>;
 }
 
 /** Dependencies whose exact cost is measured by bundling without them. */
-const DEPENDENCIES = ['zod', 'jose'];
+const DEPENDENCIES = ['zod', 'jose', '@opentelemetry/api', 'p-retry'];
 
 /** One output file of a split bundle: its entry point (if any), minified and gzipped bytes. */
 export interface Chunk {
@@ -59,12 +80,15 @@ export async function measure(external: string[] = [], alias: Record<string, str
   const code = result.outputFiles.find((f) => f.path.endsWith('.js'))!.contents;
   const output = Object.values(result.metafile.outputs)[0]!;
   const byGroup = new Map<string, number>();
+  const byPart = new Map<string, number>(PARTS.map(([name]) => [name, 0]));
   for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
     const name = groupOf(input);
     byGroup.set(name, (byGroup.get(name) ?? 0) + bytesInOutput);
+    const part = partOf(input) ?? (name.startsWith('@tollgate/') ? `rest of ${name}` : name);
+    byPart.set(part, (byPart.get(part) ?? 0) + bytesInOutput);
   }
-  const groups = [...byGroup].map(([name, minified]) => ({ name, minified })).sort((a, b) => b.minified - a.minified);
-  return { minified: code.byteLength, gzipped: gzipSync(code).byteLength, groups };
+  const sorted = (m: Map<string, number>) => [...m].map(([name, minified]) => ({ name, minified })).sort((a, b) => b.minified - a.minified);
+  return { minified: code.byteLength, gzipped: gzipSync(code).byteLength, groups: sorted(byGroup), parts: sorted(byPart) };
 }
 
 /** The same Worker bundled with esbuild's code splitting: the entry chunk first, then the chunks loaded on demand. */
@@ -87,6 +111,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
   const all = await measure([], ALL_FORMATS);
   const allRatio = all.gzipped / TARGET_GZIP_BYTES;
   const codecsOf = (s: EdgeBundleSize) => kib(s.groups.find((g) => g.name === '@tollgate/codecs')?.minified ?? 0);
+  const share = (minified: number) => `~${kib((minified / size.minified) * size.gzipped)} gz`;
   const marginal: string[] = [];
   for (const dep of DEPENDENCIES) {
     const without = await measure([dep]);
@@ -101,7 +126,11 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     `below: the example Worker (2 formats)`,
     `by package (minified; gzip share estimated pro rata): ${size.groups
       .filter((g) => g.minified >= 512)
-      .map((g) => `${g.name} ${kib(g.minified)} (~${kib((g.minified / size.minified) * size.gzipped)} gz)`)
+      .map((g) => `${g.name} ${kib(g.minified)} (${share(g.minified)})`)
+      .join(', ')}`,
+    `by part (minified; gzip share estimated pro rata; "rest of" one of our packages is what no named part holds): ${size.parts
+      .filter((p) => p.minified >= 512 || PARTS.some(([name]) => name === p.name))
+      .map((p) => `${p.name} ${kib(p.minified)} (${share(p.minified)})`)
       .join(', ')}`,
     `what each dependency adds (bundle with it minus bundle without it): ${marginal.join('; ')}`,
     `with esbuild code splitting (dynamic imports in their own chunks; Wrangler does not split): entry chunk minified ${kib(entry.minified)}, gzipped ${kib(entry.gzipped)} = ${(entry.gzipped / TARGET_GZIP_BYTES).toFixed(2)}× the target; loaded on first use: ${
