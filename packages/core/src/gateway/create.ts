@@ -18,9 +18,8 @@ import { SecretCache, secretResolver } from './secrets.js';
 import { toUsageSink, type SinkStats } from './usage-record.js';
 import { walk, type WalkDeps } from './walk.js';
 import { policyRevisionOf } from '../replay/replay.js';
-import { createTelemetry } from '../telemetry/instruments.js';
-import { RequestObserver } from '../telemetry/request.js';
-import { instrumentStore } from '../telemetry/store.js';
+import type { GatewayTelemetry, TelemetryOption } from '../telemetry/options.js';
+import { RequestTiming } from './timing.js';
 import type { UsageStats } from './options.js';
 
 /** Each gateway's `reply` → the `handle` made with it. */
@@ -88,6 +87,21 @@ function identityFrom(options: Pick<GatewayOptions, 'identity' | 'jwksFetch'>): 
 }
 
 /**
+ * The gateway's telemetry: made by the engine the options name. Telemetry options without an
+ * engine are refused (`createGateway` of `@tollgate/core` always passes one).
+ */
+function telemetryFrom(option: TelemetryOption | undefined): GatewayTelemetry | null {
+  if (option === undefined || option === false) return null;
+  if (option.engine === undefined) {
+    throw new GatewayConfigError('options', [{
+      path: 'telemetry',
+      message: "telemetry options need an engine here: pass telemetry: { engine: openTelemetry } (import { openTelemetry } from '@tollgate/core/telemetry'), or use createGateway from '@tollgate/core'",
+    }]);
+  }
+  return option.engine(option);
+}
+
+/**
  * Create a gateway: the governed pipeline from `Request` to `Response`, speaking the wire
  * formats of `options.codecs` (this is `createGateway` of `@tollgate/core/minimal`; the one of
  * `@tollgate/core` passes every codec by default). Refuses to start (throws `GatewayConfigError`
@@ -102,18 +116,18 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   let policyInput: unknown = options.policy;
   let policyRevision = first.revision;
   const identity = identityFrom(options);
+  // Null without an engine, when no OpenTelemetry SDK is installed, or with `telemetry: false`: then nothing is observed.
+  const telemetry = telemetryFrom(options.telemetry);
   const now = options.now ?? Date.now;
   const ownsStore = options.store === undefined;
   const store = options.store ?? createMemoryStore();
   const sinkStats: SinkStats = { written: 0, failed: 0 };
   const sink = toUsageSink(options.usage, sinkStats);
   const stats = { requests: 0 };
-  // Null when no OpenTelemetry SDK is installed (or `telemetry: false`): then nothing is observed.
-  const telemetry = createTelemetry(options.telemetry);
-  const observedStore = telemetry?.metrics == null ? store : instrumentStore(store, telemetry.metrics);
+  const observedStore = telemetry === null ? store : telemetry.store(store);
   const reservationTtlMs = options.reservationTtlMs ?? 5 * 60_000;
   // Renewals and settle retries go through the observed store: their round trips and retries are measured.
-  const holds = new HoldKeeper(observedStore, reservationTtlMs, options.settleRetry, () => void telemetry?.metrics?.settleFailures.add(1));
+  const holds = new HoldKeeper(observedStore, reservationTtlMs, options.settleRetry, () => telemetry?.settleFailed());
   const usageStats = (): UsageStats => {
     const handed = sinkStats.written + sinkStats.failed;
     const own = sink.stats?.();
@@ -184,7 +198,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     stats.requests++;
     const current = deps;
     const ctx = new RequestContext(now, current.registry.revision, policyRevision);
-    const observer = new RequestObserver(telemetry, request.headers, brandOf);
+    const observer = telemetry === null ? new RequestTiming() : telemetry.request(request.headers, brandOf);
     ctx.observer = observer;
     if (replyOptions?.defer !== undefined) ctx.defer = replyOptions.defer;
     if (closed) {

@@ -109,9 +109,11 @@ export interface GatewayOptions {
    */
   codecs?: readonly Codec[];
   /**
-   * OpenTelemetry metrics and traces (GenAI semantic conventions): default the global providers
-   * of `@opentelemetry/api` — a no-op, at no cost, until the host installs an SDK (before
-   * creating the gateway). `false` turns them off.
+   * OpenTelemetry metrics and traces (GenAI semantic conventions). With `createGateway` of
+   * `@tollgate/core`: default the global providers of `@opentelemetry/api` — a no-op, at no
+   * cost, until the host installs an SDK (before creating the gateway); `false` turns them off.
+   * With the one of `@tollgate/core/minimal`: off unless `telemetry.engine` is given
+   * (`openTelemetry` of `@tollgate/core/telemetry`); options without it are refused.
    */
   telemetry?: TelemetryOption;
 }

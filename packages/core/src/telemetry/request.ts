@@ -1,13 +1,13 @@
 /**
- * One request as telemetry sees it: its timings (always kept, for `server-timing`), and when
- * telemetry is on its SERVER span, a CLIENT span per upstream attempt (whose context the
+ * One request as telemetry sees it: its timings (`RequestTiming`, kept for every request for
+ * `server-timing`), its SERVER span, a CLIENT span per upstream attempt (whose context the
  * upstream call carries as `traceparent`), and the metrics recorded once its usage record is
  * written. Never throws into the request path.
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import type { HeaderReader } from '../gateway/request.js';
-import type { UpstreamTarget } from '../gateway/upstream.js';
 import type { UsageRecord } from '../gateway/usage-record.js';
+import { RequestTiming, type UpstreamAttempt as Attempt } from '../gateway/timing.js';
 import type { Telemetry } from './instruments.js';
 import { OTHER } from './labels.js';
 import { ATTR, brandProvider, operationName, providerName, reasonClass } from './semconv.js';
@@ -40,40 +40,29 @@ function addressOf(baseUrl: string): Address | null {
   return a;
 }
 
-interface Attempt {
-  target: UpstreamTarget;
-  n: number;
-  startedAt: number;
-  /** When the answer's head arrived (-1: not yet, or it never did). */
-  headAt: number;
-  endedAt: number;
-  status: number;
-  error: string | null;
-  span: Span | null;
-  /** Its duration was counted and its span ended. */
-  closed: boolean;
-}
-
-const fmt = (ms: number) => (Math.round(ms * 10) / 10).toString();
 const SERVER = { kind: SpanKind.SERVER } as const;
 
-export class RequestObserver {
-  readonly startedAt = performance.now();
+/** The error label of an attempt: what failed it, its status when not 2xx, else the request's reason (from its record). */
+function attemptError(a: Attempt, record: UsageRecord | undefined): string | null {
+  if (a.failed) return errorName(a.cause);
+  if (a.status !== 0 && (a.status < 200 || a.status > 299)) return String(a.status);
+  if (record !== undefined && record.status !== 'ok' && record.status !== 'cancelled' && record.reason !== null) return reasonClass(record.reason);
+  return null;
+}
+
+/** A request's timings (`RequestTiming`) with its spans, trace context and metrics. */
+export class RequestObserver extends RequestTiming {
   private parent: Context = ROOT_CONTEXT;
   private span: Span | null = null;
-  private current: Attempt | null = null;
-  /** Time spent in upstream attempts already over. */
-  private upstreamMs = 0;
-  /** When the answer that is relayed had its head (-1: none yet). */
-  private answeredAt = -1;
-  private finished = false;
+  /** Each attempt's CLIENT span, while it is open. */
+  private readonly spans = new WeakMap<Attempt, Span>();
 
   constructor(
-    private readonly tel: Telemetry | null,
+    private readonly tel: Telemetry,
     headers: HeaderReader | null,
     private readonly brandOf: (model: string) => string | undefined,
   ) {
-    if (tel === null) return;
+    super();
     try {
       this.parent = headers === null ? context.active() : tel.propagator.extract(context.active(), headers, headerGetter);
       if (tel.tracer !== null) this.span = tel.tracer.startSpan('chat', SERVER, this.parent);
@@ -82,12 +71,10 @@ export class RequestObserver {
     }
   }
 
-  /** An upstream call is about to be sent: time it, and give it a span and a `traceparent`. */
-  attemptStarted(target: UpstreamTarget, headers: Headers): void {
-    const n = this.current === null ? 1 : this.current.n + 1;
-    this.current = { target, n, startedAt: performance.now(), headAt: -1, endedAt: -1, status: 0, error: null, span: null, closed: false };
+  /** An upstream call is about to be sent: give it a span and a `traceparent`. */
+  protected override onAttemptStarted(a: Attempt, headers: Headers): void {
     const tel = this.tel;
-    if (tel === null) return;
+    const target = a.target;
     try {
       const parent = this.span === null ? this.parent : trace.setSpan(this.parent, this.span);
       let ctx = parent;
@@ -99,7 +86,7 @@ export class RequestObserver {
           [ATTR.requestModel]: target.upstreamModel,
           [ATTR.deployment]: target.deploymentId,
           [ATTR.providerId]: target.providerId,
-          'tollgate.attempt': n,
+          'tollgate.attempt': a.n,
         };
         if (address !== null) {
           attributes[ATTR.serverAddress] = address.address;
@@ -110,7 +97,7 @@ export class RequestObserver {
           { kind: SpanKind.CLIENT, attributes },
           parent,
         );
-        this.current.span = span;
+        this.spans.set(a, span);
         ctx = trace.setSpan(parent, span);
       }
       tel.propagator.inject(ctx, headers, headerSetter);
@@ -119,56 +106,9 @@ export class RequestObserver {
     }
   }
 
-  /** The attempt failed before an answer (connection error, timeout, cancel). */
-  attemptFailed(error: unknown): void {
-    const a = this.current;
-    if (a === null || a.closed) return;
-    a.error = errorName(error);
-    this.endAttempt(a, performance.now());
-  }
-
-  /** The attempt answered with a head; `final` false when that answer is dropped for another attempt. */
-  attemptAnswered(status: number, final: boolean): void {
-    const a = this.current;
-    if (a === null || a.closed) return;
-    a.headAt = performance.now();
-    a.status = status;
-    if (status < 200 || status > 299) a.error = String(status);
-    if (final) this.answeredAt = a.headAt;
-    else this.endAttempt(a, a.headAt);
-  }
-
-  /** The gateway is done reading the answering attempt's body (or gave it up). */
-  upstreamDone(): void {
-    const a = this.current;
-    if (a !== null && !a.closed && a.endedAt < 0) a.endedAt = performance.now();
-  }
-
-  /** The `server-timing` header: time in the gateway, in upstream calls, and to the upstream's first byte. */
-  serverTiming(): string {
-    const now = performance.now();
-    let upstream = this.upstreamMs;
-    const a = this.current;
-    if (a !== null && !a.closed) upstream += (a.endedAt >= 0 ? a.endedAt : a.headAt >= 0 ? a.headAt : now) - a.startedAt;
-    const ttfb = this.answeredAt >= 0 ? this.answeredAt - this.startedAt : null;
-    const total = now - this.startedAt;
-    const parts = [`gateway;dur=${fmt(Math.max(0, total - upstream))}`, `upstream;dur=${fmt(upstream)}`];
-    if (ttfb !== null) parts.push(`ttfb;dur=${fmt(ttfb)}`);
-    return parts.join(', ');
-  }
-
-  /** The request's usage record was written: end its spans and record its metrics (once). */
-  recorded(record: UsageRecord): void {
-    if (this.finished) return;
-    this.finished = true;
-    const a = this.current;
-    if (a !== null && !a.closed) {
-      if (a.error === null && record.status !== 'ok' && record.status !== 'cancelled' && record.reason !== null) a.error = reasonClass(record.reason);
-      if (a.span !== null) setUsageAttributes(a.span, record);
-      this.endAttempt(a, a.endedAt >= 0 ? a.endedAt : performance.now());
-    }
+  /** The request's usage record was written: end its spans and record its metrics. */
+  protected override onRecorded(record: UsageRecord): void {
     const tel = this.tel;
-    if (tel === null) return;
     try {
       this.endServerSpan(record);
       if (tel.metrics !== null) this.recordMetrics(tel, record);
@@ -178,9 +118,7 @@ export class RequestObserver {
   }
 
   /** A request that writes no usage record (model discovery, a refusal while closing): end its span. */
-  unrecorded(status: number): void {
-    if (this.finished) return;
-    this.finished = true;
+  protected override onUnrecorded(status: number): void {
     const span = this.span;
     if (span === null) return;
     span.updateName('list_models');
@@ -188,18 +126,13 @@ export class RequestObserver {
     span.end();
   }
 
-  private endAttempt(a: Attempt, at: number): void {
-    if (a.closed) return;
-    a.closed = true;
-    if (a.endedAt < 0) a.endedAt = at;
-    this.upstreamMs += a.endedAt - a.startedAt;
-    const status = a.status;
+  protected override onAttemptEnded(a: Attempt, record: UsageRecord | undefined): void {
     const tel = this.tel;
-    if (tel === null) return;
     try {
       const t = a.target;
       const m = tel.metrics;
-      const errorType = a.error === null ? null : tel.errorTypes.value(a.error);
+      const error = attemptError(a, record);
+      const errorType = error === null ? null : tel.errorTypes.value(error);
       if (m !== null) {
         const attrs = cached(m.attributes, `c\u0000${t.deploymentId}\u0000${t.upstreamModel}\u0000${errorType ?? ''}`, () => {
           const x: Attributes = {
@@ -213,12 +146,14 @@ export class RequestObserver {
         });
         m.clientDuration.record((a.endedAt - a.startedAt) / 1000, attrs);
       }
-      const span = a.span;
-      if (span !== null) {
-        if (status > 0) span.setAttribute('http.response.status_code', status);
+      const span = this.spans.get(a);
+      if (span !== undefined) {
+        this.spans.delete(a);
+        if (record !== undefined) setUsageAttributes(span, record);
+        if (a.status > 0) span.setAttribute('http.response.status_code', a.status);
         if (errorType !== null) {
           span.setAttribute(ATTR.errorType, errorType);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: a.error ?? undefined });
+          span.setStatus({ code: SpanStatusCode.ERROR, message: error ?? undefined });
         }
         span.end(a.endedAt);
       }

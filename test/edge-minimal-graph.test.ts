@@ -1,0 +1,43 @@
+/**
+ * What the minimal Worker bundles: `examples/edge-worker` (createWorker of
+ * `@tollgate/adapters-edge/minimal` with two codecs), bundled as Worker tooling does, holds no
+ * code of the parts the minimal entry takes only when given (OpenTelemetry, the DLP engine and
+ * the answer scanning it drives). The same Worker on the root entry holds each of them, so a
+ * pattern below that stopped matching anything would fail here too. Its size against the
+ * 80 KiB target is a bench (test/bench/edge-bundle.bench.ts), not a test.
+ */
+import { describe, expect, it } from 'vitest';
+import { bundleEdge, formatMessages } from './support/edge/bundle.js';
+
+const ENTRY = 'examples/edge-worker/worker.ts';
+
+/** Parts of the root entry that the minimal one must not bundle unless asked. */
+const OPT_IN: Record<string, RegExp> = {
+  'OpenTelemetry API': /^node_modules\/@opentelemetry\//,
+  'telemetry instruments and spans': /^packages\/core\/src\/telemetry\//,
+};
+
+/** The modules a bundle holds code of (bytes in the output), node_modules paths shortened. */
+async function bundled(alias: Record<string, string> = {}): Promise<string[]> {
+  const { result, errors } = await bundleEdge({ entryPoints: { worker: ENTRY }, platform: 'browser', minify: true, alias });
+  expect(errors, formatMessages(errors)).toEqual([]);
+  const output = Object.values(result.metafile.outputs)[0]!;
+  return Object.entries(output.inputs)
+    .filter(([, v]) => v.bytesInOutput > 0)
+    .map(([k]) => k.replace(/^(?:.*\/)?node_modules\//, 'node_modules/'));
+}
+
+describe('the minimal Worker bundles only what it asks for', () => {
+  it.each(Object.entries(OPT_IN))('holds no %s', async (_part, pattern) => {
+    const modules = await bundled();
+    // It is the real Worker: the gateway and the two codecs are there.
+    expect(modules).toContain('packages/core/src/gateway/walk.ts');
+    expect(modules).toContain('packages/codecs/src/openai-chat/decode-request.ts');
+    expect(modules.filter((m) => pattern.test(m))).toEqual([]);
+  });
+
+  it('while the same Worker on the root entry holds every one of those parts', async () => {
+    const modules = await bundled({ '@tollgate/adapters-edge/minimal': '@tollgate/adapters-edge' });
+    for (const [part, pattern] of Object.entries(OPT_IN)) expect(modules.some((m) => pattern.test(m)), part).toBe(true);
+  });
+});
