@@ -15,6 +15,9 @@ const ENTRY = 'examples/edge-worker/worker.ts';
 const OPT_IN: Record<string, RegExp> = {
   'OpenTelemetry API': /^node_modules\/@opentelemetry\//,
   'telemetry instruments and spans': /^packages\/core\/src\/telemetry\//,
+  'DLP engine and answer scanning': /^packages\/core\/src\/dlp\//,
+  'DLP detectors and output guard': /^packages\/policy\/src\/detect\//,
+  'DLP text walking': /^packages\/core\/src\/gateway\/ir-texts\.ts$/,
 };
 
 /** The modules a bundle holds code of (bytes in the output), node_modules paths shortened. */

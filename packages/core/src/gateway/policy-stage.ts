@@ -118,7 +118,7 @@ export async function policyStage(input: PolicyStageInput): Promise<PolicyStageR
     }
     ir = result.ir;
     reencode = result.scanned;
-    guard = { ...guard, output: result.output, outputEnforced: enforce };
+    guard = { ...guard, output: result.output === null ? null : input.dlp.engine.guardAnswer(result.output, enforce) };
   }
 
   // Policy prompts, before the client's own system prompt, in file order: a stable prefix.
