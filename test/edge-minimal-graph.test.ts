@@ -2,7 +2,7 @@
  * What the minimal Worker bundles: `examples/edge-worker` (createWorker of
  * `@tollgate/adapters-edge/minimal` with two codecs), bundled as Worker tooling does, holds no
  * code of the parts the minimal entry takes only when given (OpenTelemetry, the DLP engine and
- * the answer scanning it drives). The same Worker on the root entry holds each of them, so a
+ * the answer scanning it drives, JWT verification with jose). The same Worker on the root entry holds each of them, so a
  * pattern below that stopped matching anything would fail here too. Its size against the
  * 80 KiB target is a bench (test/bench/edge-bundle.bench.ts), not a test.
  */
@@ -18,6 +18,8 @@ const OPT_IN: Record<string, RegExp> = {
   'DLP engine and answer scanning': /^packages\/core\/src\/dlp\//,
   'DLP detectors and output guard': /^packages\/policy\/src\/detect\//,
   'DLP text walking': /^packages\/core\/src\/gateway\/ir-texts\.ts$/,
+  jose: /^node_modules\/jose\//,
+  'JWT verification, key sets and claims': /^packages\/core\/src\/identity\/(jwt|jwks|claims|jose)\.ts$/,
 };
 
 /** The modules a bundle holds code of (bytes in the output), node_modules paths shortened. */

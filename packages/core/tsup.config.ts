@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', minimal: 'src/minimal.ts', testing: 'src/testing.ts', dlp: 'src/dlp/index.ts', telemetry: 'src/telemetry/index.ts' },
+  entry: { index: 'src/index.ts', minimal: 'src/minimal.ts', testing: 'src/testing.ts', dlp: 'src/dlp/index.ts', telemetry: 'src/telemetry/index.ts', jwt: 'src/jwt.ts' },
   format: ['esm', 'cjs'],
   dts: { compilerOptions: { composite: false, incremental: false } },
   clean: true,

@@ -78,9 +78,12 @@ function policyFrom(raw: unknown, registry: Registry, dlp: DlpOptions = {}): { p
   return { policy: parsed.policy, revision: policyRevisionOf(raw) };
 }
 
-function identityFrom(options: Pick<GatewayOptions, 'identity' | 'jwksFetch'>): IdentityResolver {
+function identityFrom(options: Pick<GatewayOptions, 'identity' | 'jwksFetch' | 'jwt'>): IdentityResolver {
   try {
-    return createIdentityResolver(options.identity, options.jwksFetch === undefined ? {} : { fetch: options.jwksFetch });
+    return createIdentityResolver(options.identity, {
+      ...(options.jwksFetch === undefined ? {} : { fetch: options.jwksFetch }),
+      ...(options.jwt?.engine === undefined ? {} : { jwtEngine: options.jwt.engine }),
+    });
   } catch (error) {
     throw new GatewayConfigError('identity', [{ path: 'identity', message: error instanceof Error ? error.message : String(error) }]);
   }

@@ -1,6 +1,6 @@
 import type { CacheShapingOptions, Codec } from '@tollgate/codecs/base';
 import type { Policy, PolicyFileInput, Principal, SpendNotification } from '@tollgate/policy';
-import type { IdentityOptions } from '../identity/index.js';
+import type { IdentityOptions, JwtEngine } from '../identity/index.js';
 import type { Registry, RegistryFileInput } from '../registry/index.js';
 import type { StateStore } from '../store/types.js';
 import type { GatewayReply, GatewayRequest, ReplyOptions, UpstreamFetch } from './request.js';
@@ -85,6 +85,12 @@ export interface GatewayOptions {
   now?: () => number;
   /** JWKS fetching (identity): the fetch to use and its cache timings. */
   jwksFetch?: typeof fetch;
+  /**
+   * JWT verification for the identity section's `jwt` entries. `createGateway` of
+   * `@tollgate/core` uses `jwtEngine` (jose) by default; the one of `@tollgate/core/minimal`
+   * refuses `jwt` entries unless given `jwt: { engine: jwtEngine }` from `@tollgate/core/jwt`.
+   */
+  jwt?: { engine?: JwtEngine };
   /**
    * Prompt-cache shaping for Anthropic-family upstreams (opt-in): breakpoints after the last
    * tool, the system prompt and the latest message, at most four, never removing the client's.

@@ -10,7 +10,8 @@ export type {
 export { createVirtualKey, hashVirtualKey, isVirtualKeyShape, VIRTUAL_KEY_PREFIX } from './virtual-key.js';
 export { extractCredential, CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAM } from './credentials.js';
 export type { CredentialResult, CredentialSource } from './credentials.js';
-export { isJwtShape } from './jwt.js';
+export { isJwtShape } from './jwt-shape.js';
+export type { JwtEngine, JwtOutcome, JwtVerifier } from './jwt.js';
 export type { FetchLike, JwksOptions } from './jwks.js';
 export {
   IdentityConfigSchema,
