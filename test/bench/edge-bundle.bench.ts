@@ -19,7 +19,8 @@
  */
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { bundleEdge, formatMessages } from '../support/edge/bundle.ts';
+import * as esbuild from 'esbuild';
+import { ROOT, bundleEdge, formatMessages } from '../support/edge/bundle.ts';
 
 export const TARGET_GZIP_BYTES = 80 * 1024;
 const ENTRY = 'examples/edge-worker/worker.ts';
@@ -46,7 +47,7 @@ const PARTS: Array<[name: string, modules: RegExp]> = [
   ['DLP (engine, detectors, answer scanning)', /^packages\/core\/src\/dlp\/|^packages\/policy\/src\/detect\/|^packages\/policy\/src\/dlp[^/]*\.ts$|^packages\/core\/src\/gateway\/ir-texts\.ts$/],
   ['tool allow lists, prompts, answer guard', /^packages\/core\/src\/gateway\/(policy-stage|answer-guard)\.ts$|^packages\/policy\/src\/(tools|prompts)\.ts$/],
   ['JWT (jose)', /node_modules\/jose\/|^packages\/core\/src\/identity\/(jose|jwt|jwks)\.ts$/],
-  ['settle retries (p-retry)', /node_modules\/(p-retry|is-network-error)\//],
+  ['settle retry backoff', /node_modules\/(p-retry|is-network-error)\/|^packages\/core\/src\/util\/backoff\.ts$/],
   ['hard-cap sizing (cost fields, duplicate keys, early check)', /^packages\/codecs\/src\/[^/]+\/cost-fields\.ts$|^packages\/core\/src\/gateway\/(repeated-keys|early-check|bounds|sizing)\.ts$/],
   ['config validation (zod, schemas)', /node_modules\/zod\/|^packages\/[^/]+\/src\/(.*\/)?(schema|zod-locale)\.ts$/],
 ];
@@ -105,6 +106,22 @@ export async function measureSplit(): Promise<Chunk[]> {
   return chunks.sort((a, b) => Number(b.entryPoint === ENTRY) - Number(a.entryPoint === ENTRY) || b.minified - a.minified);
 }
 
+/** One module bundled alone (minified ESM, browser platform): its minified and gzipped bytes. */
+async function moduleSize(contents: string): Promise<{ minified: number; gzipped: number }> {
+  const result = await esbuild.build({
+    stdin: { contents, resolveDir: ROOT, loader: 'ts' },
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    logLevel: 'silent',
+  });
+  const code = result.outputFiles[0]!.contents;
+  return { minified: code.byteLength, gzipped: gzipSync(code).byteLength };
+}
+
 export async function run(): Promise<{ name: string; lines: string[] }> {
   const size = await measure();
   const ratio = size.gzipped / TARGET_GZIP_BYTES;
@@ -117,6 +134,9 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     const without = await measure([dep]);
     marginal.push(`${dep} ${kib(size.minified - without.minified)} minified, ${kib(size.gzipped - without.gzipped)} gzipped`);
   }
+  // The settle retries' backoff replaced p-retry (and is-network-error) for these bytes; a differential test holds it to the library.
+  const ownBackoff = await moduleSize("export { retry } from './packages/core/src/util/backoff.ts';");
+  const pRetry = await moduleSize("export { default } from 'p-retry';");
   const [entry, ...rest] = (await measureSplit()) as [Chunk, ...Chunk[]];
   const lazy = rest.filter((c) => c.minified >= 512);
   const lines = [
@@ -133,6 +153,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       .map((p) => `${p.name} ${kib(p.minified)} (${share(p.minified)})`)
       .join(', ')}`,
     `what each dependency adds (bundle with it minus bundle without it): ${marginal.join('; ')}`,
+    `settle retries, bundled alone: core's util/backoff.ts ${ownBackoff.minified} B minified, ${ownBackoff.gzipped} B gzipped vs p-retry 7 with is-network-error ${pRetry.minified} B minified, ${pRetry.gzipped} B gzipped (${(ownBackoff.gzipped / pRetry.gzipped).toFixed(2)}×; p-retry was replaced for this, held to it by packages/core/src/util/backoff.test.ts)`,
     `with esbuild code splitting (dynamic imports in their own chunks; Wrangler does not split): entry chunk minified ${kib(entry.minified)}, gzipped ${kib(entry.gzipped)} = ${(entry.gzipped / TARGET_GZIP_BYTES).toFixed(2)}× the target; loaded on first use: ${
       lazy.map((c) => `${c.groups.join(' + ')} ${kib(c.minified)} minified, ${kib(c.gzipped)} gzipped`).join('; ') || 'nothing'
     }`,
