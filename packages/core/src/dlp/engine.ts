@@ -14,7 +14,9 @@ import {
 } from '@tollgate/policy/detectors';
 import type { AnswerDlp } from '../gateway/answer-guard.js';
 import { mapRequestTexts, requestTexts } from '../gateway/ir-texts.js';
+import type { DlpDeps } from '../gateway/policy-stage.js';
 import { answerDlp } from './answer.js';
+import { dlpStage, type DlpStageOptions } from './stage.js';
 
 export interface DlpCount {
   action: DlpAction;
@@ -51,6 +53,8 @@ export interface DlpEngine {
   apply(prepared: PreparedDlp, input: RequestDlpInput): Promise<RequestDlpResult>;
   /** The answer's guard from `RequestDlpResult.output`; `enforced` false (shadow mode) scans and counts, changes nothing. */
   guardAnswer(rules: OutputRules, enforced: boolean): AnswerDlp;
+  /** Request-side DLP as one gateway runs it (its recognizers and surrogate key), failing closed. */
+  stage(options: DlpStageOptions): DlpDeps;
 }
 
 export interface RequestDlpInput {
@@ -211,5 +215,8 @@ export const dlpEngine: DlpEngine = {
   },
   apply,
   guardAnswer: answerDlp,
+  stage(options) {
+    return dlpStage(dlpEngine, options);
+  },
 };
 

@@ -42,19 +42,6 @@ function usesDlp(policy: Policy): boolean {
   return Object.keys(d.default ?? {}).length > 0 || (d.use_cases ?? []).length > 0 || (d.custom ?? []).length > 0 || d.scan_responses === true;
 }
 
-/** The surrogate key: from `options.dlp.key`, else random; made on first use (Workers allow no randomness at start). */
-function dlpKey(secret: string | undefined): () => Promise<CryptoKey> {
-  let key: Promise<CryptoKey> | undefined;
-  return () =>
-    (key ??= crypto.subtle.importKey(
-      'raw',
-      secret === undefined ? crypto.getRandomValues(new Uint8Array(32)) : new TextEncoder().encode(secret),
-      { name: 'HMAC', hash: 'SHA-256' },
-      false,
-      ['sign'],
-    ));
-}
-
 /** Load and validate the registry, or refuse to start listing every violation. */
 function registryFrom(raw: unknown): Registry {
   if (isRegistry(raw)) return raw;
@@ -160,7 +147,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     sizing: options.sizing ?? {},
     reservationTtlMs,
     filters: options.filters ?? [],
-    dlp: options.dlp?.engine === undefined ? null : { engine: options.dlp.engine, recognizers: options.dlp.recognizers ?? [], key: dlpKey(options.dlp.key) },
+    dlp: options.dlp?.engine === undefined ? null : options.dlp.engine.stage({ recognizers: options.dlp.recognizers ?? [], key: options.dlp.key }),
     now,
     timezone: first.policy?.timezone ?? 'UTC',
     holds,
