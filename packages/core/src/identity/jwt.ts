@@ -11,7 +11,7 @@ import type { JSONWebKeySet, JWTVerifyGetKey } from 'jose';
 import { principalFromClaims } from './claims.js';
 import { createJwksProvider, JwksUnavailableError, type Jose, type JwksOptions } from './jwks.js';
 import type { Principal } from '@tollgate/policy';
-import { DEFAULT_JWT_ALGORITHMS, type JwtEntry } from './schema.js';
+import { DEFAULT_JWT_ALGORITHMS, type JwtEntry } from './runtime-schema.js';
 
 export { isJwtShape } from './jwt-shape.js';
 

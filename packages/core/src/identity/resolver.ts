@@ -10,7 +10,7 @@ import type { JwtEngine, JwtVerifier } from './jwt.js';
 import { isJwtShape } from './jwt-shape.js';
 import type { JwksOptions } from './jwks.js';
 import type { Principal } from '@tollgate/policy';
-import { parseIdentityConfig, type IdentityConfigInput } from './schema.js';
+import { parseIdentityConfig, type IdentityConfigInput } from './runtime-schema.js';
 import { sha256 } from '../util/sha256.js';
 import { constantTimeEqual, hashBytes, isVirtualKeyShape, toHex } from './virtual-key.js';
 
