@@ -74,8 +74,41 @@ export interface Chunk {
   gzipped: number;
 }
 
-export async function measure(external: string[] = [], alias: Record<string, string> = {}): Promise<EdgeBundleSize> {
-  const { result, errors, nodeImports } = await bundleEdge({ entryPoints: { worker: ENTRY }, platform: 'browser', minify: true, external, alias });
+/**
+ * The example Worker with engines the minimal entry takes only when given: the same
+ * `createWorker` call as examples/edge-worker/worker.ts, plus `extra` options.
+ */
+function workerWith(imports: string, extra: string): { contents: string; sourcefile: string } {
+  return {
+    sourcefile: 'examples/edge-worker/worker-variant.ts',
+    contents: `
+      import { createWorker } from '@tollgate/adapters-edge/minimal';
+      import { anthropicMessagesCodec } from '@tollgate/codecs/anthropic-messages';
+      import { openaiChatCodec } from '@tollgate/codecs/openai-chat';
+      import { policy, registry } from './examples/edge-worker/registry.ts';
+      ${imports}
+      const worker = createWorker((env: Record<string, string>) => ({
+        registry, policy,
+        identity: { virtual_keys: JSON.parse(env.TOLLGATE_VIRTUAL_KEYS!) },
+        usage: (record) => console.log(JSON.stringify(record)),
+        codecs: [openaiChatCodec, anthropicMessagesCodec],
+        ${extra}
+      }));
+      export default { fetch: (request: Request, env: Record<string, string>, ctx: { waitUntil(p: Promise<unknown>): void }) => worker.fetch(request, env, ctx) };
+    `,
+  };
+}
+
+/** Options the minimal entry takes only when given, with the imports they need. */
+const OPT_INS: Array<{ name: string; imports: string; options: string }> = [
+  { name: 'telemetry: { engine: openTelemetry }', imports: "import { openTelemetry } from '@tollgate/core/telemetry';", options: 'telemetry: { engine: openTelemetry },' },
+  { name: 'dlp: { engine: dlpEngine }', imports: "import { dlpEngine } from '@tollgate/core/dlp';", options: 'dlp: { engine: dlpEngine },' },
+  { name: 'jwt: { engine: jwtEngine }', imports: "import { jwtEngine } from '@tollgate/core/jwt';", options: 'jwt: { engine: jwtEngine },' },
+];
+
+export async function measure(external: string[] = [], alias: Record<string, string> = {}, stdin?: { contents: string; sourcefile: string }): Promise<EdgeBundleSize> {
+  const entry = stdin === undefined ? { entryPoints: { worker: ENTRY } } : { stdin };
+  const { result, errors, nodeImports } = await bundleEdge({ ...entry, platform: 'browser', minify: true, external, alias });
   if (errors.length > 0) throw new Error(formatMessages(errors));
   if (nodeImports.length > 0) throw new Error(`the Worker bundle imports Node built-ins: ${nodeImports.map((i) => `${i.path} ← ${i.importer}`).join(', ')}`);
   const code = result.outputFiles.find((f) => f.path.endsWith('.js'))!.contents;
@@ -134,6 +167,14 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     const without = await measure([dep]);
     marginal.push(`${dep} ${kib(size.minified - without.minified)} minified, ${kib(size.gzipped - without.gzipped)} gzipped`);
   }
+  // What each opt-in of the minimal entry adds to the Worker, alone and all together.
+  const variant = (o: (typeof OPT_INS)[number][]) => measure([], {}, workerWith(o.map((x) => x.imports).join('\n'), o.map((x) => x.options).join('\n')));
+  const baseline = await variant([]);
+  const added = (s: EdgeBundleSize) => `+${kib(s.minified - baseline.minified)} minified, +${kib(s.gzipped - baseline.gzipped)} gzipped`;
+  const optIns: string[] = [];
+  for (const o of OPT_INS) optIns.push(`${o.name} ${added(await variant([o]))}`);
+  const everything = await variant(OPT_INS);
+  optIns.push(`all three ${added(everything)} (gzipped ${kib(everything.gzipped)} = ${(everything.gzipped / TARGET_GZIP_BYTES).toFixed(2)}× the target)`);
   // The settle retries' backoff replaced p-retry (and is-network-error) for these bytes; a differential test holds it to the library.
   const ownBackoff = await moduleSize("export { retry } from './packages/core/src/util/backoff.ts';");
   const pRetry = await moduleSize("export { default } from 'p-retry';");
@@ -153,6 +194,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       .map((p) => `${p.name} ${kib(p.minified)} (${share(p.minified)})`)
       .join(', ')}`,
     `what each dependency adds (bundle with it minus bundle without it): ${marginal.join('; ')}`,
+    `what each opt-in of the minimal entry adds to the Worker (the root entry has them all): ${optIns.join('; ')}`,
     `settle retries, bundled alone: core's util/backoff.ts ${ownBackoff.minified} B minified, ${ownBackoff.gzipped} B gzipped vs p-retry 7 with is-network-error ${pRetry.minified} B minified, ${pRetry.gzipped} B gzipped (${(ownBackoff.gzipped / pRetry.gzipped).toFixed(2)}×; p-retry was replaced for this, held to it by packages/core/src/util/backoff.test.ts)`,
     `with esbuild code splitting (dynamic imports in their own chunks; Wrangler does not split): entry chunk minified ${kib(entry.minified)}, gzipped ${kib(entry.gzipped)} = ${(entry.gzipped / TARGET_GZIP_BYTES).toFixed(2)}× the target; loaded on first use: ${
       lazy.map((c) => `${c.groups.join(' + ')} ${kib(c.minified)} minified, ${kib(c.gzipped)} gzipped`).join('; ') || 'nothing'
