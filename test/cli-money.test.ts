@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { createGateway, type PolicyFileInput, type UsageRecord } from '@tollgate/core';
+import { createGateway, createMemoryStore, type PolicyFileInput, type UsageRecord } from '@tollgate/core';
 import { createJsonLinesSink } from '@tollgate/adapters-node';
 import { createPostgresSink } from '@tollgate/adapters-node/postgres';
 import { runCli as runCliInProcess } from '../packages/adapters-node/src/cli/run.js';
 import { serviceGate } from '../packages/adapters-node/src/testing/services.js';
 import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
-import { replay, startMockUpstream, type MockUpstream } from './support/mock-upstream.js';
+import { replay, startMockUpstream, status, type MockUpstream } from './support/mock-upstream.js';
 import { runCli } from './cli-support.js';
 
 const postgres = await serviceGate('postgres');
@@ -47,7 +47,13 @@ async function cli(args: string[]) {
 beforeAll(async () => {
   upstream = await startMockUpstream({
     anthropic: replay('anthropic-messages/stream-text.sse', 'anthropic-messages/response-cache-read.json'),
-    openai: replay('openai-chat/stream-text.sse', 'openai-chat/response-text.json', { chunkSize: 1024 }),
+    // A request saying "please-fail" gets a 500; one saying "go-slow" a slow stream (cancelled by its client).
+    openai: (request, body) => {
+      const text = JSON.stringify(body.messages);
+      if (text.includes('please-fail')) return status(500, { error: { message: 'boom', type: 'server_error' } })(request, body);
+      const slowly = text.includes('go-slow');
+      return replay('openai-chat/stream-text.sse', 'openai-chat/response-text.json', slowly ? { chunkSize: 32, delayMs: 40 } : { chunkSize: 1024 })(request, body);
+    },
   });
   const registry = testRegistry(upstream.url);
   writeFileSync(registryFile, stringify(registry));
@@ -55,12 +61,13 @@ beforeAll(async () => {
   const ids = await keysFor({ user: 'alice', tier: 'normal', bu: 'payments' }, { user: 'bob', tier: 'normal', bu: 'research' });
   const sink = createJsonLinesSink({ path: usageFile });
   const gateway = createGateway({ registry, policy: POLICY, identity: ids.identity, secrets: SECRETS, usage: sink });
-  const post = (user: string, body: unknown) =>
+  const post = (user: string, body: unknown, signal?: AbortSignal) =>
     gateway.handle(
       new Request('http://gw/v1/chat/completions', {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${ids.keys[user]!}` },
         body: JSON.stringify(body),
+        ...(signal === undefined ? {} : { signal }),
       }),
     );
   const chat = (model: string, extra: Record<string, unknown> = {}) => ({ model, max_tokens: 100, messages: [{ role: 'user', content: 'hello' }], ...extra });
@@ -68,6 +75,14 @@ beforeAll(async () => {
   for (let i = 0; i < 5; i++) await (await post('alice', chat('claude-opus'))).text();
   await (await post('alice', chat('claude-sonnet'))).text();
   await (await post('alice', chat('gpt-mini', { stream: true }))).text();
+  // An upstream failure (no cost) and a stream its client cancelled (charged the gateway's estimate).
+  await (await post('alice', { ...chat('gpt-mini'), messages: [{ role: 'user', content: 'please-fail' }] })).text();
+  const leaving = new AbortController();
+  const cancelled = await post('alice', { ...chat('gpt-mini', { stream: true }), messages: [{ role: 'user', content: 'go-slow' }] }, leaving.signal);
+  const reader = cancelled.body!.getReader();
+  await reader.read();
+  leaving.abort();
+  await reader.cancel().catch(() => {});
   for (let i = 0; i < 3; i++) await (await post('bob', chat('gpt-mini'))).text();
   await (await post('bob', chat('no-such-model'))).text();
   await gateway.close();
@@ -92,8 +107,15 @@ function jsonl(file: string): UsageRecord[] {
 }
 
 describe('the traffic the commands read', () => {
-  it('has admitted, capped, rate-limited and unknown-model requests, each record with its decision', () => {
-    expect(records).toHaveLength(11);
+  it('has admitted, capped, rate-limited, failed, cancelled and unknown-model requests, each record with its decision', () => {
+    expect(records).toHaveLength(13);
+    const count = (status: string) => records.filter((r) => r.status === status).length;
+    expect([count('cancelled'), count('upstream_error')]).toEqual([1, 1]);
+    expect(count('ok') + count('rejected')).toBe(11);
+    // The cancelled stream was charged the gateway's estimate; the failed call nothing.
+    expect(records.find((r) => r.status === 'cancelled')!.cost_micros!.total).toBeGreaterThan(0);
+    expect(records.find((r) => r.status === 'cancelled')!.usage!.measured).toBe(false);
+    expect(records.find((r) => r.status === 'upstream_error')!.cost_micros?.total ?? 0).toBe(0);
     const reasons = records.map((r) => r.reason);
     expect(reasons.filter((r) => r === 'spend_limit:opus-cap').length).toBeGreaterThan(0);
     expect(reasons.filter((r) => r === 'rate_limit:bob-rpm')).toHaveLength(1);
@@ -117,6 +139,10 @@ describe('tollgate report', () => {
     expect(out.totals.rejected).toBe(records.filter((x) => x.status === 'rejected').length);
     expect(out.totals.requests).toBe(records.filter((x) => x.status !== 'rejected').length);
     expect(out.totals.output).toBe(records.reduce((n, x) => n + (x.usage?.output ?? 0), 0));
+    expect(out.totals.input).toBe(records.reduce((n, x) => n + (x.usage?.input ?? 0), 0));
+    expect(out.totals.cache_write).toBe(records.reduce((n, x) => n + (x.usage?.cache_write ?? 0) + (x.usage?.cache_write_1h ?? 0), 0));
+    expect([out.totals.ok, out.totals.cancelled, out.totals.failed]).toEqual([records.filter((x) => x.status === 'ok').length, 1, 1]);
+    expect(out.totals.estimated).toBe(records.filter((x) => x.usage?.measured === false).length);
     for (const row of out.rows) {
       const mine = records.filter((x) => (x.principal?.id ?? '-') === row.user && (x.model ?? '-') === row.model);
       expect(row.spend_micros).toBe(mine.reduce((n, x) => n + (x.cost_micros?.total ?? 0), 0));
@@ -150,6 +176,29 @@ describe('tollgate report', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out).totals.spend_micros).toBe(records.reduce((n, x) => n + (x.cost_micros?.total ?? 0), 0));
     expect(r.err).toMatch(/skipped 3 line\(s\) or row\(s\) of .* that are not usage records: line 5: not JSON; line 6: an access-log line; line 7: no "schema"/);
+  });
+
+  it('skips records whose figures are not what the gateway writes, so no total turns into text, NaN or a negative', async () => {
+    const damaged = join(dir, 'damaged.jsonl');
+    const base = records.find((r) => r.status === 'ok' && r.usage !== null)!;
+    const bad = [
+      { ...base, request_id: 'bad-string', usage: { ...base.usage!, input: '10' } },
+      { ...base, request_id: 'bad-missing', usage: { ...base.usage!, cache_write_1h: undefined } },
+      { ...base, request_id: 'bad-negative', cost_micros: { ...base.cost_micros!, total: -5000 } },
+      { ...base, request_id: 'bad-model', model: 7 },
+      { ...base, request_id: 'bad-principal', principal: 'alice' },
+      { ...base, request_id: 'bad-duration', duration_ms: 'slow' },
+    ];
+    writeFileSync(damaged, [...records, ...bad].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const r = await cli(['report', '--usage', `file:${damaged}`, '--by', 'model', '--format', 'json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.out) as { totals: Record<string, number>; rows: Array<Record<string, unknown>>; skipped: { count: number } };
+    expect(out.totals.spend_micros).toBe(records.reduce((n, x) => n + (x.cost_micros?.total ?? 0), 0));
+    expect(out.totals.input).toBe(records.reduce((n, x) => n + (x.usage?.input ?? 0), 0));
+    expect(out.totals.cache_write).toBe(records.reduce((n, x) => n + (x.usage?.cache_write ?? 0) + (x.usage?.cache_write_1h ?? 0), 0));
+    for (const row of out.rows) expect(typeof row.model).toBe('string');
+    expect(out.skipped.count).toBe(6);
+    expect(r.err).toMatch(/usage\.input is not a non-negative integer; .*usage\.cache_write_1h is not a non-negative integer; .*cost_micros\.total is not a non-negative integer; .*model is not a string; .*principal is not an object/);
   });
 
   it('reports a missing file and a bad --by clearly', async () => {
@@ -189,8 +238,71 @@ describe('tollgate what-if', () => {
     expect(r.code).toBe(0);
     const out = JSON.parse(r.out) as { replayed: number; differences: unknown[]; not_replayed: Record<string, number> };
     expect(out.differences).toEqual([]);
-    expect(out.replayed).toBe(10);
+    expect(out.replayed).toBe(12);
     expect(out.not_replayed).toEqual({ 'refused outside the policy: model_not_found': 1 });
+  });
+
+  it('with --since inside a window, the counters are rebuilt from the window’s start: still no difference', async () => {
+    // From the first refusal of the daily opus cap on: the spend that filled the cap came before.
+    const firstRefused = records.filter((x) => x.reason === 'spend_limit:opus-cap').map((x) => x.ts).sort()[0]!;
+    const r = await cli(['what-if', '--policy', policyFile, '--registry', registryFile, '--usage', `file:${usageFile}`, '--since', firstRefused, '--format', 'json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.out) as { replayed: number; differences: unknown[]; warm_up: { from: string; records: number } };
+    expect(out.differences).toEqual([]);
+    const from = records.filter((x) => x.ts >= firstRefused);
+    expect(out.replayed).toBe(from.filter((x) => x.reason !== 'model_not_found').length);
+    // The day's earlier requests were replayed to rebuild the counters, and not reported.
+    expect(out.warm_up).toEqual({ from: `${firstRefused.slice(0, 10)}T00:00:00.000Z`, records: records.length - from.length });
+    const text = await cli(['what-if', '--policy', policyFile, '--registry', registryFile, '--usage', `file:${usageFile}`, '--since', firstRefused]);
+    expect(text.out).toContain(`counters rebuilt from ${firstRefused.slice(0, 10)}T00:00:00.000Z`);
+  });
+
+  it('decides each request when the gateway admitted it, not when it arrived: a rate window boundary in between agrees too', async () => {
+    // A scripted clock: a request arrives at `clock`, and the filter stage (between arrival and
+    // admission) moves the clock on, as a slow JWKS fetch or a large body would.
+    const minute = Math.floor(Date.parse('2026-11-30T10:00:30Z') / 60_000) * 60_000;
+    let clock = 0;
+    const store = createMemoryStore({ now: () => clock, sweepIntervalMs: 0 });
+    const policy = { rate_limits: [{ id: 'one-a-minute', match: { users: ['carol'] }, rpm: 1 }] };
+    const ids = await keysFor({ user: 'carol', tier: 'normal' });
+    const file = join(dir, 'boundary.jsonl');
+    const sink = createJsonLinesSink({ path: file });
+    let delay = 0;
+    const gateway = createGateway({
+      registry: testRegistry(upstream.url),
+      policy,
+      identity: ids.identity,
+      secrets: SECRETS,
+      usage: sink,
+      store,
+      now: () => clock,
+      filters: [{ name: 'slow', apply: (ir) => ((clock += delay), ir) }],
+    });
+    const post = async (arrival: number, admittedAfter: number) => {
+      clock = arrival;
+      delay = admittedAfter;
+      const res = await gateway.handle(
+        new Request('http://gw/v1/chat/completions', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${ids.keys.carol!}` },
+          body: JSON.stringify({ model: 'gpt-mini', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+        }),
+      );
+      await res.text();
+      return res.status;
+    };
+    // Arrives in minute M, admitted in minute M+1; the next, in M+1, finds the minute's one request taken.
+    expect(await post(minute + 59_990, 30)).toBe(200);
+    expect(await post(minute + 60_500, 0)).toBe(429);
+    await gateway.close();
+    await store.close();
+    const live = jsonl(file);
+    expect(live[0]!.decision!.at_ms).toBe(30);
+    const candidate = join(dir, 'one-a-minute.yaml');
+    writeFileSync(candidate, stringify(policy));
+    const r = await cli(['what-if', '--policy', candidate, '--registry', registryFile, '--usage', `file:${file}`, '--format', 'json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).differences).toEqual([]);
   });
 
   it('a stricter candidate lists what it would refuse, with the rule and the spend avoided; a looser one what it would admit', async () => {
@@ -213,7 +325,7 @@ describe('tollgate what-if', () => {
     expect(admitted).toEqual([expect.objectContaining({ principal: 'bob', enforced: 'refused (rate_limit:bob-rpm)', candidate: 'admitted', delta_micros: null })]);
     expect(out.summary.delta_micros).toBe(-sonnet.cost_micros!.total);
     const text = await cli(['what-if', '--policy', strict, '--registry', registryFile, '--usage', `file:${usageFile}`]);
-    expect(text.out).toMatch(/10 requests replayed; 2 decided otherwise: 1 refused, 1 admitted/);
+    expect(text.out).toMatch(/12 requests replayed; 2 decided otherwise: 1 refused, 1 admitted/);
     expect(text.out).toMatch(/spend_limit:sonnet-off/);
   });
 });

@@ -220,6 +220,42 @@ describe('tollgate serve with telemetry', () => {
     }
   });
 
+  it('the access log of a request the client left before its answer: 499, not completed, with the request id of its record', async () => {
+    // An upstream that takes its time with a whole answer.
+    const stalling = createServer((_req, res) => {
+      const timer = setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 5000);
+      res.on('close', () => clearTimeout(timer));
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+    const stallUrl = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}`;
+    const file = writeService({ usage: 'stdout', log: { access: 'stdout' } });
+    const registry = registryFor(upstream.url, slow.url);
+    registry.providers.openai = { ...registry.providers.openai!, base_url: `${stallUrl}/openai` };
+    writeFileSync(join(file, '..', 'registry.yaml'), stringify(registry));
+    const p = spawnTs([CLI, 'serve', '--config', file], { env: SECRETS });
+    try {
+      const [, url] = await p.waitFor('stderr', /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      const controller = new AbortController();
+      const leaving = fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] }),
+        signal: controller.signal,
+      }).catch((e: unknown) => e);
+      setTimeout(() => controller.abort(), 300);
+      expect(await leaving).toBeInstanceOf(Error);
+      await expect.poll(() => jsonLines(p.stdout()).filter((l) => l.log === 'access').length, { timeout: 5000 }).toBe(1);
+      await expect.poll(() => jsonLines(p.stdout()).filter((l) => l.schema === 1).length, { timeout: 5000 }).toBe(1);
+      const record = jsonLines(p.stdout()).find((l) => l.schema === 1)!;
+      expect(record).toMatchObject({ status: 'cancelled', http_status: 499 });
+      expect(jsonLines(p.stdout()).find((l) => l.log === 'access')).toMatchObject({ status: 499, completed: false, request_id: record.request_id });
+    } finally {
+      p.kill('SIGKILL');
+      stalling.closeAllConnections();
+      await new Promise<void>((r) => stalling.close(() => r()));
+    }
+  });
+
   it('a busy metrics port and an unreachable collector leave traffic alone, each said once', async () => {
     const busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
@@ -229,7 +265,8 @@ describe('tollgate serve with telemetry', () => {
     const deadPort = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
     const lines: string[] = [];
-    const loaded = await loadService(writeService({ usage: 'none', telemetry: { prometheus: { port: busyPort }, otlp: { endpoint: `http://127.0.0.1:${deadPort}` } } }));
+    // Credentials in the endpoint never reach a log line.
+    const loaded = await loadService(writeService({ usage: 'none', telemetry: { prometheus: { port: busyPort }, otlp: { endpoint: `http://sre:s3cret-token@127.0.0.1:${deadPort}` } } }));
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
     const saved = { ...process.env };
     // The exporter retries a refused connection until its timeout: keep that short here.
@@ -253,7 +290,46 @@ describe('tollgate serve with telemetry', () => {
       for (const k of Object.keys(SECRETS)) if (saved[k] === undefined) delete process.env[k];
     }
     expect(lines.at(-1)).toMatch(/telemetry: 0 spans exported, [1-9]\d* lost/);
+    expect(lines.join('\n')).toMatch(new RegExp(`OTLP trace export to http://\\*\\*\\*@127\\.0\\.0\\.1:${deadPort}`));
+    expect(lines.join('\n')).not.toContain('s3cret-token');
   });
+
+  it('a collector that hangs: traffic unaffected, spans the full queue dropped counted as lost, shutdown bounded', async () => {
+    // Accepts connections and never answers.
+    const hanging = createServer(() => {});
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+    const lines: string[] = [];
+    const loaded = await loadService(writeService({ usage: 'none', telemetry: { otlp: { endpoint: hangingUrl, protocol: 'http/json' } } }));
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+    const saved = { ...process.env };
+    // A queue of 2 spans, batches of 2, no timer: the third span on waits behind an export that
+    // never returns (the exporter's own timeout is its default, 10 s).
+    const env = { OTEL_BSP_MAX_QUEUE_SIZE: '2', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2', OTEL_BSP_SCHEDULE_DELAY: '60000' };
+    Object.assign(process.env, SECRETS, env);
+    const service = await startService(loaded.service, { log: (l) => void lines.push(l) });
+    for (const k of Object.keys(env)) delete process.env[k];
+    try {
+      const client = new OpenAI({ apiKey: key, baseURL: `${service.url}/v1`, maxRetries: 0 });
+      for (let i = 0; i < 6; i++) {
+        const started = performance.now();
+        const answer = await client.chat.completions.create({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] });
+        expect(answer.choices[0]!.message.content).toBeTypeOf('string');
+        expect(performance.now() - started).toBeLessThan(2000);
+      }
+      const stopping = performance.now();
+      await service.shutdown();
+      // Bounded: the exporter would wait 10 s for the collector; shutdown does not.
+      expect(performance.now() - stopping).toBeLessThan(8000);
+    } finally {
+      await service.shutdown();
+      hanging.closeAllConnections();
+      await new Promise<void>((r) => hanging.close(() => r()));
+      for (const k of Object.keys(SECRETS)) if (saved[k] === undefined) delete process.env[k];
+    }
+    // 6 requests, a SERVER and a CLIENT span each: none reached the collector.
+    expect(lines.at(-1)).toMatch(/telemetry: 0 spans exported, 12 lost/);
+  }, 15_000);
 
   it('refuses a telemetry section with no exporter, and an unsupported protocol', async () => {
     for (const [telemetry, message] of [

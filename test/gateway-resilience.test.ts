@@ -68,6 +68,22 @@ describe('failover and circuit breaking', () => {
     expect(records[0]).toMatchObject({ status: 'upstream_error', attempts: 1 });
   });
 
+  it('an attempt that runs out of time fails over; with none left it is a 504 upstream_timeout, in the caller’s format', async () => {
+    // What any transport's time bound looks like from here: a TimeoutError (as `AbortSignal.timeout` aborts with).
+    const timingOut = (url: string, init: RequestInit) =>
+      url.includes('/down/') ? Promise.reject(new TypeError('fetch failed', { cause: new DOMException('The operation timed out.', 'TimeoutError') })) : globalThis.fetch(url, init);
+    const scenarios = { backup: replay('anthropic-messages/stream-text.sse', 'anthropic-messages/response-cache-read.json') };
+    const failover = await setup(scenarios, { anthropic: 'down', anthropicBackup: 'backup' }, { fetch: timingOut });
+    const res = await failover.openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.choices[0]!.message.content).toContain('Python');
+    expect(failover.records[0]).toMatchObject({ status: 'ok', attempts: 2, deployment: 'sonnet@backup' });
+
+    const last = await setup(scenarios, { anthropic: 'down', anthropicBackup: 'backup' }, { fetch: timingOut, failover: { maxAttempts: 1 } });
+    const err = await last.openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
+    expect(last.records[0]).toMatchObject({ status: 'upstream_error', reason: 'upstream_timeout', http_status: 504, attempts: 1 });
+  });
+
   it('does not fail over on a 400: the caller gets the upstream error, scrubbed, in its own format', async () => {
     const { openai, records, upstream } = await setup(
       {

@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SpanKind } from '@opentelemetry/api';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { createGateway, createMemoryStore, type PolicyFileInput, type StateStore, type UsageRecord } from '@tollgate/core';
 import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
 import { replay, startMockUpstream, status, type Scenario } from './support/mock-upstream.js';
@@ -62,7 +63,7 @@ async function setup(options: { policy?: unknown; store?: StateStore; anthropic?
         ...(signal === undefined ? {} : { signal }),
       }),
     );
-  return { gateway, sdk, records, post, traceparents, upstream };
+  return { gateway, sdk, records, post, traceparents, upstream, key: ids.keys.alice! };
 }
 
 const chat = (model: string, extra: Record<string, unknown> = {}) => ({ model, messages: [{ role: 'user', content: 'hello' }], ...extra });
@@ -178,6 +179,50 @@ describe('metrics after real traffic', () => {
   });
 });
 
+describe('DLP and policy prompts', () => {
+  it('counts the values DLP acted on by entity and action, and the requests each policy prompt was placed in', async () => {
+    const policy = {
+      dlp: { default: { email: 'redact', phone: 'log' }, custom: [{ id: 'employee_id', pattern: 'EMP-[0-9]{6}' }] },
+      prompts: [{ id: 'conduct', version: 3, match: {}, text: 'Be kind.' }],
+    } satisfies PolicyFileInput;
+    const { post, sdk, records } = await setup({ policy });
+    const text = 'mail alice@example.com or bob@example.com, call +14155552671, badge EMP-123456';
+    const res = await post({ model: 'claude-sonnet', messages: [{ role: 'user', content: text }] });
+    expect(res.status).toBe(200);
+    await res.text();
+    await expect.poll(() => records.length).toBe(1);
+    expect(records[0]!.dlp).toMatchObject({ email: { action: 'redact', count: 2 }, phone: { action: 'log', count: 1 } });
+    const all = await sdk.series();
+    const dlp = seriesOf(all, 'tollgate.dlp.actions');
+    const count = (entity: string, action: string) => seriesOf(dlp, 'tollgate.dlp.actions', { 'tollgate.dlp.entity': entity, 'tollgate.dlp.action': action, 'tollgate.dlp.direction': 'request' })[0]?.value;
+    expect(count('email', 'redact')).toBe(2);
+    expect(count('phone', 'log')).toBe(1);
+    for (const s of dlp) expect(Object.keys(s.attributes).sort()).toEqual(['tollgate.dlp.action', 'tollgate.dlp.direction', 'tollgate.dlp.entity']);
+    // Never a value found.
+    expect(JSON.stringify(dlp)).not.toMatch(/example\.com|4155552671|EMP-/);
+    expect(seriesOf(all, 'tollgate.policy_prompts', { 'tollgate.prompt': 'conduct@3' })[0]?.value).toBe(1);
+  });
+});
+
+describe('reasons that name what a client or model chose', () => {
+  it('a refused tool is counted under tool_not_allowed, whatever the client named it', async () => {
+    const policy = { tools: { allow_lists: [{ id: 'weather-only', match: { users: ['alice'] }, allow: ['get_weather'] }] } } satisfies PolicyFileInput;
+    const { post, sdk, records } = await setup({ policy });
+    const tool = (name: string) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: {} } } });
+    for (const name of ['steal_keys', 'rm_rf', 'x_1', 'x_2']) {
+      const res = await post(chat('claude-sonnet', { tools: [tool(name)] }));
+      expect(res.status).toBe(403);
+      await res.text();
+    }
+    await expect.poll(() => records.length).toBe(4);
+    expect(records.map((r) => r.reason)).toEqual(['tool_not_allowed:steal_keys', 'tool_not_allowed:rm_rf', 'tool_not_allowed:x_1', 'tool_not_allowed:x_2']);
+    const requests = seriesOf(await sdk.series(), 'tollgate.requests');
+    expect(requests.map((s) => [s.attributes['tollgate.reason'], s.value])).toEqual([['tool_not_allowed', 4]]);
+    await expect.poll(() => sdk.spans().length).toBe(4);
+    expect(sdk.spans().map((s) => s.attributes['tollgate.reason']).sort()).toEqual(records.map((r) => r.reason).sort());
+  });
+});
+
 describe('traces', () => {
   it('continues the caller’s traceparent: SERVER span, CLIENT child per attempt, traceparent sent upstream', async () => {
     const { post, sdk, traceparents, records } = await setup({ anthropic: status(503, { type: 'error', error: { type: 'overloaded_error', message: 'busy' } }) });
@@ -229,6 +274,105 @@ describe('traces', () => {
     expect(span!.kind).toBe(SpanKind.SERVER);
     expect(span!.parentSpanContext).toBeUndefined();
     expect(span!.attributes).toMatchObject({ 'tollgate.status': 'rejected', 'tollgate.reason': 'model_not_found', 'gen_ai.request.model': 'no-such-model' });
+  });
+});
+
+describe('the SDK’s work comes after the answer', () => {
+  it('an answer is handed back before its spans end and its metrics are recorded; a collection right after it still sees them', async () => {
+    const { gateway, sdk, records, key } = await setup();
+    const answer = await gateway.reply(
+      new Request('http://gw/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify(chat('claude-sonnet')),
+      }),
+    );
+    expect(answer.status).toBe(200);
+    // The record is written (no `defer` was offered), but the SDK has not been called yet.
+    expect(records).toHaveLength(1);
+    expect(sdk.spans()).toHaveLength(0);
+    // A metric collection hands over what is pending first: nothing is missing from it.
+    const all = await sdk.series();
+    expect(seriesOf(all, 'gen_ai.server.request.duration').reduce((n, s) => n + s.value, 0)).toBe(1);
+    expect(seriesOf(all, 'gen_ai.client.operation.duration').reduce((n, s) => n + s.value, 0)).toBe(1);
+    expect(seriesOf(all, 'tollgate.store.duration').length).toBeGreaterThan(0);
+    expect(sdk.spans()).toHaveLength(2);
+  });
+
+  it('spans carry the times measured during the request: the SERVER span spans the request, the CLIENT span its upstream call', async () => {
+    const { post, sdk, records } = await setup();
+    const res = await post(chat('gpt-mini', { stream: true }));
+    await res.text();
+    await expect.poll(() => sdk.spans().length).toBe(2);
+    const ms = (t: [number, number]) => t[0] * 1000 + t[1] / 1e6;
+    const server = sdk.spans().find((s) => s.kind === SpanKind.SERVER)!;
+    const client = sdk.spans().find((s) => s.kind === SpanKind.CLIENT)!;
+    expect(client.parentSpanContext?.spanId).toBe(server.spanContext().spanId);
+    expect(ms(server.startTime)).toBeLessThanOrEqual(ms(client.startTime));
+    expect(ms(client.endTime)).toBeLessThanOrEqual(ms(server.endTime));
+    // The stream is paced (5 ms per chunk): the client span lasts as long as the upstream stream did.
+    expect(ms(client.duration)).toBeGreaterThan(5);
+    expect(Math.abs(ms(server.duration) - records[0]!.duration_ms)).toBeLessThan(5);
+    expect(new Date(ms(server.startTime)).toISOString().slice(0, 16)).toBe(records[0]!.ts.slice(0, 16));
+  });
+
+  it('close() hands everything pending to the SDK', async () => {
+    const { post, sdk, gateway } = await setup();
+    const res = await post(chat('no-such-model'));
+    await res.text();
+    await gateway.close();
+    expect(sdk.spans()).toHaveLength(1);
+  });
+});
+
+describe('what the upstream call carries', () => {
+  it('the trace context, never the caller’s baggage (with a baggage propagator installed too)', async () => {
+    const seen: Array<Record<string, string | null>> = [];
+    const upstream = await startMockUpstream({
+      openai: (request, body) => {
+        seen.push({ traceparent: request.headers.get('traceparent'), baggage: request.headers.get('baggage') });
+        return replay('openai-chat/stream-text.sse', 'openai-chat/response-text.json')(request, body);
+      },
+    });
+    const ids = await keysFor({ user: 'alice', tier: 'normal' });
+    const sdk = testSdk();
+    const propagator = new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] });
+    const gateway = createGateway({ registry: testRegistry(upstream.url), identity: ids.identity, secrets: SECRETS, usage: () => {}, telemetry: { ...sdk.telemetry, propagator } });
+    cleanups.push(async () => {
+      await gateway.close({ drainMs: 1000 });
+      await sdk.shutdown();
+      await upstream.close();
+    });
+    const res = await gateway.handle(
+      new Request('http://gw/v1/chat/completions', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${ids.keys.alice!}`,
+          traceparent: `00-${INCOMING_TRACE}-${INCOMING_SPAN}-01`,
+          baggage: 'user.email=alice%40example.com,tenant=acme',
+        },
+        body: JSON.stringify(chat('gpt-mini')),
+      }),
+    );
+    expect(res.status).toBe(200);
+    await res.text();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.traceparent).toMatch(new RegExp(`^00-${INCOMING_TRACE}-[0-9a-f]{16}-01$`));
+    expect(seen[0]!.baggage).toBeNull();
+  });
+});
+
+describe('a hostile client and the spans', () => {
+  it('a model name the client made up is never a span name, and is cut to 256 characters on the span', async () => {
+    const { post, sdk } = await setup();
+    const made = ['ignore-previous-instructions-', 'x'.repeat(10_000)].join('');
+    for (const model of [made, `${made}-2`, 'claude-sonnet']) await (await post(chat(model))).text();
+    await expect.poll(() => sdk.spans().filter((s) => s.kind === SpanKind.SERVER).length).toBe(3);
+    const servers = sdk.spans().filter((s) => s.kind === SpanKind.SERVER);
+    expect(servers.map((s) => s.name).sort()).toEqual(['chat', 'chat', 'chat claude-sonnet']);
+    for (const s of servers) expect(String(s.attributes['gen_ai.request.model']).length).toBeLessThanOrEqual(257);
+    expect(servers.find((s) => s.attributes['tollgate.reason'] === 'model_not_found')!.attributes['gen_ai.request.model']).toBe(`${made.slice(0, 256)}…`);
   });
 });
 
@@ -321,6 +465,30 @@ describe('store and settle telemetry', () => {
     const all = await sdk.series();
     expect(seriesOf(all, 'tollgate.settle.retries')[0]!.value).toBe(2);
     expect({ count: m.holds.count, micros: m.holds.micros }).toEqual({ count: 0, micros: 0 });
+    await inner.close();
+    await sdk.shutdown();
+  });
+});
+
+describe('a store whose errors carry ever new names', () => {
+  it('cannot grow tollgate.store.duration without bound', async () => {
+    const sdk = testSdk();
+    const m = createTelemetry(sdk.telemetry)!.metrics!;
+    const inner = createMemoryStore();
+    let n = 0;
+    const odd: StateStore = Object.assign(Object.create(inner) as StateStore, {
+      hasMarker: async () => {
+        const name = `Failure${String.fromCharCode(65 + (n % 26))}${String.fromCharCode(65 + Math.floor(n / 26) % 26)}`;
+        n++;
+        throw Object.assign(new Error('odd'), { name });
+      },
+    });
+    const store = instrumentStore(odd, m);
+    for (let i = 0; i < 500; i++) await store.hasMarker('k').catch(() => {});
+    const series = seriesOf(await sdk.series(), 'tollgate.store.duration', { 'tollgate.store.operation': 'has_marker' });
+    expect(series.length).toBeLessThanOrEqual(101);
+    expect(series.reduce((c, s) => c + s.value, 0)).toBe(500);
+    expect(series.some((s) => s.attributes['error.type'] === '_OTHER')).toBe(true);
     await inner.close();
     await sdk.shutdown();
   });

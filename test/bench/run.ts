@@ -4,8 +4,11 @@
  * writes BENCHMARKS.md with the machine they ran on. Lines starting with `|` are markdown table
  * rows and are kept as they are; every other line becomes a bullet. A bench that fails to load,
  * throws, or runs past its time limit is written into BENCHMARKS.md as failed, never dropped.
+ * Comparisons that cannot be run again (what they compared is gone from the code) are kept in
+ * test/bench/recorded/*.md, each saying what it measured and at which commit, and are appended
+ * to BENCHMARKS.md as they are.
  */
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -75,7 +78,16 @@ const header = [
   ...(failed > 0 ? [`- **${failed} bench(es) failed** (see below)`] : []),
   '',
 ].join('\n');
-if (only.length === 0) writeFileSync(new URL('../../BENCHMARKS.md', import.meta.url), `${header}\n${sections.join('\n')}`);
+// Recorded comparisons that cannot be run again (what they compared is gone from the code, e.g.
+// the upstream client issue 23 replaced), each with the commit it was measured at: kept verbatim.
+const recordedDir = new URL('./recorded/', import.meta.url);
+const recorded = existsSync(recordedDir)
+  ? readdirSync(recordedDir)
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => readFileSync(new URL(f, recordedDir), 'utf8').trimEnd() + '\n')
+  : [];
+if (only.length === 0) writeFileSync(new URL('../../BENCHMARKS.md', import.meta.url), `${header}\n${[...sections, ...recorded].join('\n')}`);
 if (failed > 0) process.exitCode = 1;
 // A bench that timed out may still hold handles open; the report is written, so leave now.
 process.exit();

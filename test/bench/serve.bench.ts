@@ -20,7 +20,10 @@
  * connection each peer runs at least long enough for SERVE_BENCH_LOW_LOAD_ANSWERS answers,
  * default 450, so a p50 at 20 ms per answer rests on hundreds of answers, not seventy),
  * SERVE_BENCH_REDIS=0 (skip the Redis-backed tollgate), SERVE_BENCH_PROFILE=<dir> (run
- * tollgate serve with --cpu-prof into that folder), SERVE_BENCH_DELAYS (default "0,20").
+ * tollgate serve with --cpu-prof into that folder), SERVE_BENCH_DELAYS (default "0,20"),
+ * SERVE_BENCH_ROUNDS (default 3), SERVE_BENCH_SKIP=portkey,proxy,pipe,tollgate-redis (peers to
+ * leave out), SERVE_BENCH_TRANSPORTS=undici,undici-request,fetch (tollgate serve
+ * again on each of these upstream transports, test/bench/serve/tollgate-transport.ts).
  */
 import { rmSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -34,6 +37,7 @@ import {
   startPipe,
   startProxy,
   startTollgate,
+  startTollgateTransport,
   startUpstream,
   UPSTREAM_KEY,
   usageLines,
@@ -43,15 +47,30 @@ import {
   type TollgateSetup,
 } from './serve/targets.ts';
 
-type PeerId = 'direct' | 'pipe' | 'proxy' | 'portkey' | 'tollgate' | 'tollgate-redis';
-const LABEL: Record<PeerId, string> = {
+/** The fixed peers, and `transport:<name>` for tollgate serve on another upstream transport (SERVE_BENCH_TRANSPORTS). */
+type PeerId = 'direct' | 'pipe' | 'proxy' | 'portkey' | 'tollgate' | 'tollgate-redis' | 'tollgate-2w' | 'tollgate-redis-2w' | `transport:${string}`;
+const FIXED_LABEL: Record<string, string> = {
   direct: 'direct',
   pipe: 'raw byte pipe (no parsing)',
   proxy: 'bare proxy (codecs)',
   portkey: 'Portkey',
   tollgate: 'tollgate serve',
   'tollgate-redis': 'tollgate serve, Redis store',
+  'tollgate-2w': 'tollgate serve --workers 2 (memory store held by the primary)',
+  'tollgate-redis-2w': 'tollgate serve --workers 2, Redis store',
 };
+/** What each transport name stands for in the table. */
+const TRANSPORT_LABEL: Record<string, string> = {
+  'undici-request': 'undici Agent#request',
+  fetch: 'global fetch',
+  undici: 'undici dispatch + streaming handler',
+  default: 'createNodeUpstream() (again)',
+};
+const LABEL = new Proxy(FIXED_LABEL, {
+  get: (fixed, id: string) => fixed[id] ?? `tollgate serve, upstream: ${TRANSPORT_LABEL[id.slice('transport:'.length)] ?? id.slice('transport:'.length)}`,
+}) as Record<PeerId, string>;
+/** The connection counts of every case; the raw pipe runs the first two only. */
+const CONNS = [1, 8, 32];
 
 interface Peer {
   id: PeerId;
@@ -61,7 +80,7 @@ interface Peer {
   shot(delay: number, stream: boolean): Shot;
   /** Only these upstream delays (the Redis variant runs the zero-latency cases only). */
   delays?: number[];
-  /** Only these connection counts (the raw pipe runs the one-connection cases only). */
+  /** Only these connection counts (the raw pipe runs the low-load cases only). */
   conns?: number[];
   setup?: TollgateSetup;
 }
@@ -80,8 +99,8 @@ interface Case {
   cpuUs?: number;
 }
 
-/** Rounds per case (peers interleaved within each). */
-const ROUNDS = 3;
+/** Rounds per case (peers interleaved within each); SERVE_BENCH_ROUNDS. */
+const ROUNDS = Number(process.env.SERVE_BENCH_ROUNDS ?? 3);
 
 /** At one connection, answers per peer and case the measured time must allow for (all rounds). */
 const LOW_LOAD_ANSWERS = Number(process.env.SERVE_BENCH_LOW_LOAD_ANSWERS ?? 450);
@@ -182,7 +201,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     },
     {
       id: 'pipe',
-      conns: [1],
+      conns: CONNS.slice(0, 2),
       shot: function (d, stream) {
         return {
           port: this.service!.port,
@@ -224,6 +243,41 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       },
     },
   ];
+  // Other upstream transports under the same tollgate serve (issue 23's comparison).
+  const transports = (process.env.SERVE_BENCH_TRANSPORTS ?? '').split(',').filter((t) => t !== '');
+  const transportSetups = new Map<string, TollgateSetup>();
+  for (const transport of transports) {
+    const tSetup = await writeTollgateSetup(upstreamUrl, delays);
+    transportSetups.set(transport, tSetup);
+    peers.push({
+      id: `transport:${transport}`,
+      setup: tSetup,
+      shot: function (d, stream) {
+        return { port: this.service!.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${tSetup.key}` }, body: openaiBody(`bench-d${d}`, stream), expect: EXPECT_OPENAI(stream) };
+      },
+    });
+  }
+  // Issue 23: two workers sharing the listener (zero-latency cases only), against one.
+  const workersSetup = await writeTollgateSetup(upstreamUrl, delays);
+  peers.push({
+    id: 'tollgate-2w',
+    setup: workersSetup,
+    delays: [delays[0]!],
+    shot: function (d, stream) {
+      return { port: this.service!.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${workersSetup.key}` }, body: openaiBody(`bench-d${d}`, stream), expect: EXPECT_OPENAI(stream) };
+    },
+  });
+  const redisWorkersSetup = useRedis ? await writeTollgateSetup(upstreamUrl, delays, { url: 'redis://127.0.0.1:6379', key_prefix: `${redisPrefix}2w:` }) : undefined;
+  if (redisWorkersSetup !== undefined) {
+    peers.push({
+      id: 'tollgate-redis-2w',
+      setup: redisWorkersSetup,
+      delays: [delays[0]!],
+      shot: function (d, stream) {
+        return { port: this.service!.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${redisWorkersSetup.key}` }, body: openaiBody(`bench-d${d}`, stream), expect: EXPECT_OPENAI(stream) };
+      },
+    });
+  }
   if (redisSetup !== undefined) {
     peers.push({
       id: 'tollgate-redis',
@@ -235,18 +289,24 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     });
   }
 
-  const starts: Record<Exclude<PeerId, 'direct'>, () => Promise<Service>> = {
+  const starts: Record<string, () => Promise<Service>> = {
     pipe: () => startPipe(upstreamUrl),
     proxy: () => startProxy(upstreamUrl),
     portkey: () => (pk === null ? Promise.reject(new Error((portkey as { error: string }).error)) : startPortkey()),
     tollgate: () => startTollgate(setup, 'tollgate serve', profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]),
     'tollgate-redis': () => startTollgate(redisSetup!, 'tollgate serve (Redis)', [], { TOLLGATE_BENCH_COUNT_WRITES_TO: '6379' }),
+    'tollgate-2w': () => startTollgate(workersSetup, 'tollgate serve --workers 2', [], {}, ['--workers', '2']),
+    'tollgate-redis-2w': () => startTollgate(redisWorkersSetup!, 'tollgate serve --workers 2 (Redis)', [], {}, ['--workers', '2']),
   };
+  for (const transport of transports) starts[`transport:${transport}`] = () => startTollgateTransport(transportSetups.get(transport)!, transport, `tollgate serve (${transport})`);
+  // SERVE_BENCH_SKIP=portkey,proxy,…: leave peers out (a focused comparison runs more rounds in the same time).
+  const skip = new Set((process.env.SERVE_BENCH_SKIP ?? '').split(',').filter((p) => p !== '' && p !== 'direct' && p !== 'tollgate'));
+  for (let i = peers.length - 1; i >= 0; i--) if (skip.has(peers[i]!.id)) peers.splice(i, 1);
   // Started one after another: each start-up (tsx, registry load) takes a core for a while.
   for (const peer of peers) {
     if (peer.id === 'direct') continue;
     try {
-      peer.service = await starts[peer.id]();
+      peer.service = await starts[peer.id]!();
     } catch (error) {
       peer.startError = error instanceof Error ? error.message : String(error);
     }
@@ -289,7 +349,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     // each round, so a burst of load from elsewhere on the machine hits them alike.
     for (const d of delays) {
       for (const stream of [false, true]) {
-        for (const conns of [1, 32]) {
+        for (const conns of CONNS) {
           const inCase = peers.filter((peer) => (peer.delays === undefined || peer.delays.includes(d)) && (peer.conns === undefined || peer.conns.includes(conns)));
           const rounds = new Map<PeerId, LoadResult[]>();
           const cpu = new Map<PeerId, number>();
@@ -450,6 +510,66 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
           (p === undefined ? `; Portkey n/a (${why('portkey', d, true, 1)})` : `; Portkey +${ms(p.ttfbP50 - base.ttfbP50)} ms`),
       );
     } else lines.push(`streamed time to first byte d${d}: n/a — ${base === undefined ? why('direct', d, true, 1) : why('tollgate', d, true, 1)}`);
+  }
+
+  // Issue 23: streamed first byte and throughput under moderate load, against the raw pipe.
+  for (const d of delays) {
+    const conns = CONNS[1]!;
+    const base = ok(get('direct', d, true, conns));
+    const t = ok(get('tollgate', d, true, conns));
+    const pipe = ok(get('pipe', d, true, conns));
+    if (base === undefined || t === undefined || pipe === undefined) {
+      lines.push(`streamed first byte at ${conns} conns d${d}: n/a — ${base === undefined ? why('direct', d, true, conns) : t === undefined ? why('tollgate', d, true, conns) : why('pipe', d, true, conns)}`);
+      continue;
+    }
+    const tAdd = t.ttfbP50 - base.ttfbP50;
+    const pAdd = pipe.ttfbP50 - base.ttfbP50;
+    const target = d === delays[0];
+    const two = ok(get('tollgate-2w', d, true, conns));
+    lines.push(
+      `streamed time to first byte over direct at ${conns} conns d${d} (p50): tollgate +${ms(tAdd)} ms vs raw pipe +${ms(pAdd)} ms = ${ratio(tAdd / pAdd)}` +
+        (target ? ` (target ≤ 1.5×) ${verdict(tAdd <= 1.5 * pAdd)}` : ' (for context)') +
+        `; streamed throughput tollgate ${int(t.rps)} vs raw pipe ${int(pipe.rps)} req/s = ${ratio(t.rps / pipe.rps)}` +
+        (target ? ` (target ≥ 0.6×) ${verdict(t.rps >= 0.6 * pipe.rps)}` : ' (for context)') +
+        (two === undefined ? '' : `; with --workers 2: +${ms(two.ttfbP50 - base.ttfbP50)} ms (${ratio((two.ttfbP50 - base.ttfbP50) / pAdd)}), ${int(two.rps)} req/s (${ratio(two.rps / pipe.rps)})`),
+    );
+  }
+  // Issue 23: one worker against two, same store kind, zero latency.
+  for (const [one, two, store] of [['tollgate', 'tollgate-2w', 'memory'], ['tollgate-redis', 'tollgate-redis-2w', 'Redis']] as const) {
+    const parts: string[] = [];
+    for (const stream of [false, true]) {
+      for (const conns of CONNS.slice(1)) {
+        const a = ok(get(one, d0, stream, conns));
+        const b = ok(get(two, d0, stream, conns));
+        if (a === undefined || b === undefined) continue;
+        const ca = get(one, d0, stream, conns)?.cpuUs;
+        const cb = get(two, d0, stream, conns)?.cpuUs;
+        parts.push(`${stream ? 'stream' : 'non-stream'} ${conns} conns ${int(a.rps)} vs ${int(b.rps)} req/s (${ratio(b.rps / a.rps)}), CPU ${ca === undefined ? '?' : int(ca)} vs ${cb === undefined ? '?' : int(cb)} µs/req`);
+      }
+    }
+    if (parts.length > 0) lines.push(`workers, ${store} store, d${d0}: 1 vs 2 — ${parts.join('; ')}`);
+  }
+
+  // Issue 23: other upstream transports against tollgate serve's own, same run (not targets: inputs to a choice).
+  for (const peer of peers) {
+    if (!peer.id.startsWith('transport:')) continue;
+    const parts: string[] = [];
+    for (const stream of [false, true]) {
+      const own = ok(get('tollgate', d0, stream, 32));
+      const other = ok(get(peer.id, d0, stream, 32));
+      if (own !== undefined && other !== undefined) parts.push(`saturated d${d0} ${stream ? 'stream' : 'non-stream'} ${int(other.rps)} vs ${int(own.rps)} req/s (${ratio(other.rps / own.rps)})`);
+    }
+    for (const d of delays) {
+      for (const stream of [false, true]) {
+        const base = ok(get('direct', d, stream, 1));
+        const own = ok(get('tollgate', d, stream, 1));
+        const other = ok(get(peer.id, d, stream, 1));
+        if (base === undefined || own === undefined || other === undefined) continue;
+        const diff = other.p50 - own.p50;
+        parts.push(`added p50 at 1 conn d${d} ${stream ? 'stream' : 'non-stream'} +${ms(other.p50 - base.p50)} vs +${ms(own.p50 - base.p50)} ms (${diff >= 0 ? '+' : '−'}${Math.abs(diff).toFixed(3)} ms)`);
+      }
+    }
+    lines.push(`${LABEL[peer.id]} vs tollgate serve's default transport: ${parts.length === 0 ? 'n/a' : parts.join('; ')}`);
   }
 
   // Governance actually ran: one usage record per governed request.

@@ -4,7 +4,15 @@
  * SDK installed (the global no-op providers: the gateway makes no telemetry call), with
  * telemetry turned off explicitly, and with a real SDK installed and exporting — metrics read
  * every second and spans batched, both sent over OTLP/HTTP (protobuf) to a loopback collector.
- * Rounds alternate the three gateways so the machine's drift hits them alike.
+ * Calls alternate the gateways one by one, in a fresh random order each pass, so the machine's
+ * drift and what ran just before hit them alike.
+ *
+ * After each call the loop yields to the event loop (outside the timed window), as an app's
+ * real I/O does between calls: without it a loop of in-process calls to a mock upstream never
+ * leaves the microtask queue, so no timer runs — the SDK's metric reader and span batches never
+ * export and its span queue overflows — and work the gateway leaves for after the answer would
+ * pile up unmeasured. The time of the whole cycle (the call and the yield, in which that work
+ * runs) is reported too: what the gateway costs per request, on the answer's path or not.
  * Targets: SDK ≤ 1.2× the added p50 without; no SDK unchanged (≈ 1.0× telemetry: false).
  */
 import { readFileSync } from 'node:fs';
@@ -43,6 +51,30 @@ const body = (stream: boolean) =>
   JSON.stringify({ model: 'claude-sonnet', max_tokens: 512, stream, messages: [{ role: 'user', content: 'What is the weather in Paris?' }] });
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+/** A seeded generator (mulberry32): the same sequence of orders in every run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A Fisher–Yates shuffle of `items`. */
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+/** One turn of the event loop: timers, I/O callbacks and immediates queued so far run. */
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A loopback OTLP/HTTP collector that takes everything and keeps nothing. */
 async function startCollector() {
@@ -103,38 +135,55 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
   const lines: string[] = [];
   for (const stream of [false, true]) {
     const times: Record<'base' | keyof typeof gateways, number[]> = { base: [], none: [], off: [], sdk: [], metrics: [], traces: [] };
+    const cycles: Record<keyof typeof times, number[]> = { base: [], none: [], off: [], sdk: [], metrics: [], traces: [] };
+    /** One call: its latency (µs) is returned; the cycle with the yield after it is kept in `cycles`. */
     const once = async (which: keyof typeof times) => {
+      let latency: number;
+      let t: number;
       if (which === 'base') {
-        const t = performance.now();
+        t = performance.now();
         await codecsAlone(stream);
-        return (performance.now() - t) * 1000;
+        latency = (performance.now() - t) * 1000;
+      } else {
+        const req = request(stream);
+        t = performance.now();
+        const res = await gateways[which].handle(req);
+        await res.arrayBuffer();
+        latency = (performance.now() - t) * 1000;
       }
-      const req = request(stream);
-      const t = performance.now();
-      const res = await gateways[which].handle(req);
-      await res.arrayBuffer();
-      return (performance.now() - t) * 1000;
+      await yieldToLoop();
+      cycles[which].push((performance.now() - t) * 1000);
+      return latency;
     };
     const order = ['base', 'none', 'off', 'sdk', 'metrics', 'traces'] as const;
+    const random = seeded(stream ? 2 : 1);
     for (let i = 0; i < 3000; i++) for (const w of order) await once(w); // JIT warm-up
     // 12 rounds of 500 calls each, all of them interleaved call by call.
     const rounds: Record<keyof typeof gateways, number[]> = { none: [], off: [], sdk: [], metrics: [], traces: [] };
+    const cycleRounds: Record<keyof typeof gateways, number[]> = { none: [], off: [], sdk: [], metrics: [], traces: [] };
     for (let round = 0; round < 12; round++) {
       const r: Record<keyof typeof times, number[]> = { base: [], none: [], off: [], sdk: [], metrics: [], traces: [] };
-      // The order rotates every round, so none of them always runs right after another.
-      const rotated = [...order.slice(round % order.length), ...order.slice(0, round % order.length)];
-      for (let i = 0; i < 500; i++) for (const w of rotated) r[w].push(await once(w));
+      for (const w of order) cycles[w].length = 0;
+      // A fresh order for every pass: none of them always runs right after the same other (a
+      // rotation keeps the cyclic order, so `none` would always follow the codecs baseline).
+      for (let i = 0; i < 500; i++) for (const w of shuffled(order, random)) r[w].push(await once(w));
       const base = median(r.base);
-      for (const w of ['none', 'off', 'sdk', 'metrics', 'traces'] as const) rounds[w].push(median(r[w]) - base);
+      const baseCycle = median(cycles.base);
+      for (const w of ['none', 'off', 'sdk', 'metrics', 'traces'] as const) {
+        rounds[w].push(median(r[w]) - base);
+        cycleRounds[w].push(median(cycles[w]) - baseCycle);
+      }
       for (const w of order) times[w].push(...r[w]);
     }
     const added = { none: median(rounds.none), off: median(rounds.off), sdk: median(rounds.sdk), metrics: median(rounds.metrics), traces: median(rounds.traces) };
+    const cycle = { none: median(cycleRounds.none), sdk: median(cycleRounds.sdk) };
     const label = stream ? 'stream' : 'non-stream';
     lines.push(
       `${label}, OpenAI Chat → Anthropic, governed: in-process added p50 with no SDK installed ${added.none.toFixed(0)} µs, ` +
         `with telemetry: false ${added.off.toFixed(0)} µs (${(added.none / added.off).toFixed(2)}×, target ≈ 1.0: unchanged), ` +
         `with an SDK installed and exporting over OTLP ${added.sdk.toFixed(0)} µs (${(added.sdk / added.none).toFixed(2)}× without, target ≤ 1.2×; ` +
-        `metrics alone ${added.metrics.toFixed(0)} µs, ${(added.metrics / added.none).toFixed(2)}×; traces alone ${added.traces.toFixed(0)} µs, ${(added.traces / added.none).toFixed(2)}×)`,
+        `metrics alone ${added.metrics.toFixed(0)} µs, ${(added.metrics / added.none).toFixed(2)}×; traces alone ${added.traces.toFixed(0)} µs, ${(added.traces / added.none).toFixed(2)}×); ` +
+        `per request with the work after the answer (call + one event-loop turn): ${cycle.none.toFixed(0)} µs with no SDK, ${cycle.sdk.toFixed(0)} µs with the SDK (${(cycle.sdk / cycle.none).toFixed(2)}×; not a target)`,
     );
   }
   await meterProvider.forceFlush();

@@ -1,4 +1,4 @@
-import { GatewayConfigError, type Codec, type Gateway, type GatewayOptions } from '@tollgate/core/minimal';
+import { GatewayConfigError, pendingTelemetry, type Codec, type Gateway, type GatewayOptions } from '@tollgate/core/minimal';
 import { hardCapRules, perIsolateCapMessage } from './hard-caps.js';
 import { createIsolateStore } from './isolate-store.js';
 import { defaultSecrets } from './secrets.js';
@@ -29,8 +29,9 @@ export interface EdgeHandlerOptions extends GatewayOptions {
   basePath?: string;
   /**
    * Keeps the isolate alive until each request's usage record is delivered (e.g. Next.js
-   * `after`). When absent, a platform argument with a `waitUntil` method is used (a Worker's
-   * `ctx`, a Netlify or Vercel edge context).
+   * `after`), and, with an OpenTelemetry SDK, until the request's spans and metrics — handed to
+   * the SDK just after the answer — are handed over. When absent, a platform argument with a
+   * `waitUntil` method is used (a Worker's `ctx`, a Netlify or Vercel edge context).
    */
   waitUntil?: WaitUntil;
 }
@@ -78,14 +79,27 @@ export function buildEdgeHandler(options: EdgeHandlerOptions, createGateway: Gat
   const tracksUsage = usage !== undefined;
   let closed = false;
 
+  /** The spans and metrics the gateway hands to an OpenTelemetry SDK after the answer, kept alive too. */
+  const withTelemetry = (first: Promise<void> | null): Promise<void> | null => {
+    if (first === null) return pendingTelemetry(gateway);
+    return first.then(() => pendingTelemetry(gateway) ?? undefined);
+  };
+
   const handler = async (request: Request, ...platform: unknown[]): Promise<Response> => {
     const routed = base === '' ? request : withoutBase(request, base);
-    const schedule = tracksUsage && !closed ? (waitUntil ?? platformWaitUntil(platform)) : undefined;
+    const schedule = closed ? undefined : (waitUntil ?? platformWaitUntil(platform));
     if (schedule === undefined) return gateway.handle(routed);
+    if (!tracksUsage) {
+      const response = await gateway.handle(routed);
+      const telemetry = pendingTelemetry(gateway);
+      if (telemetry !== null) schedule(telemetry);
+      return response;
+    }
     delivery.begin();
     try {
       const response = await gateway.handle(routed);
-      const pending = delivery.after(response);
+      // A stream's record (and its telemetry) comes when the stream ends: waited for through its delivery.
+      const pending = withTelemetry(delivery.after(response));
       if (pending !== null) schedule(pending);
       return response;
     } finally {

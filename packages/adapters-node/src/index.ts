@@ -1,9 +1,11 @@
-export { toNodeListener, handleNodeRequest, DEFAULT_MAX_REQUEST_BYTES } from './http/listener.js';
+export { toNodeListener, handleNodeRequest, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_STALL_TIMEOUT_MS } from './http/listener.js';
 export type { GatewayLike, NodeListener, NodeListenerOptions, HandleNodeRequestOptions } from './http/listener.js';
 export { toFetchRequest, toGatewayRequest } from './http/request.js';
 export { writeFetchResponse, writeReply } from './http/response.js';
-export { createNodeFetch, createNodeUpstream } from './http/upstream-fetch.js';
-export type { NodeFetch, NodeFetchOptions, NodeUpstream } from './http/upstream-fetch.js';
+export type { WriteOptions } from './http/response.js';
+export { createNodeFetch, createNodeUpstream, UpstreamTimeoutError } from './http/upstream.js';
+export type { NodeFetch, NodeUpstream, NodeUpstreamOptions } from './http/upstream.js';
+export type { BodyQueueLimits } from './http/body-queue.js';
 export { gatewayHandles } from './http/routes.js';
 export { createJsonLinesSink } from './sinks/json-lines.js';
 export type { JsonLinesSink, JsonLinesSinkOptions, JsonLinesTarget } from './sinks/json-lines.js';

@@ -241,3 +241,51 @@ describe('convertStreamChunks: return() while a next() waits for a silent source
     expect(await chunks.next()).toEqual({ done: true, value: undefined });
   });
 });
+
+describe('a source that does not end after its terminal event, or stops mid-way', () => {
+  for (const [name, target] of [
+    ['translated', openaiChatCodec],
+    ['identity', anthropicMessagesCodec],
+  ] as const) {
+    it(`${name}: the converted stream ends at the terminal event, and the source is let go`, async () => {
+      let cancelled = false;
+      let pulls = 0;
+      // The whole stream, then nothing more ever (trailers that never end, a close that never comes).
+      const lingering = new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (pulls++ === 0) c.enqueue(bytes(fixtureText('anthropic-messages/stream-text.sse')));
+          else return new Promise<void>(() => {});
+        },
+        cancel() {
+          cancelled = true;
+        },
+      });
+      const closes: string[] = [];
+      const text = await readAll(convertStreamWith(lingering, anthropicMessagesCodec, target, { onClose: (how) => closes.push(how) }));
+      expect(text).toContain(target === openaiChatCodec ? '[DONE]' : 'message_stop');
+      expect(text).not.toContain('error');
+      expect(closes).toEqual(['done']);
+      expect(cancelled).toBe(true);
+    });
+
+    it(`${name}: a read that fails for lack of time ends with the format's timeout error`, async () => {
+      let pulls = 0;
+      const stalls = new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (pulls++ === 0) c.enqueue(bytes(START));
+          else c.error(new TypeError('terminated', { cause: Object.assign(new Error('Body Timeout Error'), { code: 'UND_ERR_BODY_TIMEOUT' }) }));
+        },
+      });
+      const events: string[] = [];
+      const text = await readAll(
+        convertStreamWith(stalls, anthropicMessagesCodec, target, {
+          onEvent: (e) => {
+            if (e.type === 'error') events.push(e.error.code);
+          },
+        }),
+      );
+      expect(events).toEqual(['upstream_timeout']);
+      expect(text).toContain('gave up waiting');
+    });
+  }
+});

@@ -1,5 +1,5 @@
 import type { Codec, StreamDecoder, StreamEncoder } from './codec.js';
-import { errorInfo, type ErrorInfo } from './errors/gateway-error.js';
+import { errorInfo, isTimeoutError, type ErrorInfo } from './errors/gateway-error.js';
 import type { StreamEvent } from './ir/stream-event.js';
 import { createSseReader, sseEvent, type SseMessage } from './sse/parse.js';
 
@@ -230,8 +230,11 @@ function passthrough(readable: ByteSource, codec: Codec, options: ConvertStreamO
   const text = new TextDecoder();
   let watching = true;
   let upstreamError = false;
+  /** The stream's terminal event went by: what the upstream sends after it (or never) does not matter. */
+  let terminal = false;
   const see = (event: StreamEvent) => {
     if (event.type === 'error') upstreamError = true;
+    else if (event.type === 'message_stop') terminal = true;
     onEvent?.(event);
   };
   const reader = createSseReader(
@@ -261,9 +264,9 @@ function passthrough(readable: ByteSource, codec: Codec, options: ConvertStreamO
         let result: Awaited<ReturnType<Pull['read']>>;
         try {
           result = await upstream.read();
-        } catch {
+        } catch (cause) {
           closed = true;
-          const error = errorInfo('upstream_error', 'The upstream connection failed mid-stream.', { status: 502 });
+          const error = readFailure(cause);
           onEvent?.({ type: 'error', error });
           if (!upstreamError) controller.enqueue(errorBytes(error));
           controller.close();
@@ -291,6 +294,14 @@ function passthrough(readable: ByteSource, codec: Codec, options: ConvertStreamO
         const chunk = text.decode(result.value, { stream: true });
         tail = (tail + chunk).slice(-4);
         reader.feed(chunk);
+        if (terminal) {
+          // Complete: end the client's stream now, whatever the upstream does with the rest of
+          // its body (trailers that never end, a close that never comes).
+          closed = true;
+          controller.close();
+          close('done');
+          void upstream.cancel().catch(() => {});
+        }
       } catch (error) {
         // A failure of the translation itself: the stream errors, and its end is still reported.
         closed = true;
@@ -305,6 +316,13 @@ function passthrough(readable: ByteSource, codec: Codec, options: ConvertStreamO
       return upstream.cancel(reason);
     },
   };
+}
+
+/** The error event for an upstream read that failed mid-stream: a timeout says so. */
+function readFailure(cause: unknown): ErrorInfo {
+  return isTimeoutError(cause)
+    ? errorInfo('upstream_timeout', 'The upstream stopped sending mid-stream and the gateway gave up waiting.')
+    : errorInfo('upstream_error', 'The upstream connection failed mid-stream.', { status: 502 });
 }
 
 function sizeOption(options: ConvertStreamOptions): { maxEventBytes?: number } {
@@ -330,14 +348,18 @@ function fused(
   /** What was written before an error, handed on as its own chunk so the error travels alone. */
   let beforeError: string | null = null;
   let finished = false;
+  /** The stream's terminal event went by (see `passthrough`). */
+  let terminal = false;
   const write = (chunk: string) => {
     out += chunk;
   };
   const observe = (event: StreamEvent) => {
+    if (event.type === 'message_stop') terminal = true;
     if (onEvent !== undefined) onEvent(event);
   };
   const encode = (event: StreamEvent) => {
     if (finished) return;
+    if (event.type === 'message_stop') terminal = true;
     if (onEvent !== undefined) onEvent(event);
     if (event.type === 'error' && out.length > 0) {
       // A client may look at each chunk on its own (@google/genai does, for a bare error body).
@@ -383,8 +405,7 @@ function fused(
           try {
             result = await upstream.read();
           } catch (cause) {
-            emit({ type: 'error', error: errorInfo('upstream_error', 'The upstream connection failed mid-stream.', { status: 502 }) });
-            void cause;
+            emit({ type: 'error', error: readFailure(cause) });
             break;
           }
           if (result.done) {
@@ -409,6 +430,11 @@ function fused(
             break;
           }
           reader.feed(text.decode(result.value, { stream: true }));
+          if (terminal && !finished) {
+            // Complete: the client's stream ends with this read (see `passthrough`).
+            sink.end(write);
+            finished = true;
+          }
         }
         if (beforeError !== null) controller.enqueue(encoder.encode(beforeError));
         beforeError = null;

@@ -9,12 +9,12 @@ import { parseUsdMicros } from './money.js';
 import { overrideTarget } from './overrides.js';
 import { BUILTIN_DLP_ENTITIES } from './dlp-entities.js';
 import type {
-  AccessRule, BusinessUnit, DlpCustomPattern, DlpUseCase, LimitedAccess, Pilot, PolicyPrompt, RateLimitRule, SpendEntry, ToolAllowList,
+  AccessRule, BusinessUnit, DlpCustomPattern, DlpUseCase, LimitedAccess, Pilot, PolicyPrompt, RateLimitRule, RegionRule, SpendEntry, ToolAllowList,
 } from './policy-types.js';
 import type { PopulationSpec } from './principal.js';
 import { PROMPT_FORMATS } from './runtime-schema.js';
 import { compilePopulation } from './principal.js';
-import { aliasOwner, isKnownScope, knownScopes, modelsInScope, type RegistryView } from './registry-view.js';
+import { aliasOwner, deploymentRegions, isKnownScope, knownScopes, modelsInScope, type RegistryView } from './registry-view.js';
 import { didYouMean } from './suggest.js';
 
 /** A spend rule whose valid entries survived, positions kept. */
@@ -33,6 +33,7 @@ export interface SalvagedIds {
   toolLists: (string | undefined)[];
   dlpUseCases: (string | undefined)[];
   dlpCustom: (string | undefined)[];
+  regions: (string | undefined)[];
 }
 
 /** The entries that passed the schema; arrays keep positions (`undefined` where invalid). */
@@ -51,6 +52,7 @@ export interface SalvagedPolicy {
   dlpDefault: Record<string, unknown>;
   dlpCustom: (DlpCustomPattern | undefined)[];
   prompts: (PolicyPrompt | undefined)[];
+  regions: (RegionRule | undefined)[];
 }
 
 /**
@@ -216,6 +218,25 @@ function promptChecks(p: SalvagedPolicy, registry: RegistryView | undefined, iss
   });
 }
 
+/** Region rules: unique ids, known scopes, and regions some deployment is in (else the rule would refuse everything it covers). */
+function regionChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issues: IssueList): void {
+  duplicateIds(p.ids.regions, ['regions'], 'region rule', issues);
+  const known = registry === undefined ? undefined : deploymentRegions(registry);
+  p.regions.forEach((r, i) => {
+    if (r === undefined) return;
+    if (r.match?.scope !== undefined) scope(registry, r.match.scope, ['regions', i, 'match', 'scope'], issues);
+    const why = nobody(r.match ?? {});
+    if (why !== null) issues.add(['regions', i, 'match'], `${why}: the rule would apply to no caller`);
+    if (known === undefined) return;
+    r.allow.forEach((region, j) => {
+      if (!known.has(region)) {
+        const where = known.size === 0 ? 'no deployment in the registry names a region' : `the registry's deployments are in ${[...known].join(', ')}`;
+        issues.add(['regions', i, 'allow', j], `unknown region "${region}": ${where}${didYouMean(region, known)}`);
+      }
+    });
+  });
+}
+
 /** Runs every cross-entry check, adding to `issues`. */
 export function checkPolicy(p: SalvagedPolicy, registry: RegistryView | undefined, issues: IssueList, dlp: DlpValidation = {}): void {
   dlpChecks(p, dlp, issues);
@@ -245,4 +266,5 @@ export function checkPolicy(p: SalvagedPolicy, registry: RegistryView | undefine
   });
   spendChecks(p, registry, issues);
   overrideChecks(p, registry, issues);
+  regionChecks(p, registry, issues);
 }

@@ -33,6 +33,19 @@ describe('budget-tier substitution', () => {
       .toEqual({ type: 'refuse', from: 'gpt-5', ruleId: 'tiers', reason: 'spend_limit:tiers' });
   });
 
+  it('skips a candidate the caller says cannot serve the request (eligible), asking only after access', () => {
+    const asked: string[] = [];
+    const eligible = (m: string) => (asked.push(m), m !== 'claude-haiku');
+    expect(decideSubstitution({ policy: rules, registry, principal: bob, model: 'gpt-5', spend: spend(bob), now: NOW, eligible }))
+      .toMatchObject({ type: 'substitute', to: 'gpt-5-mini' });
+    expect(asked).toEqual(['claude-haiku', 'gpt-5-mini']);
+    asked.length = 0;
+    // alice may not use haiku: it is never asked about.
+    expect(decideSubstitution({ policy: rules, registry, principal: alice, model: 'gpt-5', spend: spend(), now: NOW, eligible: (m) => (asked.push(m), false) }))
+      .toEqual({ type: 'refuse', from: 'gpt-5', ruleId: 'tiers', reason: 'spend_limit:tiers' });
+    expect(asked).toEqual(['gpt-5-mini']);
+  });
+
   it('stays latched until the window rolls over', () => {
     const latch = { 'latch:tiers:frontier:user:alice:2026-11': NOW - 1 };
     expect(spend(alice, {}, latch).substitute?.ruleId).toBe('tiers');

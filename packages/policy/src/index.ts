@@ -12,7 +12,7 @@ export {
 } from './calendar.js';
 export type {
   AccessRule, BusinessUnit, DlpAction, DlpCustomPattern, DlpPolicy, DlpUseCase, PolicyPrompt, PromptMatch, Enforcement, LimitedAccess, Pilot, PilotEnforcement,
-  Policy, RateLimitRule, RateMatch, RosterMember, SpendAction, SpendActionType, SpendEntry, SpendMatch,
+  Policy, RateLimitRule, RateMatch, RegionRule, RosterMember, SpendAction, SpendActionType, SpendEntry, SpendMatch,
   SpendOverride, SpendRule, ToolAllowList,
 } from './policy-types.js';
 export type { PolicyIssue } from './issues.js';
@@ -35,6 +35,7 @@ export {
 } from './substitution.js';
 export { decideTools, type ToolVerdict, type ToolsDecision, type ToolsInput } from './tools.js';
 export { decidePrompts, type PromptsInput } from './prompts.js';
+export { decideRegions, type RegionLimit, type RegionsDecision, type RegionsInput } from './regions.js';
 export { decideDlp, stricterDlpAction, type DlpDecision, type DlpInput } from './dlp.js';
 export { BUILTIN_DLP_ENTITIES, type BuiltinDlpEntity } from './dlp-entities.js';
 export {

@@ -35,7 +35,7 @@ describe('parsePolicy', () => {
       ok: true,
       policy: {
         enforcement: 'enforce', timezone: 'UTC', access: { models: {} }, limited_access: {}, pilots: [], business_units: {},
-        spend: { rules: [] }, rate_limits: [], tools: { allow_lists: [] }, dlp: { default: {}, use_cases: [], custom: [], scan_responses: false }, prompts: [],
+        spend: { rules: [] }, rate_limits: [], tools: { allow_lists: [] }, dlp: { default: {}, use_cases: [], custom: [], scan_responses: false }, prompts: [], regions: [],
       },
     });
   });

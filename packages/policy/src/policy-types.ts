@@ -166,6 +166,16 @@ export interface PolicyPrompt {
   text: string;
 }
 
+/** Where a population's requests may be served: deployments whose `region` is in `allow`. */
+export interface RegionRule {
+  id: string;
+  /** A population, plus `scope` for the models it covers; empty: everyone, every model. */
+  match?: RateMatch;
+  /** Deployment regions (the registry's `deployments[].region`). */
+  allow: string[];
+  enforcement?: Enforcement;
+}
+
 export interface Policy {
   enforcement?: Enforcement;
   /** One IANA time zone for every daily, weekly, monthly, quarterly and yearly window. */
@@ -181,4 +191,5 @@ export interface Policy {
   tools?: { allow_lists?: ToolAllowList[] };
   dlp?: DlpPolicy;
   prompts?: PolicyPrompt[];
+  regions?: RegionRule[];
 }

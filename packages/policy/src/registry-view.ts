@@ -4,7 +4,12 @@
  * be passed as is. Every model implicitly has the tag `all`.
  */
 export interface RegistryView {
-  readonly models: Readonly<Record<string, { readonly tags?: readonly string[] | undefined; readonly aliases?: readonly string[] | undefined }>>;
+  readonly models: Readonly<Record<string, {
+    readonly tags?: readonly string[] | undefined;
+    readonly aliases?: readonly string[] | undefined;
+    /** Where the model is served; a view without deployments is not checked for regions. */
+    readonly deployments?: readonly { readonly region?: string | null | undefined }[] | undefined;
+  }>>;
 }
 
 /** The tag every model has. */
@@ -32,6 +37,18 @@ export function knownScopes(registry: RegistryView): Set<string> {
   for (const id in registry.models) {
     out.add(id);
     for (const tag of registry.models[id]?.tags ?? []) out.add(tag);
+  }
+  return out;
+}
+
+/** Every region some deployment names; undefined when the view carries no deployments. */
+export function deploymentRegions(registry: RegistryView): Set<string> | undefined {
+  let out: Set<string> | undefined;
+  for (const id in registry.models) {
+    const deployments = registry.models[id]?.deployments;
+    if (deployments === undefined) continue;
+    out ??= new Set();
+    for (const d of deployments) if (typeof d.region === 'string') out.add(d.region);
   }
   return out;
 }

@@ -193,6 +193,13 @@ export const PromptSchema = z.strictObject({
   text: z.string().check(z.refine((t: string) => t.trim().length > 0, 'a prompt needs text')),
 });
 
+export const RegionRuleSchema = z.strictObject({
+  id: Id,
+  match: z._default(ScopedPopulation, {}),
+  allow: z.array(Id).check(z.minLength(1, 'name at least one region')),
+  enforcement: z.optional(Enforcement),
+});
+
 export const DlpUseCaseSchema = z.strictObject({
   id: Id,
   match: z._default(Population, {}),
@@ -226,6 +233,7 @@ export const PolicySchema = z
         { default: {}, use_cases: [], custom: [], scan_responses: false },
       ),
     prompts: z._default(z.array(PromptSchema), []),
+    regions: z._default(z.array(RegionRuleSchema), []),
   });
 
 /** A policy file as written: the object a YAML or JSON policy file parses to (defaults not filled in). */

@@ -202,6 +202,13 @@ export const PromptSchema = z.strictObject({
   text: z.string().check(z.refine((t: string) => t.trim().length > 0, 'a prompt needs text'), doc("Placed before the client's own system prompt.")),
 });
 
+export const RegionRuleSchema = z.strictObject({
+  id: Id.check(doc('Unique; records carry `region:<id>` when it leaves the request no deployment.')),
+  match: z._default(ScopedPopulation, {}).check(doc('Who and (with scope) which models; empty: everyone, every model.')),
+  allow: z.array(Id).check(z.minLength(1, 'name at least one region'), doc("Deployment regions (the registry's deployments[].region) these requests may be served in.")),
+  enforcement: z.optional(Enforcement),
+});
+
 export const DlpUseCaseSchema = z.strictObject({
   id: Id,
   match: z._default(Population, {}),
@@ -240,6 +247,7 @@ export const PolicySchema = z
       )
       .check(doc('What data may leave: entity type → allow, log, pseudonymize, redact or block. Reference: docs/dlp-tools-prompts.md.')),
     prompts: z._default(z.array(PromptSchema), []).check(doc("Policy prompts placed before the client's system prompt for matching callers.")),
+    regions: z._default(z.array(RegionRuleSchema), []).check(doc('Where requests may be served: every matching rule narrows routing to deployments in its regions.')),
   })
   .check(doc('A tollgate policy: who may use which model, what may be spent, how fast.'));
 

@@ -1,7 +1,7 @@
 /**
  * Budget-tier substitution: once an entry with a `substitute` action is crossed (and latched
  * until the window rolls over), requests for models in its scope are served by the first
- * listed model the caller may use. Narrow only: a substitute must pass `decideAccess` (it
+ * listed model the caller may use (and, with `eligible`, that can serve the request). Narrow only: a substitute must pass `decideAccess` (it
  * never leaves the caller's allow-list) and, when counters are given, `decideSpend`.
  */
 import { decideAccess } from './access.js';
@@ -26,6 +26,8 @@ export interface SubstitutionInput {
   counters?: SpendCounters | CounterValues;
   markers?: Markers;
   enforcement?: Enforcement;
+  /** The caller's own test of a candidate (can it serve this request at all?): one that fails is skipped. */
+  eligible?: (model: string) => boolean;
 }
 
 export type SubstitutionDecision =
@@ -43,6 +45,7 @@ export function decideSubstitution(input: SubstitutionInput): SubstitutionDecisi
     const base = { policy: input.policy, registry: input.registry, principal: input.principal, model: to, now: input.now };
     const access = decideAccess(input.enforcement === undefined ? base : { ...base, enforcement: input.enforcement });
     if (!access.allowed) continue;
+    if (input.eligible !== undefined && !input.eligible(to)) continue;
     if (input.counters !== undefined) {
       const spend = decideSpend({
         ...base, counters: input.counters,

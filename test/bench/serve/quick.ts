@@ -5,7 +5,8 @@
  * CPU µs per request of each peer's process, and (QUICK_ROUNDS rounds) the median p50 added over direct (for streams also the time to first byte); QUICK_DELAY=20 uses the upstream that answers after 20 ms; QUICK_PIPE=1 adds the raw byte pipe. QUICK_PROFILE=<dir> writes a CPU profile of
  * tollgate serve there, QUICK_PROFILE_PROXY=<dir> one of the bare proxy. To compare builds or
  * settings side by side in one run, QUICK_VARIANTS=base:,other:ENV=value;NODE_FLAGS=--flag starts
- * one tollgate serve per variant (its own environment; NODE_FLAGS are given to node), and
+ * one tollgate serve per variant (its own environment; NODE_FLAGS are given to node, ARGS to
+ * `tollgate serve`, e.g. `2w:ARGS=--workers 2`), and
  * QUICK_NODE_FLAGS goes to every variant; QUICK_DUMP=1 prints what each variant wrote.
  * Run: node --import tsx test/bench/serve/quick.ts
  */
@@ -55,7 +56,13 @@ const variants = (process.env.QUICK_VARIANTS ?? 'tollgate:').split(',').map((v) 
   return { name: name!, env: Object.fromEntries(env.split(';').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as [string, string])) };
 });
 for (const variant of variants) {
-  const tollgate = await startTollgate(setup, variant.name, [...(profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]), ...(process.env.QUICK_NODE_FLAGS ?? '').split(' ').filter(Boolean), ...(variant.env.NODE_FLAGS ?? '').split(' ').filter(Boolean)], { TG_NAME: variant.name, ...variant.env });
+  const tollgate = await startTollgate(
+    setup,
+    variant.name,
+    [...(profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]), ...(process.env.QUICK_NODE_FLAGS ?? '').split(' ').filter(Boolean), ...(variant.env.NODE_FLAGS ?? '').split(' ').filter(Boolean)],
+    { TG_NAME: variant.name, ...variant.env },
+    (variant.env.ARGS ?? '').split(' ').filter(Boolean),
+  );
   peers.push({ name: variant.name, service: tollgate, shot: (s) => ({ port: tollgate.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.key}` }, body: openaiBody(`bench-d${delay}`, s), expect: expect(s) }) });
 }
 if (withPortkey) {

@@ -89,14 +89,33 @@ interface StartOptions {
 
 const CLOCK_TICKS_PER_S = 100; // USER_HZ: 100 on every Linux this runs on
 
+/** CPU time of a process and every process under it (the workers of `serve --workers`), ms. */
 export function processCpuMs(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // Fields after the command: state is [0], utime is [11], stime is [12].
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+    let ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+    for (const child of childPids(pid)) {
+      const c = processCpuMs(child);
+      if (!Number.isNaN(c)) ms += c;
+    }
+    return ms;
   } catch {
     return Number.NaN;
+  }
+}
+
+function childPids(pid: number): number[] {
+  try {
+    const out: number[] = [];
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      if (text !== '') out.push(...text.split(/\s+/).map(Number));
+    }
+    return out;
+  } catch {
+    return [];
   }
 }
 
@@ -303,12 +322,12 @@ export async function writeTollgateSetup(upstream: string, delays: number[], sto
   return { dir, config: join(dir, 'tollgate.yaml'), key, usageFile: join(dir, 'usage.jsonl') };
 }
 
-export async function startTollgate(setup: TollgateSetup, name = 'tollgate serve', nodeFlags: string[] = [], env: Record<string, string> = {}): Promise<Service> {
+export async function startTollgate(setup: TollgateSetup, name = 'tollgate serve', nodeFlags: string[] = [], env: Record<string, string> = {}, cliArgs: string[] = []): Promise<Service> {
   buildPackages();
   const command = FROM_SOURCE ? ['--conditions=@tollgate/source', '--import', 'tsx', TOLLGATE_CLI] : [TOLLGATE_BIN];
   return startService({
     name,
-    args: [...nodeFlags, ...command, 'serve', '--config', setup.config],
+    args: [...nodeFlags, ...command, 'serve', '--config', setup.config, ...cliArgs],
     env: { ANTHROPIC_API_KEY: UPSTREAM_KEY, ...env },
     portFrom: /listening on http:\/\/127\.0\.0\.1:(\d+)/,
     readyPath: '/readyz',
@@ -323,4 +342,21 @@ export function usageLines(setup: TollgateSetup): number {
   let n = 0;
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
   return n;
+}
+
+/**
+ * `tollgate serve` on the built packages with another upstream transport
+ * (test/bench/serve/tollgate-transport.ts): `default`, `undici-request`, `fetch`, or the name of
+ * a transport factory the package exports.
+ */
+export async function startTollgateTransport(setup: TollgateSetup, transport: string, name: string, nodeFlags: string[] = []): Promise<Service> {
+  buildPackages();
+  return startService({
+    name,
+    args: [...nodeFlags, ...(FROM_SOURCE ? ['--conditions=@tollgate/source'] : []), '--import', 'tsx', 'test/bench/serve/tollgate-transport.ts', transport, '--config', setup.config],
+    env: { ANTHROPIC_API_KEY: UPSTREAM_KEY },
+    portFrom: /listening on http:\/\/127\.0\.0\.1:(\d+)/,
+    readyPath: '/readyz',
+    timeoutMs: 45_000,
+  });
 }

@@ -7,6 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMemoryStore, type StateStore, type UsageSink } from '@tollgate/core';
 import type { ServiceConfig } from './config.js';
+import type { NodeUpstreamOptions } from '../http/upstream.js';
 import type { Dependency } from './readiness.js';
 
 export interface ServiceParts {
@@ -57,15 +58,17 @@ export async function buildStore(store: ServiceConfig['store']): Promise<{ store
   };
 }
 
+/** `stdout`: where `usage: stdout` goes (a worker of `serve --workers` writes through the primary). */
 export async function buildUsage(
   usage: ServiceConfig['usage'],
   dir: string,
   log: PartsLog = () => {},
+  stdout: NodeJS.WritableStream = process.stdout,
 ): Promise<{ usage: UsageSink | undefined; describe: string; dependency?: Dependency }> {
   if (usage === 'none') return { usage: undefined, describe: 'none' };
   if (usage === 'stdout' || usage.startsWith('file:')) {
     const { createJsonLinesSink } = await import('../sinks/json-lines.js');
-    if (usage === 'stdout') return { usage: createJsonLinesSink('stdout'), describe: 'JSON lines on stdout' };
+    if (usage === 'stdout') return { usage: createJsonLinesSink(stdout === process.stdout ? 'stdout' : stdout), describe: 'JSON lines on stdout' };
     const path = usageFilePath(usage, dir);
     return { usage: createJsonLinesSink({ path }), describe: `JSON lines in ${path}` };
   }
@@ -100,14 +103,33 @@ export async function buildUsage(
   };
 }
 
-export async function buildParts(config: ServiceConfig, dir: string, log: PartsLog = () => {}): Promise<ServiceParts> {
-  const store = await buildStore(config.store);
+/** Parts made elsewhere (a worker of `serve --workers` gets its store from the primary), and where stdout is. */
+export interface PartOverrides {
+  store?: { store: StateStore; describe: string };
+  stdout?: NodeJS.WritableStream;
+}
+
+export async function buildParts(config: ServiceConfig, dir: string, log: PartsLog = () => {}, overrides: PartOverrides = {}): Promise<ServiceParts> {
+  const store: { store: StateStore; describe: string; dependency?: Dependency } = overrides.store ?? (await buildStore(config.store));
   try {
-    const usage = await buildUsage(config.usage, dir, log);
+    const usage = await buildUsage(config.usage, dir, log, overrides.stdout);
     const dependencies = [store.dependency, usage.dependency].filter((d): d is Dependency => d !== undefined);
     return { store: store.store, usage: usage.usage, describe: { store: store.describe, usage: usage.describe }, dependencies };
   } catch (error) {
     await store.store.close().catch(() => {});
     throw error;
   }
+}
+
+/** The upstream transport's options from the config's `upstream:` section (seconds → ms). */
+export function upstreamOptions(upstream: ServiceConfig['upstream'], ca: string | undefined): NodeUpstreamOptions {
+  return {
+    connectTimeoutMs: upstream.connect_timeout_s * 1000,
+    headersTimeoutMs: upstream.headers_timeout_s * 1000,
+    bodyIdleTimeoutMs: upstream.idle_timeout_s * 1000,
+    attemptTimeoutMs: upstream.attempt_timeout_s * 1000,
+    http2: upstream.http2,
+    ...(upstream.max_connections_per_origin === undefined ? {} : { maxSocketsPerOrigin: upstream.max_connections_per_origin }),
+    ...(ca === undefined ? {} : { ca }),
+  };
 }

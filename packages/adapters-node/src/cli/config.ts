@@ -11,6 +11,37 @@ export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_DRAIN_TIMEOUT_S = 30;
+/** The upstream transport's time bounds (seconds). */
+export const DEFAULT_UPSTREAM = { connect_timeout_s: 10, headers_timeout_s: 300, idle_timeout_s: 300, attempt_timeout_s: 3600 } as const;
+
+const seconds = (max: number) => z.number('a number of seconds').positive('more than 0 seconds').max(max, `at most ${max} seconds`);
+
+/** How `serve` calls upstreams (reference: docs/transport.md). */
+const UpstreamConfig = z
+  .strictObject({
+    connect_timeout_s: seconds(600)
+      .default(DEFAULT_UPSTREAM.connect_timeout_s)
+      .describe('Opening a connection to an upstream (TCP, a proxy tunnel, TLS) may take this long (default 10).'),
+    headers_timeout_s: seconds(86_400)
+      .default(DEFAULT_UPSTREAM.headers_timeout_s)
+      .describe('The final response head must arrive this long after an attempt began; interim 1xx heads and a slow head do not extend it (default 300). A timeout fails over, and answers 504 when nothing is left.'),
+    idle_timeout_s: seconds(86_400)
+      .default(DEFAULT_UPSTREAM.idle_timeout_s)
+      .describe('An upstream silent this long mid-body, and a client that reads nothing of its answer this long, are cut (default 300).'),
+    attempt_timeout_s: seconds(7 * 86_400)
+      .default(DEFAULT_UPSTREAM.attempt_timeout_s)
+      .describe('One upstream attempt, from its start to the answer\'s last byte, may take this long (default 3600).'),
+    max_connections_per_origin: z
+      .number()
+      .int('a whole number')
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .describe('At most this many connections per upstream origin; calls beyond wait for one (default unlimited).'),
+    http2: z.boolean().default(false).describe('Speak HTTP/2 to https upstreams that offer it (default false).'),
+    ca_file: z.string().min(1).optional().describe('PEM file of the certificate authorities trusted for https upstreams instead of Node\'s (relative to this file).'),
+  })
+  .describe('How serve calls upstreams: time bounds, connection limits, HTTP/2, a private CA. Proxies come from HTTPS_PROXY, HTTP_PROXY and NO_PROXY.');
 
 const RedisUrl = z
   .string()
@@ -128,6 +159,7 @@ export const ServiceConfigSchema = z
       .describe('On SIGTERM, how long open requests may finish before they are cut (default 30).'),
     telemetry: Telemetry.optional(),
     log: Log.default({ access: 'off' }),
+    upstream: UpstreamConfig.default({ ...DEFAULT_UPSTREAM, http2: false }),
   })
   .describe('The service config of `tollgate serve`. Relative paths resolve against this file\'s folder.');
 

@@ -39,7 +39,7 @@ ${EXIT_CODES}
 Run \`tollgate <command> --help\` for a command's options.
 `;
 
-export const SERVE_HELP = `Usage: tollgate serve [--config FILE] [--host HOST] [--port PORT]
+export const SERVE_HELP = `Usage: tollgate serve [--config FILE] [--host HOST] [--port PORT] [--workers N]
 
 Run the gateway as an HTTP service, configured by a service config (YAML or JSON) that names
 the registry, the policy, the identities, the store and the usage sink.
@@ -49,6 +49,9 @@ Options:
   --host HOST        Listen on this address instead of the config's listen.host
                      (0.0.0.0 in a container)
   --port PORT        Listen on this port instead of the config's listen.port (0: any free one)
+  -w, --workers N    Run N worker processes (1 to 256, default 1) that share the listener and
+                     one store (Redis, or the memory store held by this process); stdout goes
+                     through this process; SIGTERM drains every worker
   -h, --help         Show this help
 
 Endpoints besides the API paths of the registry:
@@ -130,7 +133,9 @@ Exit codes: 0 done, 1 the records could not be read, 2 usage error.
 export const WHAT_IF_HELP = `Usage: tollgate what-if --policy FILE --registry FILE --usage SRC [--since ISO] [--until ISO] [--format table|csv|json]
 
 Replay recorded requests, in time order, through a candidate policy and list every request it
-decides otherwise than the policy that was enforced, with the spend difference.
+decides otherwise than the policy that was enforced, with the spend difference. With --since,
+the records from the start of the candidate's longest window containing it are replayed first
+to rebuild its counters (not reported).
 
 Options:
   --policy FILE   The candidate policy (required)

@@ -28,6 +28,8 @@ export interface LoadedService {
   /** The policy document as parsed from its file (checked here; the gateway validates it again), or undefined. */
   policy: PolicyFileInput | undefined;
   policyFile: string | null;
+  /** The certificate authorities of `upstream.ca_file` (PEM), read when the config names one. */
+  upstreamCa?: string;
 }
 
 export type LoadResult = { ok: true; service: LoadedService } | { ok: false; errors: Violation[] };
@@ -89,10 +91,20 @@ export async function loadService(configFile: string): Promise<LoadResult> {
   const policyPath = typeof source.policy === 'string' && source.policy !== '' ? resolve(dir, source.policy) : null;
 
   const { registry, policy } = await checkFiles(registryPath, policyPath, errors);
+  const upstreamCa = parsed.success ? await readCaFile(parsed.data.upstream.ca_file, dir, file, errors) : undefined;
   if (errors.length > 0 || !parsed.success || registry === null || registryPath === null) return { ok: false, errors };
   return {
     ok: true,
-    service: { file, dir, config: parsed.data, registry, registryFile: registryPath, policy, policyFile: policyPath },
+    service: {
+      file,
+      dir,
+      config: parsed.data,
+      registry,
+      registryFile: registryPath,
+      policy,
+      policyFile: policyPath,
+      ...(upstreamCa === undefined ? {} : { upstreamCa }),
+    },
   };
 }
 
@@ -150,4 +162,19 @@ export async function loadFiles(files: { registry?: string; policy?: string }): 
 /** Violations as lines: `file: path: message`. */
 export function formatViolations(errors: readonly Violation[]): string {
   return errors.map((e) => `  ${e.file}: ${e.path === '' ? '' : `${e.path}: `}${e.message}`).join('\n');
+}
+
+/** `upstream.ca_file`, read and checked for a PEM certificate; a violation when it cannot be. */
+async function readCaFile(caFile: string | undefined, dir: string, file: string, errors: Violation[]): Promise<string | undefined> {
+  if (caFile === undefined) return undefined;
+  const path = resolve(dir, caFile);
+  try {
+    const pem = await readFile(path, 'utf8');
+    if (pem.includes('-----BEGIN CERTIFICATE-----')) return pem;
+    errors.push({ file: display(file), path: 'upstream.ca_file', message: `${display(path)} holds no PEM certificate` });
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    errors.push({ file: display(file), path: 'upstream.ca_file', message: code === 'ENOENT' ? `${display(path)}: file not found` : `cannot read ${display(path)}: ${(error as Error).message}` });
+  }
+  return undefined;
 }

@@ -12,7 +12,7 @@ import { buildReport, parseGroupKeys, renderReport } from './report.js';
 import { HELP } from './help.js';
 import { UsageError, parseWith, type CliIo, type Values } from './run.js';
 import { openUsageSource, type ReadOptions, type UsageSource } from './usage-source.js';
-import { renderWhatIf, runWhatIf } from './what-if.js';
+import { renderWhatIf, runWhatIf, warmUpStart } from './what-if.js';
 
 const SOURCE_OPTIONS = {
   usage: { type: 'string' },
@@ -115,10 +115,13 @@ export async function whatIfCommand(args: string[], io: CliIo): Promise<number> 
   if (typeof values.policy !== 'string') throw new UsageError('what-if: --policy CANDIDATE.yaml is required');
   if (typeof values.registry !== 'string') throw new UsageError('what-if: --registry FILE is required (prices, tags and models the policy names)');
   const fmt = format('what-if', values);
-  const src = source('what-if', values);
   const registry = await registryFrom(values.registry);
   const policy = await readDocument(values.policy, 'policy');
-  const report = await reading('what-if', src, () => runWhatIf(src, registry, policy));
+  // The candidate's counters at --since need the records of its windows that began before it.
+  const since = date(values, 'since');
+  const warmFrom = since === undefined ? undefined : warmUpStart(policy, registry, since);
+  const src = source('what-if', warmFrom === undefined ? values : { ...values, since: warmFrom.toISOString() });
+  const report = await reading('what-if', src, () => runWhatIf(src, registry, policy, since === undefined || warmFrom === undefined ? {} : { reportFrom: since, warmUpFrom: warmFrom }));
   io.out(renderWhatIf(report, fmt, src));
   reportSkipped('what-if', src, io);
   return 0;

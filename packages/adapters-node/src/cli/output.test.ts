@@ -26,6 +26,13 @@ describe('what counts as a usage record', () => {
     expect(notARecord({ ...good, schema: 2 })).toBe('unknown schema 2');
     expect(notARecord({ ...good, ts: 'yesterday' })).toBe('no valid ts');
     expect(notARecord({ ...good, status: 'fine' })).toBe('no valid status');
-    expect(notARecord({ ...good, cost_micros: { total: 1.5 } })).toBe('cost_micros.total is not an integer');
+    expect(notARecord({ ...good, cost_micros: { total: 1.5 } })).toBe('cost_micros.total is not a non-negative integer');
+    expect(notARecord({ ...good, cost_micros: { total: -1 } })).toBe('cost_micros.total is not a non-negative integer');
+    const usage = { input: 1, output: 2, cache_read: 0, cache_write: 0, cache_write_1h: 0, reasoning: 0, measured: true };
+    expect(notARecord({ ...good, usage })).toBeNull();
+    expect(notARecord({ ...good, usage: { ...usage, output: '2' } })).toBe('usage.output is not a non-negative integer');
+    expect(notARecord({ ...good, model: 3 })).toBe('model is not a string');
+    expect(notARecord({ ...good, principal: { kind: 'user', id: 7 } })).toBe('principal.id is not a string');
+    expect(notARecord({ ...good, decision: { worst_case_micros: 1, token_bound: 1, spend: [], rate: [], at_ms: -4 } })).toBe('decision.at_ms is not a non-negative number');
   });
 });

@@ -11,6 +11,7 @@ import { createKeyEntry, renderKey } from './key.js';
 import { identitySummary } from './config.js';
 import { formatViolations, loadFiles, loadService } from './load.js';
 import { startService, type RunningService } from './service.js';
+import { isServeWorker, runPrimary, runWorker, WORKER_CONFIG_EXIT } from './workers.js';
 import { explainCommand, reportCommand, whatIfCommand } from './money.js';
 
 export interface CliIo {
@@ -132,8 +133,11 @@ function installSignals(service: RunningService, io: CliIo): void {
   });
 }
 
+/** The most worker processes `serve --workers` starts. */
+const MAX_WORKERS = 256;
+
 async function serve(args: string[], io: CliIo): Promise<number | null> {
-  const values = parse(args, { config: { type: 'string', short: 'c' }, host: { type: 'string' }, port: { type: 'string' } }, 'serve');
+  const values = parse(args, { config: { type: 'string', short: 'c' }, host: { type: 'string' }, port: { type: 'string' }, workers: { type: 'string', short: 'w' } }, 'serve');
   if (values.help === true) return help(io, 'serve');
   const file = (values.config as string | undefined) ?? 'tollgate.yaml';
   const host = values.host as string | undefined;
@@ -142,7 +146,33 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65_535)) {
     throw new UsageError(`serve: --port must be a whole number from 0 to 65535, not "${values.port as string}"`, 'serve');
   }
+  const workersText = (values.workers as string | undefined) ?? '1';
+  const workers = /^\d+$/.test(workersText) ? Number(workersText) : Number.NaN;
+  if (!Number.isSafeInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
+    throw new UsageError(`serve: --workers must be a whole number from 1 to ${MAX_WORKERS}, not "${workersText}"`, 'serve');
+  }
+  const listen = { ...(host === undefined ? {} : { host }), ...(port === undefined ? {} : { port }) };
   const result = await loadService(file);
+  if (isServeWorker()) {
+    // A worker of `--workers N`: the primary checked everything and reports for all.
+    if (!result.ok) {
+      io.err(`tollgate: refusing to start — ${file} has ${result.errors.length} violation${result.errors.length === 1 ? '' : 's'}:\n${formatViolations(result.errors)}\n`);
+      return 1;
+    }
+    try {
+      await runWorker(result.service, io.err, listen);
+    } catch (error) {
+      if (error instanceof GatewayConfigError) {
+        // Another worker would refuse it alike: the primary stops the service.
+        io.err(`tollgate: refusing to start — invalid ${error.source}:\n${formatViolations(error.errors.map((e) => ({ file, path: e.path, message: e.message })))}\n`);
+        process.exit(WORKER_CONFIG_EXIT);
+      }
+      // The primary sees the exit and starts another (or stops after a crash loop).
+      io.err(`tollgate: worker cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    }
+    return null;
+  }
   if (!result.ok) {
     io.err(`tollgate: refusing to start — ${file} has ${result.errors.length} violation${result.errors.length === 1 ? '' : 's'}:\n${formatViolations(result.errors)}\n`);
     return 1;
@@ -151,13 +181,18 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
   const missing = [...new Set(Object.values(registry.credentials).map((c) => c.secret))].filter((name) => (process.env[name] ?? '') === '');
   if (missing.length > 0) io.err(`tollgate: warning — secrets not set in the environment: ${missing.join(', ')} (calls needing them will fail)\n`);
   if (config.identity === undefined) io.err('tollgate: warning — no identity configured: every request will be refused (401)\n');
+  if (workers > 1) {
+    // Each worker counts apart, and one listener would answer scrapes from a different worker
+    // each time: refused rather than served wrong. OTLP export works per worker.
+    if (config.telemetry?.prometheus !== undefined) {
+      io.err(`tollgate: refusing to start — --workers ${workers} with telemetry.prometheus: each worker keeps its own metrics and one /metrics listener cannot serve them together; use telemetry.otlp (each worker exports under its own service.instance.id) or one worker\n`);
+      return 1;
+    }
+    return runPrimary(result.service, workers, io);
+  }
   let service: RunningService;
   try {
-    service = await startService(result.service, {
-      log: (line) => io.err(`${line}\n`),
-      ...(host === undefined ? {} : { host }),
-      ...(port === undefined ? {} : { port }),
-    });
+    service = await startService(result.service, { log: (line) => io.err(`${line}\n`), ...listen });
   } catch (error) {
     if (error instanceof GatewayConfigError) {
       io.err(`tollgate: refusing to start — invalid ${error.source}:\n${formatViolations(error.errors.map((e) => ({ file, path: e.path, message: e.message })))}\n`);

@@ -7,14 +7,14 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createGateway, GatewayConfigError, type Gateway } from '@tollgate/core';
+import { createGateway, GatewayConfigError, type Gateway, type UpstreamFetch } from '@tollgate/core';
 import { handleNodeRequest } from '../http/listener.js';
-import { createNodeUpstream } from '../http/upstream-fetch.js';
-import { buildParts } from './build.js';
+import { createNodeUpstream } from '../http/upstream.js';
+import { buildParts, upstreamOptions, type PartOverrides } from './build.js';
 import { identitySummary } from './config.js';
 import { formatViolations, loadService, type LoadedService, type Violation } from './load.js';
 import { Readiness, type ReadinessReport } from './readiness.js';
-import { createAccessLog, type AccessLog } from '../telemetry/access-log.js';
+import { createAccessLog, type AccessLog, type Answered } from '../telemetry/access-log.js';
 import { startTelemetry, type ServiceTelemetry } from '../telemetry/sdk.js';
 
 export interface StartServiceOptions {
@@ -23,6 +23,10 @@ export interface StartServiceOptions {
   /** Override `listen` (tests, `PORT`). */
   port?: number;
   host?: string;
+  /** The upstream transport (default: `createNodeUpstream` with the config's `upstream:` bounds); closed at shutdown. */
+  upstream?: UpstreamFetch & { close(): unknown };
+  /** The state store and usage sink, when made elsewhere (a worker's, by the primary of `serve --workers`); closed at shutdown. */
+  parts?: PartOverrides;
 }
 
 export interface RunningService {
@@ -58,7 +62,7 @@ const HEALTH = new Set(['/healthz', '/readyz']);
 export async function startService(service: LoadedService, options: StartServiceOptions = {}): Promise<RunningService> {
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const { config } = service;
-  const parts = await buildParts(config, service.dir, log);
+  const parts = await buildParts(config, service.dir, log, options.parts);
   // Telemetry first: the gateway's instruments are made from its providers. Absent: off, at no cost.
   let telemetry: ServiceTelemetry | null = null;
   try {
@@ -69,12 +73,11 @@ export async function startService(service: LoadedService, options: StartService
     throw error;
   }
   const accessLog: AccessLog | null =
-    config.log.access === 'stdout' ? createAccessLog(process.stdout, (error) => log(`tollgate: access log: ${error instanceof Error ? error.message : String(error)}`)) : null;
+    config.log.access === 'stdout' ? createAccessLog(options.parts?.stdout ?? process.stdout, (error) => log(`tollgate: access log: ${error instanceof Error ? error.message : String(error)}`)) : null;
   // Say at once what cannot be reached, and what that means; the monitor reports changes.
   const readiness = new Readiness(parts.dependencies, log);
   const initial = await readiness.check();
-  // Upstream calls over node:http keep-alive agents rather than the global fetch (undici).
-  const upstreamFetch = createNodeUpstream();
+  const upstreamFetch = options.upstream ?? createNodeUpstream(upstreamOptions(config.upstream, service.upstreamCa));
   let gateway: Gateway;
   try {
     gateway = createGateway({
@@ -119,9 +122,9 @@ export async function startService(service: LoadedService, options: StartService
       }
       return;
     }
-    accessLog?.track(req, res);
     // Draining: this replica takes no new work; clients retry elsewhere (503 is retryable for every SDK).
     if (draining) {
+      accessLog?.track(req, res);
       res.writeHead(503, { 'content-type': 'application/json', connection: 'close', 'retry-after': '1' });
       res.end(JSON.stringify({ type: 'error', error: { type: 'unavailable', code: 'unavailable', message: 'tollgate is shutting down; retry the request.' } }));
       return;
@@ -131,10 +134,15 @@ export async function startService(service: LoadedService, options: StartService
       inFlight--;
       if (inFlight === 0) idle?.();
     });
-    void handleNodeRequest(gateway, req, res, {
+    let answered: Answered = null;
+    const handled = handleNodeRequest(gateway, req, res, {
       maxRequestBytes: config.max_request_bytes,
+      // A client that stops reading is cut after as long as an upstream may stay silent.
+      stallTimeoutMs: config.upstream.idle_timeout_s * 1000,
       onError: (error) => log(`tollgate: request failed: ${error instanceof Error ? error.message : String(error)}`),
+      ...(accessLog === null ? {} : { onAnswer: (answer: NonNullable<Answered>) => void (answered = answer) }),
     });
+    accessLog?.track(req, res, handled.then(() => answered));
   });
   server.on('clientError', (_error, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
@@ -197,7 +205,7 @@ export async function startService(service: LoadedService, options: StartService
     // Streams cut above settle as cancelled within a chunk; settles the store failed are retried
     // for what is left of the drain time (2 s at least); then usage is flushed and the store closed.
     await gateway.close({ drainMs: Math.max(2000, drainUntil - Date.now()) });
-    upstreamFetch.close();
+    await upstreamFetch.close();
     await parts.store.close().catch(() => {});
     // Spans and metrics still pending go out now (bounded), then the metrics listener closes.
     await telemetry?.shutdown();
@@ -265,7 +273,10 @@ function stoppedLine(gateway: Gateway, telemetry: ServiceTelemetry | null, acces
   if (stats.settleFailures > 0) line += `; ${stats.settleFailures} settlements the store never took (their holds expire after the reservation TTL)`;
   if (telemetry !== null) {
     const t = telemetry.stats();
-    line += `; telemetry: ${t.spans.exported} spans exported, ${t.spans.failed} lost; ${t.metrics.exported} metric points exported, ${t.metrics.failed} lost`;
+    // A span is lost when it never reached the collector: a failed export, the batch queue full,
+    // or still waiting when the bounded shutdown gave up.
+    const spansLost = Math.max(t.spans.failed, t.spans.ended - t.spans.exported);
+    line += `; telemetry: ${t.spans.exported} spans exported, ${spansLost} lost; ${t.metrics.exported} metric points exported, ${t.metrics.failed} lost`;
   }
   if (accessLog !== null) {
     const a = accessLog.stats();

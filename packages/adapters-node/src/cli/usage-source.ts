@@ -48,10 +48,42 @@ export function notARecord(value: unknown): string | null {
   if (typeof r.request_id !== 'string' || r.request_id === '') return 'no request_id';
   if (typeof r.ts !== 'string' || Number.isNaN(Date.parse(r.ts))) return 'no valid ts';
   if (typeof r.status !== 'string' || !STATUSES.has(r.status)) return 'no valid status';
+  // Every field the commands add up, group by or replay is checked: a foreign or damaged line
+  // must not turn a total into text, NaN or a negative amount.
   const cost = r.cost_micros as { total?: unknown } | null | undefined;
-  if (cost !== null && cost !== undefined && !Number.isSafeInteger(cost.total)) return 'cost_micros.total is not an integer';
+  if (cost !== null && cost !== undefined && !isCount(cost.total)) return 'cost_micros.total is not a non-negative integer';
+  if (r.usage !== null && r.usage !== undefined) {
+    if (typeof r.usage !== 'object' || Array.isArray(r.usage)) return 'usage is not an object';
+    const u = r.usage as Record<string, unknown>;
+    for (const k of TOKEN_KINDS) if (!isCount(u[k])) return `usage.${k} is not a non-negative integer`;
+  }
+  for (const k of ['model', 'requested_model', 'substituted_from', 'deployment', 'provider'] as const) {
+    if (r[k] !== null && r[k] !== undefined && typeof r[k] !== 'string') return `${k} is not a string`;
+  }
+  const p = r.principal;
+  if (p !== null && p !== undefined) {
+    if (typeof p !== 'object' || Array.isArray(p)) return 'principal is not an object';
+    const q = p as Record<string, unknown>;
+    if (typeof q.id !== 'string') return 'principal.id is not a string';
+    for (const k of ['kind', 'tier', 'bu', 'team', 'application', 'platform', 'workflow'] as const) {
+      if (q[k] !== null && q[k] !== undefined && typeof q[k] !== 'string') return `principal.${k} is not a string`;
+    }
+    if (q.leaders !== undefined && (!Array.isArray(q.leaders) || !q.leaders.every((l) => typeof l === 'string'))) return 'principal.leaders is not a list of names';
+  }
+  if (r.duration_ms !== undefined && !(typeof r.duration_ms === 'number' && r.duration_ms >= 0)) return 'duration_ms is not a non-negative number';
+  if (r.reserved_micros !== undefined && r.reserved_micros !== null && !isCount(r.reserved_micros)) return 'reserved_micros is not a non-negative integer';
+  const d = r.decision;
+  if (d !== null && d !== undefined) {
+    if (typeof d !== 'object' || Array.isArray(d)) return 'decision is not an object';
+    const x = d as Record<string, unknown>;
+    if (!isCount(x.worst_case_micros) || !isCount(x.token_bound) || !Array.isArray(x.spend) || !Array.isArray(x.rate)) return 'decision is not one this version can read';
+    if (x.at_ms !== undefined && !(typeof x.at_ms === 'number' && x.at_ms >= 0)) return 'decision.at_ms is not a non-negative number';
+  }
   return null;
 }
+
+const TOKEN_KINDS = ['input', 'output', 'cache_read', 'cache_write', 'cache_write_1h', 'reasoning'] as const;
+const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 
 function skip(skipped: Skipped, where: string, why: string): void {
   skipped.count++;

@@ -6,7 +6,7 @@
  * ids and the spend difference in exact micro-USD.
  */
 import { createPolicyReplay, type Registry, type ReplayHandle, type ReplayOutcome, type UsageRecord } from '@tollgate/core';
-import type { Principal } from '@tollgate/policy';
+import { parsePolicy, windowBounds, type Principal, type SpendWindow } from '@tollgate/policy';
 import { renderRows, usd, type OutputFormat } from './output.js';
 import type { UsageSource } from './usage-source.js';
 
@@ -31,6 +31,11 @@ export interface Difference {
 }
 
 export interface WhatIfReport {
+  /**
+   * With `--since`: the records before it replayed only to rebuild the candidate's counters (from
+   * the start of its longest window containing `--since`), not reported; null without `--since`.
+   */
+  warm_up: { from: string; records: number } | null;
   replayed: number;
   /** Records not replayed: no principal or model, or refused before the policy was asked (and how many of each reason). */
   not_replayed: Record<string, number>;
@@ -124,15 +129,45 @@ class Ends {
   }
 }
 
-export async function runWhatIf(source: UsageSource, registry: Registry, candidatePolicy: unknown): Promise<WhatIfReport> {
+/**
+ * Where a replay reporting from `since` must start so the candidate's counters are right at
+ * `since`: the start of the longest spend window (in the policy's time zone) containing it, or
+ * earlier when a pause could still be running, or a rate-limit minute.
+ */
+export function warmUpStart(candidatePolicy: unknown, registry: Registry, since: Date): Date {
+  const parsed = parsePolicy(candidatePolicy, { registry });
+  if (!parsed.ok) return since;
+  const policy = parsed.policy;
+  const tz = policy.timezone ?? 'UTC';
+  const at = since.getTime();
+  let from = at - RATE_WINDOW_MS;
+  const windows = new Set<SpendWindow>();
+  for (const rule of policy.spend?.rules ?? []) {
+    for (const entry of rule.matches) {
+      windows.add(entry.match.window);
+      for (const action of entry.actions) if (action.type === 'pause') from = Math.min(from, at - action.hours * 3_600_000);
+    }
+  }
+  for (const bu of Object.values(policy.business_units ?? {})) for (const o of bu.spend_overrides ?? []) windows.add(o.window);
+  for (const w of windows) from = Math.min(from, windowBounds(w, at, tz).start);
+  return new Date(from);
+}
+
+const RATE_WINDOW_MS = 60_000;
+
+export async function runWhatIf(source: UsageSource, registry: Registry, candidatePolicy: unknown, options: { reportFrom?: Date; warmUpFrom?: Date } = {}): Promise<WhatIfReport> {
   // Time order: a file holds records in the order requests ended; the replay needs their starts.
   const records: UsageRecord[] = [];
   for await (const r of source.records()) records.push(r);
-  records.sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts));
+  // Decided in the order admission decided them (a request's start plus the time to its admission).
+  const decidedAt = (r: UsageRecord) => Date.parse(r.ts) + (r.decision?.at_ms ?? 0);
+  records.sort((a, b) => decidedAt(a) - decidedAt(b));
 
   const replay = createPolicyReplay(registry, candidatePolicy);
   const ends = new Ends();
+  const reportFrom = options.reportFrom?.getTime() ?? -Infinity;
   const report: WhatIfReport = {
+    warm_up: options.reportFrom === undefined ? null : { from: (options.warmUpFrom ?? options.reportFrom).toISOString(), records: 0 },
     replayed: 0,
     not_replayed: {},
     differences: [],
@@ -142,7 +177,8 @@ export async function runWhatIf(source: UsageSource, registry: Registry, candida
   let seq = 0;
   try {
     for (const r of records) {
-      const at = Date.parse(r.ts);
+      const startedAt = Date.parse(r.ts);
+      const at = decidedAt(r);
       for (let next = ends.peek(); next !== undefined && next.end <= at; next = ends.peek()) {
         ends.pop();
         await next.handle.settle(next.end, next.cost);
@@ -150,24 +186,27 @@ export async function runWhatIf(source: UsageSource, registry: Registry, candida
       const live = liveOutcome(r);
       const principal = principalOf(r);
       const asked = r.substituted_from ?? r.model ?? r.requested_model;
+      // Before --since: replayed only for the counters it leaves behind.
+      const reported = startedAt >= reportFrom;
+      if (!reported) report.warm_up!.records++;
       if (live === null || principal === null || asked === null) {
-        notReplayed(r.status === 'rejected' ? `refused outside the policy: ${r.reason ?? 'unknown'}` : 'no principal or model');
+        if (reported) notReplayed(r.status === 'rejected' ? `refused outside the policy: ${r.reason ?? 'unknown'}` : 'no principal or model');
         continue;
       }
-      report.replayed++;
+      if (reported) report.replayed++;
       const decision = r.decision ?? null;
       const worst = decision?.worst_case_micros ?? r.reserved_micros ?? 0;
-      const { outcome, handle } = await replay.decide({ at, principal, model: asked, worstCaseMicros: worst, tokenBound: decision?.token_bound ?? 0 });
+      const { outcome, handle } = await replay.decide({ at, startedAt, principal, model: asked, worstCaseMicros: worst, tokenBound: decision?.token_bound ?? 0 });
       const liveCost = r.cost_micros?.total ?? 0;
       // What the candidate's own counters are charged: the recorded cost, repriced when it serves another model.
       let candidateCost: number | null = liveCost;
       if (live.type === 'refused') candidateCost = null;
       else if (outcome.type === 'substituted' && outcome.to !== r.model && r.usage !== null) candidateCost = replay.priceAt(outcome.to, r.usage);
       else if (outcome.type === 'admitted' && live.type === 'substituted' && r.usage !== null) candidateCost = replay.priceAt(outcome.model, r.usage);
-      if (outcome.type !== 'refused') ends.push({ end: at + Math.max(0, r.duration_ms), seq: seq++, handle, cost: candidateCost ?? 0 });
+      if (outcome.type !== 'refused') ends.push({ end: Math.max(at, startedAt + Math.max(0, r.duration_ms)), seq: seq++, handle, cost: candidateCost ?? 0 });
 
       const change = compare(live, outcome);
-      if (change === null) continue;
+      if (change === null || !reported) continue;
       const diff: Difference = {
         request_id: r.request_id,
         ts: r.ts,
@@ -219,6 +258,7 @@ export function renderWhatIf(report: WhatIfReport, format: OutputFormat, source:
     (s.unknown > 0 ? `, plus ${s.unknown} newly admitted request(s) of unknown cost (at most ${usd(s.unknown_bound_micros)} USD)` : '') +
     '.\n' +
     (notReplayed.length > 0 ? `Not replayed: ${notReplayed.join(', ')}.\n` : '') +
+    (report.warm_up === null ? '' : `The candidate's counters rebuilt from ${report.warm_up.from} (its longest window containing --since): ${report.warm_up.records} earlier record(s) replayed, not reported.\n`) +
     (report.differences.length > 0 ? `\n${table}` : '')
   );
 }

@@ -3,8 +3,10 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { BodyQueue } from './body-queue.js';
 import { Client, UpstreamProtocolError, type ClientAnswer, type ClientRequest } from './client.js';
-import { createNodeFetch, createNodeUpstream } from './upstream-fetch.js';
+import { UpstreamTimeoutError } from './deadlines.js';
+import { createNodeFetch, createNodeUpstream } from './upstream.js';
 
 const TLS_DIR = new URL('../__tests__/tls/', import.meta.url);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -351,9 +353,103 @@ describe('Client: connections', () => {
 
   it('fails a call whose upstream sends nothing for timeoutMs, and closes that connection', async () => {
     const server = await rawServer(() => {});
-    const c = client({ timeoutMs: 60 });
+    const c = client({ timeoutMs: 60, headersTimeoutMs: 10_000 });
     await expect(c.request(call(server.port))).rejects.toThrow('the upstream sent nothing for 60 ms');
     await expect.poll(() => server.closed()).toBe(1);
+  });
+
+  it('bounds the head hard: a head sent a byte at a time, or endless interim heads, fail at headersTimeoutMs', async () => {
+    const drip = await rawServer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\n');
+      const timer = setInterval(() => socket.writable && socket.write('x'), 10);
+      socket.on('close', () => clearInterval(timer));
+    });
+    const interim = await rawServer((socket) => {
+      const timer = setInterval(() => socket.writable && socket.write('HTTP/1.1 100 Continue\r\n\r\n'), 10);
+      socket.on('close', () => clearInterval(timer));
+    });
+    // The silence bound alone would never fire: bytes keep coming.
+    const c = client({ timeoutMs: 60, headersTimeoutMs: 150 });
+    for (const server of [drip, interim]) {
+      const started = performance.now();
+      const error = await c.request(call(server.port)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UpstreamTimeoutError);
+      expect((error as UpstreamTimeoutError).bound).toBe('headers');
+      expect(performance.now() - started).toBeLessThan(1500);
+      await expect.poll(() => server.closed()).toBe(1);
+    }
+  });
+
+  it('bounds the whole call: a body that keeps trickling fails at attemptTimeoutMs', async () => {
+    const server = await rawServer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n');
+      const timer = setInterval(() => socket.writable && socket.write('1\r\nx\r\n'), 10);
+      socket.on('close', () => clearInterval(timer));
+    });
+    const c = client({ timeoutMs: 60, headersTimeoutMs: 10_000, attemptTimeoutMs: 200 });
+    const started = performance.now();
+    const error = await text(await c.request(call(server.port))).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamTimeoutError);
+    expect((error as UpstreamTimeoutError).bound).toBe('attempt');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+  });
+
+  it('counts the wait for a pooled connection against the head deadline', async () => {
+    // The one connection stays busy with a body that never ends.
+    const server = await rawServer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n');
+      const timer = setInterval(() => socket.writable && socket.write('1\r\nx\r\n'), 10);
+      socket.on('close', () => clearInterval(timer));
+    });
+    const c = client({ timeoutMs: 10_000, headersTimeoutMs: 150, maxSocketsPerOrigin: 1 });
+    const first = await c.request(call(server.port));
+    const error = await c.request(call(server.port)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamTimeoutError);
+    expect((error as UpstreamTimeoutError).bound).toBe('headers');
+    expect(server.seen).toHaveLength(1);
+    await first.body!.return!();
+  });
+
+  it('hands a body of 1-byte chunks on as one chunk per read, and holds at most its bounds while unread', async () => {
+    const pieces = 200_000;
+    let sent = 0;
+    const server = await rawServer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n');
+      const pump = () => {
+        while (sent < pieces) {
+          sent++;
+          if (!socket.write('1\r\nx\r\n')) return void socket.once('drain', pump);
+        }
+        socket.write('0\r\n\r\n');
+      };
+      pump();
+    });
+    const c = client({ bodyLimits: { maxBytes: 64 * 1024, maxChunks: 8 } });
+    const answer = await c.request(call(server.port));
+    await sleep(200);
+    // Unread: at most 8 chunks (one per read of at most 16 KiB); the rest waits in the socket.
+    const queued = (answer.body as BodyQueue).buffered;
+    expect(queued.chunks).toBeLessThanOrEqual(8);
+    expect(queued.bytes).toBeLessThanOrEqual(8 * 16 * 1024);
+    let chunks = 0;
+    let bytes = 0;
+    for await (const chunk of answer.body!) {
+      chunks++;
+      bytes += chunk.byteLength;
+    }
+    expect(bytes).toBe(pieces);
+    // Far fewer chunks than the upstream sent: one per read, not one per chunk of the framing.
+    expect(chunks).toBeLessThan(pieces / 10);
+  });
+
+  it('bounds opening a connection: a TLS handshake that never completes fails with a connect timeout', async () => {
+    const mute = createNetServer((socket) => socket.on('error', () => {}).resume());
+    await new Promise<void>((r) => mute.listen(0, '127.0.0.1', r));
+    servers.push(() => new Promise<void>((r) => mute.close(() => r())));
+    const c = client({ connectTimeoutMs: 100 });
+    const error = await c.request(call((mute.address() as AddressInfo).port, { secure: true })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamTimeoutError);
+    expect((error as UpstreamTimeoutError).bound).toBe('connect');
   });
 
   it('reads a body no faster than it is consumed: a stalled reader holds the upstream back, giving up closes the connection', async () => {

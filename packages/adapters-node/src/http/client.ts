@@ -17,6 +17,10 @@
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { createBrotliDecompress, createGunzip, createInflate, type BrotliDecompress, type Gunzip, type Inflate } from 'node:zlib';
+import { BodyQueue, DEFAULT_BODY_LIMITS, type BodyQueueLimits } from './body-queue.js';
+import { Deadlines, UpstreamTimeoutError, type Expiring } from './deadlines.js';
+
+export { BodyQueue } from './body-queue.js';
 
 export interface ClientOptions {
   /**
@@ -26,8 +30,22 @@ export interface ClientOptions {
    * a connection is idle. 0 (and no hint): connections are not reused.
    */
   idleTimeoutMs: number;
-  /** An upstream silent this long (no head yet, or no body bytes since the last) fails the call. */
+  /**
+   * An upstream silent this long (no head yet, or no body bytes since the last) fails the call;
+   * time the consumer does not read does not count.
+   */
   timeoutMs: number;
+  /** Opening a connection (TCP and TLS) may take this long. Default 10 000 ms. */
+  connectTimeoutMs?: number;
+  /**
+   * The final head must have come this long after the call began (waiting for a connection
+   * included); interim heads and a head that trickles in do not extend it. Default `timeoutMs`.
+   */
+  headersTimeoutMs?: number;
+  /** One call, from its start to the answer's last byte, may take this long. Default unbounded. */
+  attemptTimeoutMs?: number;
+  /** Bounds of a body's unread part (bytes and chunks). */
+  bodyLimits?: BodyQueueLimits;
   /** At most this many connections per origin; calls beyond wait for one. */
   maxSocketsPerOrigin: number;
   /** Certificate authorities trusted for https upstreams instead of Node's defaults (as `tls.connect`'s `ca`). */
@@ -59,8 +77,6 @@ export interface ClientAnswer {
   body: BodyQueue | null;
 }
 
-/** How many body bytes may wait for the consumer before the connection stops being read. */
-const BUFFERED_BYTES = 64 * 1024;
 const MAX_HEAD_BYTES = 64 * 1024;
 /** Each plain connection reads into a buffer of its own this large. */
 const READ_BUFFER_BYTES = 16 * 1024;
@@ -123,97 +139,6 @@ export class UpstreamProtocolError extends Error {
   override readonly name = 'UpstreamProtocolError';
 }
 
-/**
- * The body of one answer, as the gateway reads it: an async iterator of chunks (slices of what
- * was read, not copies). When more than 64 KiB wait unread the connection is paused, and read
- * again once the consumer catches up. `return()` gives the body up: a connection whose answer
- * was not read to its end is closed, never reused.
- */
-export class BodyQueue implements AsyncIterableIterator<Uint8Array> {
-  private chunks: Uint8Array[] = [];
-  private first = 0;
-  private bytes = 0;
-  private ended = false;
-  private failure: unknown = null;
-  private given = false;
-  /** Pending `next()` calls waiting for a chunk or the end (each re-runs `next()` when woken). */
-  private waiters: Array<() => void> = [];
-  /** Set by the producer: called when the consumer has made room again after `push` said stop. */
-  onRoom: (() => void) | null = null;
-  /** Set by the producer: called once when the consumer gives the body up before its end. */
-  onGiveUp: (() => void) | null = null;
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  /** Whether every chunk has arrived (the end or a failure is known). */
-  get settled(): boolean {
-    return this.ended || this.failure !== null || this.given;
-  }
-
-  /** Add a chunk; false when the consumer is behind (the producer should pause). */
-  push(chunk: Uint8Array): boolean {
-    if (this.settled) return true;
-    this.chunks.push(chunk);
-    this.bytes += chunk.byteLength;
-    this.rouse();
-    return this.bytes < BUFFERED_BYTES;
-  }
-
-  end(): void {
-    if (this.settled) return;
-    this.ended = true;
-    this.rouse();
-  }
-
-  fail(error: unknown): void {
-    if (this.settled) return;
-    this.failure = error;
-    this.rouse();
-  }
-
-  next(): Promise<IteratorResult<Uint8Array>> {
-    if (this.first < this.chunks.length) return Promise.resolve({ done: false, value: this.take() });
-    if (this.given || (this.ended && this.failure === null)) return Promise.resolve({ done: true, value: undefined });
-    if (this.failure !== null) return Promise.reject(this.failure);
-    return new Promise<void>((resolve) => this.waiters.push(resolve)).then(() => this.next());
-  }
-
-  return(): Promise<IteratorResult<Uint8Array>> {
-    if (!this.given) {
-      const early = !this.ended && this.failure === null;
-      this.given = true;
-      this.chunks = [];
-      this.first = 0;
-      this.bytes = 0;
-      if (early) this.onGiveUp?.();
-      this.rouse();
-    }
-    return Promise.resolve({ done: true, value: undefined });
-  }
-
-  private take(): Uint8Array {
-    const chunk = this.chunks[this.first]!;
-    this.chunks[this.first++] = undefined!;
-    if (this.first === this.chunks.length) {
-      this.chunks = [];
-      this.first = 0;
-    }
-    const wasFull = this.bytes >= BUFFERED_BYTES;
-    this.bytes -= chunk.byteLength;
-    if (wasFull && this.bytes < BUFFERED_BYTES) this.onRoom?.();
-    return chunk;
-  }
-
-  private rouse(): void {
-    if (this.waiters.length === 0) return;
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const wake of waiters) wake();
-  }
-}
-
 type Framing = { kind: 'none' } | { kind: 'length'; left: number } | { kind: 'chunked' } | { kind: 'close' };
 type ChunkState = 'size' | 'data' | 'data-end' | 'trailer';
 
@@ -241,11 +166,19 @@ export function rawHeader(raw: readonly string[], name: string): string | null {
   return found;
 }
 
+/** What every call of one client shares: its hard deadlines and body bounds. */
+interface CallBounds {
+  deadlines: Deadlines;
+  headersMs: number;
+  attemptMs: number;
+  limits: BodyQueueLimits;
+}
+
 /**
  * One request on one connection, and the parse of its answer. The bytes of the answer arrive
  * through `read`; the head resolves the call, the rest goes to the body.
  */
-class Exchange {
+class Exchange implements Expiring {
   /** How the answer's body is delimited; null before its head. */
   private framing: Framing | null = null;
   /** An incomplete head or chunk line, kept until the rest arrives. */
@@ -265,8 +198,15 @@ class Exchange {
   /** How long the upstream said it keeps the connection open when idle (`keep-alive: timeout=N`), ms. */
   private keptFor: number | null = null;
   private detachSignal: (() => void) | null = null;
+  /** Body bytes of the current read, handed on together once the read is parsed. */
+  private batch: Buffer[] = [];
+  private batchBytes = 0;
+  private readonly started = performance.now();
+  /** When the current hard bound runs out: the head's, then the whole call's. */
+  deadline: number;
 
   constructor(
+    private readonly bounds: CallBounds,
     readonly request: ClientRequest,
     /** The request head, checked and ready to write. */
     readonly head: string,
@@ -281,6 +221,8 @@ class Exchange {
     private readonly flow: (on: boolean) => void,
   ) {
     this.body = request.body;
+    this.deadline = this.started + Math.min(bounds.headersMs, bounds.attemptMs);
+    bounds.deadlines.add(this);
     const signal = request.signal;
     if (signal !== undefined) {
       const onAbort = () => this.fail(abortReason(signal));
@@ -300,9 +242,18 @@ class Exchange {
         if (rest === null || this.finished) return;
       }
       this.readBody(rest);
+      this.flushBatch();
     } catch (error) {
+      // What was read before the fault is the body's; then the fault.
+      this.flushBatch();
       this.fail(error);
     }
+  }
+
+  /** The current hard bound ran out (the client's `Deadlines` calls this). */
+  expire(): void {
+    const head = !this.answered && this.bounds.headersMs < this.bounds.attemptMs;
+    this.fail(new UpstreamTimeoutError(head ? 'headers' : 'attempt', head ? this.bounds.headersMs : this.bounds.attemptMs));
   }
 
   /** The connection ended (the peer's FIN or a close): the end of a close-delimited body, else a failure. */
@@ -323,6 +274,7 @@ class Exchange {
     this.finished = true;
     this.keepAlive = false;
     this.detachSignal?.();
+    this.bounds.deadlines.delete(this);
     if (!this.answered) {
       this.answered = true;
       this.reject(error);
@@ -420,19 +372,20 @@ class Exchange {
       if (minor === 0) this.keepAlive = false;
     } else if (contentLength === null) framing = { kind: 'close' };
     else {
-      // Repeated equal values are one length; differing ones are an error.
-      const values = new Set(contentLength.split(',').map((v) => v.trim()));
-      const only = values.size === 1 ? [...values][0]! : '';
-      if (!/^\d{1,15}$/.test(only)) throw new UpstreamProtocolError(`the upstream sent an invalid content-length: ${JSON.stringify(contentLength.slice(0, 64))}`);
-      framing = Number(only) === 0 ? { kind: 'none' } : { kind: 'length', left: Number(only) };
+      // One length, digits only: a repeated one (even the same value, which RFC 9110 lets a
+      // recipient take) is refused, as llhttp does, so the two never read one stream two ways.
+      if (!/^\d{1,15}$/.test(contentLength)) throw new UpstreamProtocolError(`the upstream sent an invalid content-length: ${JSON.stringify(contentLength.slice(0, 64))}`);
+      framing = Number(contentLength) === 0 ? { kind: 'none' } : { kind: 'length', left: Number(contentLength) };
     }
     if (framing.kind === 'close') this.keepAlive = false;
     this.framing = framing;
     this.answered = true;
+    // From the head on, only the whole call's deadline is left.
+    this.deadline = this.started + this.bounds.attemptMs;
     let body: BodyQueue | null = null;
     let decoded = false;
     if (framing.kind !== 'none') {
-      body = new BodyQueue();
+      body = new BodyQueue(this.bounds.limits);
       this.answerBody = body;
       const decoder = decoderFor(contentEncoding);
       decoded = decoder !== null;
@@ -485,7 +438,9 @@ class Exchange {
         if (line.text !== '') throw new UpstreamProtocolError('the upstream sent a malformed chunk');
         this.chunkState = 'size';
       } else if (this.chunkState === 'size') {
-        const size = /^([0-9a-fA-F]{1,12})[ \t]*(?:;.*)?$/.exec(line.text);
+        // No whitespace between the size and its extensions (as llhttp: a parser that allowed it
+        // would read a stream another refuses, the kind of disagreement smuggling lives on).
+        const size = /^([0-9a-fA-F]{1,12})(?:;.*)?$/.exec(line.text);
         if (size === null) throw new UpstreamProtocolError(`the upstream sent a malformed chunk size: ${JSON.stringify(line.text.slice(0, 64))}`);
         this.chunkLeft = parseInt(size[1]!, 16);
         this.chunkState = this.chunkLeft === 0 ? 'trailer' : 'data';
@@ -516,8 +471,22 @@ class Exchange {
     return { text: text.slice(0, -1), next: end + 1 };
   }
 
+  /**
+   * Body bytes: kept until the read is parsed, then handed on as one chunk (however many chunks
+   * of the chunked framing it held: a body a byte per chunk costs one buffer per read).
+   */
   private deliver(lent: Buffer): void {
-    const chunk = this.shared ? Buffer.from(lent) : lent;
+    this.batch.push(lent);
+    this.batchBytes += lent.length;
+  }
+
+  private flushBatch(): void {
+    const n = this.batch.length;
+    if (n === 0) return;
+    // Bytes of a lent read buffer are copied (concat always copies).
+    const chunk = n === 1 ? (this.shared ? Buffer.from(this.batch[0]!) : this.batch[0]!) : Buffer.concat(this.batch, this.batchBytes);
+    this.batch = [];
+    this.batchBytes = 0;
     if (this.decoder !== null) {
       if (!this.decoder.write(chunk)) this.flow(false);
     } else if (this.answerBody !== null && !this.answerBody.push(chunk)) this.flow(false);
@@ -526,8 +495,10 @@ class Exchange {
   /** The whole answer was read. Bytes beyond it (`extra`) were never asked for: the connection goes. */
   private complete(extra = false): void {
     if (this.finished) return;
+    this.flushBatch();
     this.finished = true;
     this.detachSignal?.();
+    this.bounds.deadlines.delete(this);
     if (this.decoder !== null) this.decoder.end();
     else this.answerBody?.end();
     this.done(this.keepAlive && !extra, this.keptFor);
@@ -622,7 +593,7 @@ class Connection {
     });
     socket.on('timeout', () => {
       if (this.exchange === null) socket.destroy();
-      else this.exchange.fail(new Error(`the upstream sent nothing for ${pool.options.timeoutMs} ms`));
+      else this.exchange.fail(new UpstreamTimeoutError('body', pool.options.timeoutMs));
     });
   }
 
@@ -775,6 +746,7 @@ class Origin {
         ...(this.session === undefined ? {} : { session: this.session }),
       });
       tls.on('session', (session: Buffer) => (this.session = session));
+      this.boundConnect(tls, 'secureConnect');
       return new Connection(tls, this, this.generation, false);
     }
     // Reads land in one buffer per connection and go straight to the parser, without a
@@ -782,12 +754,24 @@ class Origin {
     let connection: Connection | undefined;
     const buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
     const socket = netConnect({ host: this.hostname, port: this.port, onread: { buffer, callback: (n) => connection!.bytes(buffer.subarray(0, n), true) } });
+    this.boundConnect(socket, 'connect');
     connection = new Connection(socket, this, this.generation, true);
     return connection;
+  }
+
+  /** A connection not open (TCP, and TLS for https) within the connect bound is destroyed: its call fails. */
+  private boundConnect(socket: Socket, ready: 'connect' | 'secureConnect'): void {
+    const ms = this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const timer = setTimeout(() => socket.destroy(new UpstreamTimeoutError('connect', ms)), ms);
+    timer.unref();
+    const clear = () => clearTimeout(timer);
+    socket.once(ready, clear);
+    socket.once('close', clear);
   }
 }
 
 const noop = () => {};
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /** `keep-alive: timeout=N`: how many seconds the upstream keeps an idle connection. */
 const KEEP_ALIVE_TIMEOUT = /(?:^|[,;\s])timeout\s*=\s*"?(\d{1,9})/i;
@@ -813,7 +797,18 @@ export class Client {
     },
   };
 
-  constructor(private readonly options: ClientOptions) {}
+  private readonly bounds: CallBounds;
+
+  constructor(private readonly options: ClientOptions) {
+    const headersMs = options.headersTimeoutMs ?? options.timeoutMs;
+    const attemptMs = options.attemptTimeoutMs ?? Number.POSITIVE_INFINITY;
+    this.bounds = {
+      deadlines: new Deadlines(Deadlines.tickFor(Math.min(headersMs, attemptMs))),
+      headersMs,
+      attemptMs,
+      limits: options.bodyLimits ?? DEFAULT_BODY_LIMITS,
+    };
+  }
 
   /** Send a request; resolves with the head of the answer, whose body then streams. */
   request(request: ClientRequest): Promise<ClientAnswer>;
@@ -855,6 +850,7 @@ export class Client {
       }
       let connection: Connection | null = null;
       const exchange: Exchange = new Exchange(
+        this.bounds,
         request,
         head,
         resolve,

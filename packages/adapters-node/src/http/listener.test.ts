@@ -273,6 +273,51 @@ describe('writing a gateway reply', () => {
   });
 });
 
+describe('a client that takes nothing of its answer', () => {
+  it('is cut once nothing of a large whole body left for stallMs; one that keeps reading is not', async () => {
+    const stalls: string[] = [];
+    const big = 'x'.repeat(16 * 1024 * 1024);
+    const served = await listen(
+      createServer((req, res) => {
+        void writeReply({ status: 200, headers: { 'content-type': 'text/plain' }, body: big }, res, req.method, { stallMs: 1500, onStall: () => stalls.push(req.url ?? '') });
+      }),
+    );
+    try {
+      const { socket } = await new Promise<{ socket: Socket }>((resolve, reject) => {
+        const s = connect(Number(new URL(served.url).port), '127.0.0.1', () => {
+          s.write('GET /stalled HTTP/1.1\r\nhost: x\r\n\r\n');
+          // Read the first bytes, then nothing: the server's writes back up.
+          s.once('data', () => {
+            s.pause();
+            resolve({ socket: s });
+          });
+        });
+        s.on('error', reject);
+      });
+      await eventually(() => (stalls.includes('/stalled') ? true : undefined), 5000);
+      socket.destroy();
+      // A slow reader that keeps taking bytes is not cut.
+      const slow = await new Promise<number>((resolve, reject) => {
+        let read = 0;
+        const s = connect(Number(new URL(served.url).port), '127.0.0.1', () => s.write('GET /slow HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n'));
+        s.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          // Slowly, but on: what the kernel frees between two drains takes well under stallMs.
+          s.pause();
+          setTimeout(() => s.resume(), 10);
+        });
+        s.on('end', () => resolve(read));
+        s.on('error', reject);
+      }).catch((e: unknown) => e);
+      expect(typeof slow).toBe('number');
+      expect(slow as number).toBeGreaterThan(big.length);
+      expect(stalls).toEqual(['/stalled']);
+    } finally {
+      await served.close();
+    }
+  }, 60_000);
+});
+
 describe('toNodeListener: a wrapped gateway', () => {
   it('calls a wrapped handle (never bypassed by the gateway’s own reply), and the gateway itself through reply', async () => {
     const gateway = harness.gateway();

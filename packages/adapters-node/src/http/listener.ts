@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { GatewayError, pairedReply, type Gateway, type GatewayRequest } from '@tollgate/core';
+import { clientStalledError, GatewayError, pairedReply, type Gateway, type GatewayRequest } from '@tollgate/core';
 import { toGatewayRequest } from './request.js';
 import { writeFetchResponse, writeReply } from './response.js';
 
@@ -11,13 +11,27 @@ export interface NodeListenerOptions {
   maxRequestBytes?: number;
   /** Called with anything unexpected (the client still gets a 500 or a cut connection). */
   onError?: (error: unknown) => void;
+  /**
+   * A client that takes nothing of its answer for this long (ms) is disconnected; for a stream
+   * the upstream call is cancelled and the usage settled from what was relayed (the record
+   * says `client_stalled`). Default 300 000 (5 minutes); 0 turns the bound off.
+   */
+  stallTimeoutMs?: number;
 }
+
+/** The default of `stallTimeoutMs`: as long as an upstream body may stay silent. */
+export const DEFAULT_STALL_TIMEOUT_MS = 300_000;
 
 export interface HandleNodeRequestOptions extends NodeListenerOptions {
   /** The path and query the gateway sees (default `req.url`): e.g. without a mount prefix. */
   url?: string;
   /** A body an earlier middleware already read. */
   body?: Uint8Array;
+  /**
+   * Called with the gateway's answer (its status and request id) once it is known, before it is
+   * written — also when the client has left and nothing will be written (an access log uses it).
+   */
+  onAnswer?: (answer: { status: number; requestId: string | null }) => void;
 }
 
 /**
@@ -47,6 +61,8 @@ export async function handleNodeRequest(
     if (!res.writableFinished) controller.abort(new GatewayError('cancelled', 'The client closed the connection.'));
   };
   res.once('close', onClose);
+  const stallMs = options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+  const writeOptions = { stallMs, onStall: () => controller.abort(clientStalledError(stallMs)) };
   let deferred: Array<() => Promise<void>> | undefined;
   let request: GatewayRequest;
   try {
@@ -69,12 +85,14 @@ export async function handleNodeRequest(
     if (replyOf !== undefined) {
       // Settling and recording a whole answer happen once it is written, not before.
       const reply = await replyOf(request, { defer: (work) => void (deferred ??= []).push(work) });
+      options.onAnswer?.({ status: reply.status, requestId: reply.headers['x-tollgate-request-id'] ?? null });
       closeIfUnread(req, res);
-      await writeReply(reply, res, req.method);
+      await writeReply(reply, res, req.method, writeOptions);
     } else {
       const response = await gateway.handle(request);
+      options.onAnswer?.({ status: response.status, requestId: response.headers.get('x-tollgate-request-id') });
       closeIfUnread(req, res);
-      await writeFetchResponse(response, res, req.method);
+      await writeFetchResponse(response, res, req.method, writeOptions);
     }
   } catch (error) {
     (options.onError ?? noop)(error);

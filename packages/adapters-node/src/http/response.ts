@@ -6,17 +6,66 @@ const HEAD_FLUSH_MS = 20;
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
 
-/** Resolves when `res` can take more data, or when it closed (then the caller stops writing). */
-function drained(res: ServerResponse): Promise<void> {
+/** How a writer treats a client that stops reading. */
+export interface WriteOptions {
+  /**
+   * A client that takes nothing of the answer for this long (ms) is disconnected, and the body
+   * given up (for a stream: the upstream call is cancelled). 0 or absent: no bound.
+   */
+  stallMs?: number;
+  /** Called once, just before a stalled client is disconnected. */
+  onStall?: () => void;
+}
+
+/**
+ * Resolves when `res` can take more data or closed (false), or with true when nothing drained
+ * within `stallMs`: the client stopped reading.
+ */
+function drained(res: ServerResponse, stallMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = (stalled: boolean) => {
+      clearTimeout(timer);
+      res.off('drain', ok);
+      res.off('close', ok);
+      resolve(stalled);
     };
-    res.on('drain', done);
-    res.on('close', done);
+    const ok = () => done(false);
+    res.on('drain', ok);
+    res.on('close', ok);
+    if (stallMs > 0) timer = setTimeout(() => done(true), stallMs);
   });
+}
+
+/** Whole bodies up to this size go out in one `end`; larger ones in slices, each waiting for `drain`. */
+const WHOLE_BODY_SLICE = 64 * 1024;
+
+/**
+ * A whole body after the head was set. A small one goes in one `end` (with the head, one write).
+ * A large one goes in slices, each after the socket drained, so a client that takes nothing for
+ * `stallMs` is cut (and the body let go) instead of holding it in the socket's buffer for as long
+ * as it likes; a client that keeps reading, however slowly, is not.
+ */
+async function endWhole(res: ServerResponse, body: string | Uint8Array, options: WriteOptions): Promise<void> {
+  const length = typeof body === 'string' ? body.length : body.byteLength;
+  if (length <= WHOLE_BODY_SLICE) {
+    res.end(body);
+    return;
+  }
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  // Sent in slices, still framed by its length (not chunked), as one `end` would be.
+  if (!res.headersSent && res.getHeader('content-length') === undefined) res.setHeader('content-length', bytes.byteLength);
+  const stallMs = options.stallMs ?? 0;
+  for (let at = 0; at < bytes.byteLength; at += WHOLE_BODY_SLICE) {
+    if (res.destroyed) return;
+    const slice = bytes.subarray(at, Math.min(at + WHOLE_BODY_SLICE, bytes.byteLength));
+    if (!res.write(slice) && (await drained(res, stallMs))) {
+      options.onStall?.();
+      res.destroy();
+      return;
+    }
+  }
+  if (!res.destroyed) res.end();
 }
 
 /** Copy status and headers; `set-cookie` keeps its separate values. */
@@ -35,7 +84,7 @@ export function writeHead(response: Response, res: ServerResponse): void {
  * A gateway reply → `ServerResponse`: status and headers in one `writeHead`, a whole body in one
  * `end`, an event stream chunk by chunk (see `writeFetchResponse`).
  */
-export async function writeReply(reply: GatewayReply, res: ServerResponse, method = 'GET'): Promise<void> {
+export async function writeReply(reply: GatewayReply, res: ServerResponse, method = 'GET', options: WriteOptions = {}): Promise<void> {
   // An event stream the gateway produces chunk by chunk is written from its chunks directly.
   const chunks = takeChunks(reply);
   if (chunks !== undefined) {
@@ -51,7 +100,7 @@ export async function writeReply(reply: GatewayReply, res: ServerResponse, metho
       await chunks.return?.().catch(() => {});
       throw error;
     }
-    await writeBody(fromIterator(chunks), res, (reply.headers['content-type'] ?? '').startsWith('text/event-stream'));
+    await writeBody(fromIterator(chunks), res, (reply.headers['content-type'] ?? '').startsWith('text/event-stream'), options);
     return;
   }
   const body = reply.body;
@@ -70,10 +119,10 @@ export async function writeReply(reply: GatewayReply, res: ServerResponse, metho
     return;
   }
   if (typeof body === 'string' || body instanceof Uint8Array) {
-    res.end(body);
+    await endWhole(res, body, options);
     return;
   }
-  await writeBody(fromStream(body), res, (reply.headers['content-type'] ?? '').startsWith('text/event-stream'));
+  await writeBody(fromStream(body), res, (reply.headers['content-type'] ?? '').startsWith('text/event-stream'), options);
 }
 
 /**
@@ -82,7 +131,7 @@ export async function writeReply(reply: GatewayReply, res: ServerResponse, metho
  * upstream) instead of growing a buffer. When the client goes away the body is cancelled,
  * which the gateway turns into an aborted upstream call and a `cancelled` usage record.
  */
-export async function writeFetchResponse(response: Response, res: ServerResponse, method = 'GET'): Promise<void> {
+export async function writeFetchResponse(response: Response, res: ServerResponse, method = 'GET', options: WriteOptions = {}): Promise<void> {
   if (res.destroyed) {
     await response.body?.cancel().catch(() => {});
     return;
@@ -91,7 +140,7 @@ export async function writeFetchResponse(response: Response, res: ServerResponse
   // A body the gateway already holds whole (non-stream answers, errors): one write, no stream.
   const complete = completeBodyOf(response);
   if (complete !== undefined && method !== 'HEAD') {
-    res.end(complete);
+    await endWhole(res, complete, options);
     return;
   }
   if (response.body === null || method === 'HEAD') {
@@ -99,7 +148,7 @@ export async function writeFetchResponse(response: Response, res: ServerResponse
     res.end();
     return;
   }
-  await writeBody(fromStream(response.body), res, (response.headers.get('content-type') ?? '').startsWith('text/event-stream'));
+  await writeBody(fromStream(response.body), res, (response.headers.get('content-type') ?? '').startsWith('text/event-stream'), options);
 }
 
 /** A body read chunk by chunk, whichever kind it is; `stop` gives the rest up. */
@@ -117,8 +166,14 @@ function fromIterator(chunks: AsyncIterator<Uint8Array>): Chunks {
   return { next: () => chunks.next(), stop: async () => chunks.return?.() };
 }
 
-/** A body stream after the head was set: honours `drain`, cancels on close, cuts the connection on failure. */
-async function writeBody(reader: Chunks, res: ServerResponse, eventStream: boolean): Promise<void> {
+/**
+ * A body stream after the head was set: honours `drain`, cancels on close, cuts the connection
+ * on failure, and disconnects a client that takes nothing for `options.stallMs` (the body is
+ * given up: for a gateway stream that cancels the upstream call, and the usage is settled from
+ * what was relayed).
+ */
+async function writeBody(reader: Chunks, res: ServerResponse, eventStream: boolean, options: WriteOptions): Promise<void> {
+  const stallMs = options.stallMs ?? 0;
   const onClose = () => {
     if (!res.writableFinished) void reader.stop().catch(() => {});
   };
@@ -149,7 +204,13 @@ async function writeBody(reader: Chunks, res: ServerResponse, eventStream: boole
         return;
       }
       wrote = true;
-      if (!res.write(value)) await drained(res);
+      if (!res.write(value) && (await drained(res, stallMs))) {
+        // The client stopped reading: it goes, and so does the body.
+        options.onStall?.();
+        await reader.stop().catch(() => {});
+        res.destroy();
+        return;
+      }
     }
     if (!res.destroyed) res.end();
   } catch {

@@ -1,38 +1,18 @@
 /**
- * A `fetch` for the gateway's upstream calls on Node, built on tollgate's own keep-alive HTTP/1.1
- * client (`client.ts`) instead of the global (undici) `fetch`. The gateway always calls it the
- * same way — a URL string, a method, a `Headers`, a body already in memory, a signal and
- * `redirect: 'error'` — and that shape skips undici's Request/Response machinery and its wasm
- * parser, and the streams `http.request` builds per call.
+ * The built-in client's side of the Node upstream transport: calls shaped like the gateway's — a
+ * URL string, a method, a `Headers`, a body already in memory, a signal and `redirect: 'error'`
+ * — go over tollgate's own keep-alive HTTP/1.1 client (`client.ts`), which skips undici's
+ * Request/Response machinery, its wasm parser and the stream per socket read; at one connection
+ * behind an upstream with latency that measured a tenth of a millisecond and more per call
+ * (BENCHMARKS.md, issue 23). `createNodeUpstream` (upstream.ts) decides which calls come here.
  *
- * Anything else (a `Request` as input, a streamed body, redirects to follow) goes to
- * `globalThis.fetch`, so it is a drop-in `typeof fetch`. The answer is a standard `Response`
- * whose body streams with backpressure (the connection is paused while the body waits unread)
- * and is decoded when the upstream compressed it.
+ * `createNodeFetch` is the same client as a drop-in `fetch` (standard `Response`s); what it does
+ * not take itself (a `Request` as input, a streamed body, redirects to follow) goes to the
+ * fallback.
  */
-import type { HeaderReader, UpstreamFetch, UpstreamResponse } from '@tollgate/core';
+import type { HeaderReader, UpstreamResponse } from '@tollgate/core';
 import { Client, rawHeader, type BodyQueue, type ClientAnswer } from './client.js';
-
-export interface NodeFetchOptions {
-  /**
-   * Idle keep-alive sockets are closed after this long (ms). Default 4000 (as undici). An
-   * upstream that says how long it keeps them (`keep-alive: timeout=N`) is trusted instead, for
-   * a second less than it says (at most ten minutes, and never beyond `timeoutMs`), as undici does.
-   */
-  idleTimeoutMs?: number;
-  /**
-   * An upstream silent this long (no response head yet, or no body bytes since the last ones)
-   * fails the call: before the head it is a connection failure (failover applies), after it
-   * the body errors. Default 300000 (as undici's headers and body timeouts).
-   */
-  timeoutMs?: number;
-  /** At most this many sockets per upstream origin. Default unlimited. */
-  maxSocketsPerOrigin?: number;
-  /** Certificate authorities to trust for https upstreams instead of Node's defaults (a private CA, say). */
-  ca?: string | Buffer | Array<string | Buffer>;
-  /** The fetch used for calls this transport does not take itself. Default `globalThis.fetch`. */
-  fallback?: typeof fetch;
-}
+import type { ResolvedOptions } from './options.js';
 
 export interface NodeFetch {
   (input: string | URL | Request, init?: RequestInit): Promise<Response>;
@@ -147,15 +127,21 @@ function parsedUrl(input: string): URL {
   return url;
 }
 
-/** The client and the one request path both transports share. */
-function transport(options: NodeFetchOptions) {
+/** A call of the built-in client's: the send path, what it takes, and its fallback. */
+export type OwnTransport = ReturnType<typeof ownTransport>;
+
+/** The built-in client and the one request path both `createNodeFetch` and `createNodeUpstream` use. */
+export function ownTransport(options: ResolvedOptions, fallback: typeof fetch) {
   const client = new Client({
-    idleTimeoutMs: options.idleTimeoutMs ?? 4000,
-    timeoutMs: options.timeoutMs ?? 300_000,
+    idleTimeoutMs: options.keepAliveTimeoutMs,
+    timeoutMs: options.bodyIdleTimeoutMs,
+    connectTimeoutMs: options.connectTimeoutMs,
+    headersTimeoutMs: options.headersTimeoutMs,
+    attemptTimeoutMs: options.attemptTimeoutMs,
+    bodyLimits: options.bodyLimits,
     maxSocketsPerOrigin: options.maxSocketsPerOrigin ?? Number.POSITIVE_INFINITY,
     ...(options.ca === undefined ? {} : { ca: options.ca }),
   });
-  const fallback = options.fallback ?? ((input: string | URL | Request, init?: RequestInit) => globalThis.fetch(input, init));
 
   /**
    * Send a call; resolves with `shape` of the answer's head (its body still to read). Network
@@ -220,10 +206,9 @@ function transport(options: NodeFetchOptions) {
 
 /**
  * A keep-alive `fetch` over tollgate's HTTP/1.1 client: a drop-in `fetch` (standard `Response`s)
- * for calls shaped like the gateway's, everything else handed to the fallback.
+ * for calls shaped like the gateway's, everything else handed to `fallback`.
  */
-export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
-  const t = transport(options);
+export function fetchOver(t: OwnTransport): NodeFetch {
   const nodeFetch = (async (input: string | URL | Request, init: RequestInit = {}) => {
     const call = t.own(input, init);
     if (call === null) return t.fallback(input, init);
@@ -243,31 +228,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
   return nodeFetch;
 }
 
-export interface NodeUpstream extends UpstreamFetch {
-  /** Close the idle connections (a later call opens new ones). */
-  close(): void;
-}
-
-/**
- * The gateway's upstream transport on Node: `createGateway({ …, fetch: createNodeUpstream() })`,
- * as `tollgate serve` does. Like `createNodeFetch`, but the answer is a plain
- * `UpstreamResponse` whose body is the client's own chunk queue (an async iterable): no
- * `Response` and no web stream per call. Reading it pulls from the connection (backpressure);
- * stopping early (`return()`) closes the connection; an abort closes it too.
- */
-export function createNodeUpstream(options: NodeFetchOptions = {}): NodeUpstream {
-  const t = transport(options);
-  // Not an async function: the answer is the transport's own promise, one turn fewer per call.
-  const upstream = ((url: string, init: RequestInit & { headers: Headers }): Promise<UpstreamResponse> => {
-    const call = t.own(url, init);
-    if (call === null) return t.fallback(url, init);
-    if (call instanceof TypeError) return Promise.reject(call);
-    return t.send(call, init, (answer): UpstreamResponse => ({
-      status: answer.status,
-      headers: rawHeaderReader(answer.rawHeaders, answer.decoded),
-      body: answer.body,
-    }));
-  }) as NodeUpstream;
-  upstream.close = t.close;
-  return upstream;
+/** The built-in client's answer as the gateway reads it: no `Response`, the body its own chunk queue. */
+export function upstreamAnswer(answer: ClientAnswer): UpstreamResponse {
+  return { status: answer.status, headers: rawHeaderReader(answer.rawHeaders, answer.decoded), body: answer.body };
 }

@@ -7,9 +7,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Batcher, type SinkStats } from '../sinks/batcher.js';
 
+/** What the gateway answered, when it answered (null: it did not, e.g. a refusal while draining). */
+export type Answered = { status: number; requestId: string | null } | null;
+
 export interface AccessLog {
-  /** Watch one request; its line is written when its answer is over. */
-  track(req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * Watch one request; its line is written when its answer is over and `handled` (the gateway's
+   * handling of it) settled: a client that left before the answer's head still gets the status
+   * and request id the gateway answered with (499 and the id of its usage record, say).
+   */
+  track(req: IncomingMessage, res: ServerResponse, handled?: Promise<Answered>): void;
   stats(): SinkStats;
   close(): Promise<void>;
 }
@@ -47,19 +54,22 @@ export function createAccessLog(stream: NodeJS.WritableStream = process.stdout, 
       }),
   });
   return {
-    track(req, res) {
+    track(req, res, handled) {
       const started = performance.now();
       const at = Date.now();
       const socket = req.socket;
       const sentBefore = socket.bytesWritten;
       res.once('close', () => {
+        const sent = res.headersSent;
         const line: AccessLine = {
           log: 'access',
           ts: new Date(at).toISOString(),
           request_id: header(res, 'x-tollgate-request-id'),
           method: req.method ?? '',
           path: (req.url ?? '/').split('?')[0]!.slice(0, 2048),
-          status: res.statusCode,
+          // Nothing was sent: not the 200 Node starts with, but what the gateway answered, or 499
+          // (the client closed the request) when it has not.
+          status: sent ? res.statusCode : 499,
           completed: res.writableFinished,
           duration_ms: Math.round((performance.now() - started) * 10) / 10,
           bytes_out: Math.max(0, socket.bytesWritten - sentBefore),
@@ -67,7 +77,13 @@ export function createAccessLog(stream: NodeJS.WritableStream = process.stdout, 
           user_agent: req.headers['user-agent']?.slice(0, 512) ?? null,
           server_timing: header(res, 'server-timing'),
         };
-        batcher.push(`${JSON.stringify(line)}\n`);
+        const write = (answered: Answered) => {
+          if (!sent && answered !== null) line.status = answered.status;
+          line.request_id ??= answered?.requestId ?? null;
+          batcher.push(`${JSON.stringify(line)}\n`);
+        };
+        if (handled === undefined || sent) write(null);
+        else void handled.then(write, () => write(null));
       });
     },
     stats: () => batcher.stats(),

@@ -3,15 +3,39 @@
  * failed export is logged with its cause, the recovery with how many were lost in between.
  * Nothing here ever throws into the gateway: a collector that is down only costs its data.
  */
+import { TraceFlags } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import type { AggregationTemporality, InstrumentType, PushMetricExporter, ResourceMetrics } from '@opentelemetry/sdk-metrics';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 export interface ExportCounts {
   /** Items (spans, or metric data points) the collector accepted. */
   exported: number;
   /** Items lost to failed exports. */
   failed: number;
+}
+
+/**
+ * Counts the sampled spans that ended, beside the batch processor: what it drops when its queue
+ * is full (a collector that hangs or is slower than the traffic) never reaches an exporter, so
+ * only this count shows it — spans lost = ended − exported.
+ */
+export class EndedSpans implements SpanProcessor {
+  count = 0;
+
+  onStart(): void {}
+
+  onEnd(span: ReadableSpan): void {
+    if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0) this.count++;
+  }
+
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 /** Reports the first failure of an outage and the recovery after it. */

@@ -20,7 +20,7 @@ import { MeterProvider, PeriodicExportingMetricReader, type MetricReader, type P
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TelemetryOptions } from '@tollgate/core';
 import type { ServiceConfig } from '../cli/config.js';
-import { countingMetricExporter, countingSpanExporter, type ExportCounts } from './counting.js';
+import { EndedSpans, countingMetricExporter, countingSpanExporter, type ExportCounts } from './counting.js';
 
 export type TelemetryConfig = NonNullable<ServiceConfig['telemetry']>;
 
@@ -31,7 +31,11 @@ export interface ServiceTelemetry {
   metricsUrl: string | null;
   /** For the start-up line. */
   describe: string;
-  stats(): { spans: ExportCounts; metrics: ExportCounts };
+  /**
+   * Spans: exported, failed (exports the collector refused or that timed out) and ended (sampled
+   * spans handed to the exporter's queue, or dropped by it when full): lost = ended − exported.
+   */
+  stats(): { spans: ExportCounts & { ended: number }; metrics: ExportCounts };
   /** Flush what is pending (bounded) and stop. */
   shutdown(timeoutMs?: number): Promise<void>;
 }
@@ -51,6 +55,19 @@ function propagatorFromEnv(): TextMapPropagator {
     else if (name === 'baggage') list.push(new W3CBaggagePropagator());
   }
   return new CompositePropagator({ propagators: list });
+}
+
+/** A URL as log lines show it: credentials in it (`https://user:token@collector`) hidden. */
+export function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.username === '' && u.password === '') return url;
+    u.username = '***';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return 'the configured OTLP endpoint';
+  }
 }
 
 const signalUrl = (endpoint: string, path: string) => `${endpoint.replace(/\/+$/, '')}/${path}`;
@@ -74,7 +91,7 @@ async function otlpExporters(otlp: NonNullable<TelemetryConfig['otlp']>) {
     metricsProtocol === 'http/json'
       ? new (await import('@opentelemetry/exporter-metrics-otlp-http')).OTLPMetricExporter(config('v1/metrics'))
       : new (await import('@opentelemetry/exporter-metrics-otlp-proto')).OTLPMetricExporter(config('v1/metrics'));
-  const where = otlp.endpoint ?? getStringFromEnv('OTEL_EXPORTER_OTLP_ENDPOINT') ?? 'http://localhost:4318';
+  const where = shownUrl(otlp.endpoint ?? getStringFromEnv('OTEL_EXPORTER_OTLP_ENDPOINT') ?? 'http://localhost:4318');
   return { traces, metrics, where, tracesProtocol, metricsProtocol };
 }
 
@@ -112,6 +129,7 @@ export async function startTelemetry(config: TelemetryConfig, log: (line: string
     .merge(detectResources({ detectors: [envDetector] }));
   const readers: MetricReader[] = [];
   const counts = { spans: { exported: 0, failed: 0 }, metrics: { exported: 0, failed: 0 } };
+  const ended = new EndedSpans();
   const parts: string[] = [];
   let tracerProvider: BasicTracerProvider | undefined;
   let metricsServer: Server | null = null;
@@ -148,7 +166,7 @@ export async function startTelemetry(config: TelemetryConfig, log: (line: string
     if (getStringFromEnv('OTEL_TRACES_EXPORTER') !== 'none') {
       tracerProvider = new BasicTracerProvider({
         resource,
-        spanProcessors: [new BatchSpanProcessor(countingSpanExporter(otlp.traces, `OTLP trace export to ${otlp.where}`, log, counts.spans))],
+        spanProcessors: [ended, new BatchSpanProcessor(countingSpanExporter(otlp.traces, `OTLP trace export to ${otlp.where}`, log, counts.spans))],
       });
     }
     parts.push(`otlp ${otlp.where} (traces ${tracerProvider === undefined ? 'off' : otlp.tracesProtocol}, metrics ${readers.some((r) => r instanceof PeriodicExportingMetricReader) ? otlp.metricsProtocol : 'off'})`);
@@ -163,7 +181,7 @@ export async function startTelemetry(config: TelemetryConfig, log: (line: string
     options,
     metricsUrl,
     describe: parts.join(', '),
-    stats: () => ({ spans: { ...counts.spans }, metrics: { ...counts.metrics } }),
+    stats: () => ({ spans: { ...counts.spans, ended: ended.count }, metrics: { ...counts.metrics } }),
     async shutdown(timeoutMs = 5000) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const stop = Promise.allSettled([meterProvider?.shutdown(), tracerProvider?.shutdown()]);

@@ -13,6 +13,7 @@ export function usageRecord(overrides: Partial<UsageRecord> = {}): UsageRecord {
     model: 'claude-sonnet',
     substituted_from: null,
     deployment: 'sonnet@anthropic',
+    region: 'us',
     provider: 'anthropic',
     upstream_model: 'claude-sonnet-4-5',
     stream: true,

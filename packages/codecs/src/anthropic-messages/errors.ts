@@ -5,6 +5,7 @@ import { asObject, asString, parseJson } from '../shared/guards.js';
 /** Anthropic's error `type` for each canonical code. */
 const WIRE_TYPE: Record<ErrorCode, string> = {
   invalid_request: 'invalid_request_error',
+  context_length_exceeded: 'invalid_request_error',
   unsupported_feature: 'invalid_request_error',
   authentication_failed: 'authentication_error',
   permission_denied: 'permission_error',

@@ -4,6 +4,8 @@
  */
 export type ErrorCode =
   | 'invalid_request'
+  /** The prompt cannot fit the model's context window (400; OpenAI `context_length_exceeded`). */
+  | 'context_length_exceeded'
   | 'authentication_failed'
   | 'permission_denied'
   | 'model_not_found'
@@ -27,6 +29,7 @@ interface CodeInfo {
 
 export const ERROR_CODES: Record<ErrorCode, CodeInfo> = {
   invalid_request: { status: 400, retryable: false },
+  context_length_exceeded: { status: 400, retryable: false },
   authentication_failed: { status: 401, retryable: false },
   permission_denied: { status: 403, retryable: false },
   model_not_found: { status: 404, retryable: false },
@@ -134,4 +137,24 @@ export function codeForStatus(status: number): ErrorCode {
   if (status === 504 || status === 408) return 'upstream_timeout';
   if (status >= 500) return 'upstream_error';
   return 'upstream_error';
+}
+
+/** Codes of the timeouts the transports tollgate runs on report (undici, Node's sockets). */
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/**
+ * Whether a failed upstream call or body read failed because a time bound ran out: an error
+ * named `TimeoutError` (what `AbortSignal.timeout` aborts with, and what the Node transport's
+ * own deadlines throw), a transport's timeout code, or a GatewayError `upstream_timeout` —
+ * looked for in the error and what caused it (a `fetch` TypeError wraps its cause).
+ */
+export function isTimeoutError(error: unknown): boolean {
+  let current = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const e = current as { name?: unknown; code?: unknown; cause?: unknown };
+    if (e.name === 'TimeoutError' || (typeof e.code === 'string' && TIMEOUT_CODES.has(e.code))) return true;
+    if (GatewayError.isInstance(current) && current.code === 'upstream_timeout') return true;
+    current = e.cause;
+  }
+  return false;
 }

@@ -7,6 +7,7 @@ describe('gemini_generate_content errors', () => {
   it('renders every canonical code as { error: { code, message, status } } with the status Google uses', () => {
     const expected: Record<ErrorCode, [number, string]> = {
       invalid_request: [400, 'INVALID_ARGUMENT'],
+      context_length_exceeded: [400, 'INVALID_ARGUMENT'],
       unsupported_feature: [400, 'INVALID_ARGUMENT'],
       request_too_large: [413, 'INVALID_ARGUMENT'],
       authentication_failed: [401, 'UNAUTHENTICATED'],

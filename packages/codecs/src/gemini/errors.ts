@@ -6,6 +6,7 @@ import { asNumber, asString, isObject, parseJson, type JsonObject } from '../sha
 /** The google.rpc status name and HTTP status a Google client expects for each canonical code. */
 const WIRE: Record<ErrorCode, { status: string; http?: number }> = {
   invalid_request: { status: 'INVALID_ARGUMENT' },
+  context_length_exceeded: { status: 'INVALID_ARGUMENT' },
   unsupported_feature: { status: 'INVALID_ARGUMENT' },
   request_too_large: { status: 'INVALID_ARGUMENT' },
   authentication_failed: { status: 'UNAUTHENTICATED' },

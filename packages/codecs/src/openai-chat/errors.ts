@@ -13,6 +13,7 @@ interface Shape {
 /** How OpenAI itself labels each kind of failure. */
 const SHAPES: Record<ErrorCode, Shape> = {
   invalid_request: { type: 'invalid_request_error', code: null },
+  context_length_exceeded: { type: 'invalid_request_error', code: 'context_length_exceeded' },
   authentication_failed: { type: 'invalid_request_error', code: 'invalid_api_key' },
   permission_denied: { type: 'invalid_request_error', code: 'permission_denied' },
   model_not_found: { type: 'invalid_request_error', code: 'model_not_found' },
@@ -65,7 +66,7 @@ const BY_WIRE_CODE: Record<string, ErrorCode> = {
   rate_limit_exceeded: 'rate_limited',
   requests: 'rate_limited',
   tokens: 'rate_limited',
-  context_length_exceeded: 'invalid_request',
+  context_length_exceeded: 'context_length_exceeded',
   request_too_large: 'request_too_large',
   server_overloaded: 'overloaded',
   overloaded: 'overloaded',

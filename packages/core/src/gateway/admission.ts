@@ -19,6 +19,7 @@ import type { AdmitResult, RateBucket, SpendConstraint, StateStore } from '../st
 import type { RequestContext } from './context.js';
 import { counterKey, keyTag, type TenantOf } from './keys.js';
 import { tokenAdjustments } from './finalize.js';
+import { countShadowRate } from './shadow-rate.js';
 
 
 export interface Admission {
@@ -47,6 +48,8 @@ export interface AdmissionInput {
   notify?: (notification: SpendNotification, principal: Principal) => void;
   /** Set after a substitution: rate limits were taken already and no further substitution. */
   substituted?: boolean;
+  /** Whether a budget-tier substitute can serve this request (capabilities, context, route); skipped when not. */
+  canSubstitute?: (model: string, spend: SpendDecision) => boolean;
   /** The tenant whose hash tag the principal's keys carry (`GatewayOptions.tenantOf`). */
   tenantOf?: TenantOf;
 }
@@ -76,9 +79,13 @@ export class AdmissionRefused extends Error {
  * step-by-step path, which never reserves before deciding.
  */
 export async function admit(input: AdmissionInput): Promise<Admission> {
+  const shadow = countShadowRate(input);
   try {
-    return await admitOnce(input);
+    const admission = await admitOnce(input);
+    await shadow;
+    return admission;
   } catch (error) {
+    await shadow;
     const ctx = input.ctx;
     if (error instanceof AdmissionRefused && ctx.tokenBuckets.length > 0) {
       // Refused after its token buckets were taken: nothing ran, so the tokens go back (the
@@ -105,7 +112,7 @@ async function admitOnce(input: AdmissionInput): Promise<Admission> {
   const keys = layout === null ? [] : layout.slots.map((slot) => tag + counterKey(pkey, slot.windowKey, slot.model));
   const rate = input.substituted ? { constraints: [] as ReturnType<typeof decideRate>['constraints'] } : decideRate({ policy, registry, principal, model, tokens: input.tokenBound });
   const buckets = rate.constraints.map((c) => ({ key: tag + c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
-  ctx.noteAdmission(input.worstCaseMicros, input.tokenBound, rate.constraints);
+  ctx.noteAdmission(input.worstCaseMicros, input.tokenBound, rate.constraints, now);
   const base = { policy, registry, principal, model, now, costMicros: input.worstCaseMicros };
   if (input.unbounded !== undefined && input.unbounded.length > 0 && spendRules.length > 0) {
     // Which caps apply does not depend on what was spent: decided before anything is taken.
@@ -217,7 +224,9 @@ async function decide(input: AdmissionInput, base: SpendBase, counters: CounterV
 function concluded(input: AdmissionInput, spend: SpendDecision, counters: CounterValues): Admission | null {
   if (spend.substitute !== undefined && !input.substituted) {
     const { policy, registry, principal, model, now } = input;
-    const choice = decideSubstitution({ policy: policy!, registry, principal, model, spend, now, counters });
+    const can = input.canSubstitute;
+    const eligible = can === undefined ? undefined : (to: string) => can(to, spend);
+    const choice = decideSubstitution({ policy: policy!, registry, principal, model, spend, now, counters, ...(eligible === undefined ? {} : { eligible }) });
     if (choice.type === 'substitute') return { spend, reserved: 0, holdKeys: [], substitute: { from: choice.from, to: choice.to, ruleId: choice.ruleId } };
     if (choice.type === 'refuse') throw quota(choice.reason);
   }

@@ -15,6 +15,10 @@ export class RequestContext {
   model: string | null = null;
   substitutedFrom: string | null = null;
   deployment: string | null = null;
+  /** The region of the deployment that answered. */
+  region: string | null = null;
+  /** A spend rule's `no_promote` was active: nothing dearer than the model asked for was tried. */
+  noPromote = false;
   provider: string | null = null;
   upstreamModel: string | null = null;
   stream = false;
@@ -60,7 +64,7 @@ export class RequestContext {
   /** Timings and telemetry of this request (spans, metrics, `server-timing`). */
   observer: RequestTiming | null = null;
   /** What admission decided over: the record's `decision`, for `tollgate explain` and `what-if`. */
-  private admitted: { worstCaseMicros: number; tokenBound: number; rate: readonly RateConstraint[]; spend: SpendDecision | null } | null = null;
+  private admitted: { worstCaseMicros: number; tokenBound: number; rate: readonly RateConstraint[]; spend: SpendDecision | null; at: number } | null = null;
   private recorded = false;
 
   constructor(
@@ -80,9 +84,9 @@ export class RequestContext {
     if (this.ttfbMs === null) this.ttfbMs = this.elapsed();
   }
 
-  /** Admission sized the request and took these rate limits (called again after a substitution). */
-  noteAdmission(worstCaseMicros: number, tokenBound: number, rate: readonly RateConstraint[]): void {
-    this.admitted = { worstCaseMicros, tokenBound, rate, spend: null };
+  /** Admission sized the request and took these rate limits at `at` (called again after a substitution). */
+  noteAdmission(worstCaseMicros: number, tokenBound: number, rate: readonly RateConstraint[], at: number): void {
+    this.admitted = { worstCaseMicros, tokenBound, rate, spend: null, at };
   }
 
   /** The spend decision admission made (the last one, with markers). */
@@ -95,6 +99,7 @@ export class RequestContext {
     if (a === null) return null;
     const s = a.spend;
     return {
+      at_ms: Math.max(0, a.at - this.startedAt),
       worst_case_micros: a.worstCaseMicros,
       token_bound: a.tokenBound,
       spend: (s?.utilization ?? []).map((u) => ({
@@ -112,6 +117,7 @@ export class RequestContext {
           ? null
           : { rule: s.limiting.ruleId, reason: s.limiting.reason, scope: s.limiting.scope, window: s.limiting.window, window_key: s.limiting.windowKey, used_micros: s.limiting.usedMicros, limit_micros: s.limiting.limitMicros },
       rate: a.rate.map((r) => ({ rule: r.ruleId, kind: r.kind, limit: r.limit, window_ms: r.windowMs, amount: r.amount ?? 1 })),
+      no_promote: this.noPromote,
     };
   }
 
@@ -144,6 +150,7 @@ export class RequestContext {
               application: p.application ?? null,
               platform: p.platform ?? null,
               workflow: p.workflow ?? null,
+              tags: p.tags === undefined ? {} : { ...p.tags },
             },
       entry_format: this.entryFormat,
       upstream_format: this.upstreamFormat,
@@ -151,6 +158,7 @@ export class RequestContext {
       model: this.model,
       substituted_from: this.substitutedFrom,
       deployment: this.deployment,
+      region: this.region,
       provider: this.provider,
       upstream_model: this.upstreamModel,
       stream: this.stream,

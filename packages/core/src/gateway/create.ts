@@ -24,6 +24,18 @@ import type { UsageStats } from './options.js';
 
 /** Each gateway's `reply` → the `handle` made with it. */
 const PAIRS = new WeakMap<Gateway['reply'], Gateway['handle']>();
+/** Each gateway's `handle` → what its telemetry left for after the answers. */
+const PENDING = new WeakMap<Gateway['handle'], () => Promise<void> | null>();
+
+/**
+ * For adapters on runtimes that stop a request's work once its answer is sent unless told
+ * otherwise (a Worker's `ctx.waitUntil`): a promise that resolves once the spans and metrics the
+ * gateway's requests left for after their answers have been handed to the OpenTelemetry SDK, or
+ * null when nothing is pending (no SDK, or nothing queued).
+ */
+export function pendingTelemetry(gateway: Pick<Gateway, 'handle'>): Promise<void> | null {
+  return PENDING.get(gateway.handle)?.() ?? null;
+}
 
 /**
  * The `reply` a server adapter may call instead of `handle`: only when it was made together
@@ -231,6 +243,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   };
 
   PAIRS.set(reply, handle);
+  if (telemetry !== null) PENDING.set(handle, () => telemetry.pending());
 
   const gatewayFetch = ((input: RequestInfo | URL, init?: RequestInit) => handle(new Request(input, init))) as typeof fetch;
 
@@ -293,6 +306,8 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       if (timer !== undefined) clearTimeout(timer);
       // Settles the store failed are retried until the drain time is up; what is left is counted.
       await holds.drain(drainUntil);
+      // Spans and metrics the requests left for after their answers go to the SDK now.
+      telemetry?.flush();
       await sink.flush().catch(() => {});
       await sink.close().catch(() => {});
       if (ownsStore) await store.close().catch(() => {});

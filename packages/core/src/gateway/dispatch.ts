@@ -1,4 +1,4 @@
-import { GatewayError } from '@tollgate/codecs/base';
+import { GatewayError, isTimeoutError } from '@tollgate/codecs/base';
 import type { Breakers } from './breaker.js';
 import { cancelBody, type UpstreamFetch, type UpstreamResponse } from './request.js';
 import type { UpstreamCall, UpstreamTarget } from './upstream.js';
@@ -111,8 +111,15 @@ export async function dispatch(
       }
     }
   } catch (failure) {
-    // A discarded answer always has a next attempt after it: what ends the loop is a connection failure.
+    // A discarded answer always has a next attempt after it: what ends the loop is a connection
+    // failure, or an attempt that ran out of time (504: the upstream did not answer in time).
     if (failure instanceof Retryable) {
+      if (isTimeoutError(failure.failure)) {
+        throw new GatewayError('upstream_timeout', 'The upstream did not answer in time.', {
+          detail: `deployment ${failure.target.deploymentId}: ${String(failure.failure)}`,
+          cause: failure.failure,
+        });
+      }
       throw new GatewayError('upstream_error', 'The upstream could not be reached.', {
         detail: `deployment ${failure.target.deploymentId}: ${String(failure.failure)}`,
         cause: failure.failure,

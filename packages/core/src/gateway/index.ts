@@ -1,4 +1,4 @@
-export { createGateway, pairedReply } from './create.js';
+export { createGateway, pairedReply, pendingTelemetry } from './create.js';
 export type { DlpOptions, Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions, PolicyFileInput, UsageStats } from './options.js';
 export type { GatewayReply, GatewayRequest, ReplyOptions, HeaderReader, UpstreamFetch, UpstreamResponse, BodySource } from './request.js';
 export { GatewayConfigError, type ConfigIssue } from './config-error.js';
@@ -14,3 +14,4 @@ export type { BreakerOptions } from './breaker.js';
 export type { FailoverOptions } from './dispatch.js';
 export { chargeKeys, counterKey, keyTag, type TenantOf } from './keys.js';
 export { completeBodyOf, replyToResponse, takeChunks } from './render.js';
+export { clientStalledError, isClientStalled } from './client-gone.js';

@@ -1,4 +1,4 @@
-import { GatewayError, codeForStatus, codecOf, type ErrorInfo } from '@tollgate/codecs/base';
+import { GatewayError, codeForStatus, codecOf, isTimeoutError, type ErrorInfo } from '@tollgate/codecs/base';
 import type { Candidate } from '../registry/index.js';
 import type { Admission } from './admission.js';
 import type { RequestContext } from './context.js';
@@ -8,6 +8,7 @@ import { relayStream, type StreamOutcome } from './relay.js';
 import { completeReply, errorReply, streamReply } from './render.js';
 import { scrubMessage } from './scrub.js';
 import { afterPendingIo } from '../util/later.js';
+import { isClientStalled } from './client-gone.js';
 import { eachChunk, type BodySource, type GatewayReply, type UpstreamResponse } from './request.js';
 import type { UpstreamTarget } from './upstream.js';
 import type { WalkDeps } from './walk.js';
@@ -52,9 +53,17 @@ function governanceHeaders(ctx: RequestContext, admission: Admission): Record<st
 
 const textDecoder = new TextDecoder();
 
+/** A body read whole: its text, or why it could not be (too large, or the read failed). */
+type BodyText = { ok: true; text: string } | { ok: false; failure: unknown };
+
 /** Read at most `max` bytes of a body as text; the rest is cancelled. Null when too large or unreadable. */
 async function readText(body: BodySource | null, max: number): Promise<string | null> {
-  if (body === null) return '';
+  const read = await readBody(body, max);
+  return read.ok ? read.text : null;
+}
+
+async function readBody(body: BodySource | null, max: number): Promise<BodyText> {
+  if (body === null) return { ok: true, text: '' };
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
@@ -64,18 +73,18 @@ async function readText(body: BodySource | null, max: number): Promise<string | 
       chunks.push(chunk);
       return true;
     });
-    if (!whole) return null;
-  } catch {
-    return null;
+    if (!whole) return { ok: false, failure: new Error(`upstream body larger than ${max} bytes`) };
+  } catch (failure) {
+    return { ok: false, failure };
   }
-  if (chunks.length === 1) return textDecoder.decode(chunks[0]);
+  if (chunks.length === 1) return { ok: true, text: textDecoder.decode(chunks[0]) };
   const all = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {
     all.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return textDecoder.decode(all);
+  return { ok: true, text: textDecoder.decode(all) };
 }
 
 /** Answer from the upstream's response: an error in the caller's format, a relayed stream, or a converted body. */
@@ -132,7 +141,8 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
         ctx.reason = ctx.guardReason;
       } else if (cancelledFirst) {
         ctx.status = 'cancelled';
-        ctx.reason = 'client_cancelled';
+        // Disconnected by the adapter for not reading (the signal says so), or gone by itself.
+        ctx.reason = isClientStalled(input.clientSignal.reason) ? 'client_stalled' : 'client_cancelled';
       } else if (outcome === 'failed' || ctx.streamError !== null) {
         ctx.status = 'upstream_error';
         ctx.reason = `stream_${ctx.streamError ?? 'failed'}`;
@@ -155,14 +165,15 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     return streamReply(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers }, chunks);
   }
 
-  const text = await readText(response.body, MAX_RESPONSE_BODY);
+  const read = await readBody(response.body, MAX_RESPONSE_BODY);
   ctx.observer?.upstreamDone();
   input.cleanup();
   ctx.markFirstByte();
   let out: string;
   let withheld: GatewayError | null = null;
   try {
-    if (text === null) throw new Error('upstream body unreadable or too large');
+    if (!read.ok) throw read.failure;
+    const text = read.text;
     const parsed: unknown = JSON.parse(text);
     const decoded = upstreamCodec.decodeResponse(parsed);
     ctx.usage = decoded.response.usage;
@@ -185,6 +196,12 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
       ctx.reject(499, 'client_cancelled', 'cancelled');
       writeRecord(ctx, deps.sink);
       return errorReply(deps.codecs, new GatewayError('cancelled', 'The client cancelled the request.', { cause }), entry, headers);
+    }
+    if (isTimeoutError(cause)) {
+      // The head came, the body stalled past the idle bound (or the call past its deadline).
+      ctx.reject(504, 'upstream_timeout', 'upstream_error');
+      writeRecord(ctx, deps.sink);
+      return errorReply(deps.codecs, new GatewayError('upstream_timeout', 'The upstream did not finish its answer in time.', { cause }), entry, headers);
     }
     ctx.reject(502, 'upstream_bad_response', 'upstream_error');
     writeRecord(ctx, deps.sink);

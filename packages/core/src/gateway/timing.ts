@@ -8,29 +8,28 @@ import type { AttemptObserver } from './dispatch.js';
 import type { UpstreamTarget } from './upstream.js';
 import type { UsageRecord } from './usage-record.js';
 
-/** One upstream attempt as timed. */
+/** One upstream attempt as timed (performance-clock milliseconds; -1: not yet, or never). */
 export interface UpstreamAttempt {
   target: UpstreamTarget;
   /** 1 for the first attempt of the request. */
   n: number;
   startedAt: number;
-  /** When the answer's head arrived (-1: not yet, or it never did). */
+  /** When the answer's head arrived. */
   headAt: number;
-  /** When the gateway was done reading it (-1: not yet). */
+  /** When it was over: failed, dropped for another attempt, or its body read (or given up). */
   endedAt: number;
   /** The answer's status (0: none). */
   status: number;
   /** It failed before an answer (a connection error, a timeout, a cancel), with `cause`. */
   failed: boolean;
   cause: unknown;
-  /** Its duration was counted (and, with telemetry, its span ended). */
-  closed: boolean;
 }
 
 const fmt = (ms: number) => (Math.round(ms * 10) / 10).toString();
 
 export class RequestTiming implements AttemptObserver {
   readonly startedAt = performance.now();
+  protected readonly attempts: UpstreamAttempt[] = [];
   protected current: UpstreamAttempt | null = null;
   /** Time spent in upstream attempts already over. */
   private upstreamMs = 0;
@@ -40,15 +39,16 @@ export class RequestTiming implements AttemptObserver {
 
   /** An upstream call is about to be sent (its headers may still be added to). */
   attemptStarted(target: UpstreamTarget, headers: Headers): void {
-    const n = this.current === null ? 1 : this.current.n + 1;
-    this.current = { target, n, startedAt: performance.now(), headAt: -1, endedAt: -1, status: 0, failed: false, cause: undefined, closed: false };
-    this.onAttemptStarted(this.current, headers);
+    const a: UpstreamAttempt = { target, n: this.attempts.length + 1, startedAt: performance.now(), headAt: -1, endedAt: -1, status: 0, failed: false, cause: undefined };
+    this.attempts.push(a);
+    this.current = a;
+    this.onAttemptStarted(a, headers);
   }
 
   /** The attempt failed before an answer (connection error, timeout, cancel). */
   attemptFailed(error: unknown): void {
     const a = this.current;
-    if (a === null || a.closed) return;
+    if (a === null || a.endedAt >= 0) return;
     a.failed = true;
     a.cause = error;
     this.endAttempt(a, performance.now());
@@ -57,7 +57,7 @@ export class RequestTiming implements AttemptObserver {
   /** The attempt answered with a head; `final` false when that answer is dropped for another attempt. */
   attemptAnswered(status: number, final: boolean): void {
     const a = this.current;
-    if (a === null || a.closed) return;
+    if (a === null || a.endedAt >= 0) return;
     a.headAt = performance.now();
     a.status = status;
     if (final) this.answeredAt = a.headAt;
@@ -67,7 +67,12 @@ export class RequestTiming implements AttemptObserver {
   /** The gateway is done reading the answering attempt's body (or gave it up). */
   upstreamDone(): void {
     const a = this.current;
-    if (a !== null && !a.closed && a.endedAt < 0) a.endedAt = performance.now();
+    if (a !== null && a.endedAt < 0) this.endAttempt(a, performance.now());
+  }
+
+  private endAttempt(a: UpstreamAttempt, at: number): void {
+    a.endedAt = at;
+    this.upstreamMs += at - a.startedAt;
   }
 
   /** The `server-timing` header: time in the gateway, in upstream calls, and to the upstream's first byte. */
@@ -75,7 +80,7 @@ export class RequestTiming implements AttemptObserver {
     const now = performance.now();
     let upstream = this.upstreamMs;
     const a = this.current;
-    if (a !== null && !a.closed) upstream += (a.endedAt >= 0 ? a.endedAt : a.headAt >= 0 ? a.headAt : now) - a.startedAt;
+    if (a !== null && a.endedAt < 0) upstream += (a.headAt >= 0 ? a.headAt : now) - a.startedAt;
     const ttfb = this.answeredAt >= 0 ? this.answeredAt - this.startedAt : null;
     const total = now - this.startedAt;
     const parts = [`gateway;dur=${fmt(Math.max(0, total - upstream))}`, `upstream;dur=${fmt(upstream)}`];
@@ -88,8 +93,9 @@ export class RequestTiming implements AttemptObserver {
     if (this.finished) return;
     this.finished = true;
     const a = this.current;
-    if (a !== null && !a.closed) this.endAttempt(a, a.endedAt >= 0 ? a.endedAt : performance.now(), record);
-    this.onRecorded(record);
+    let endedAt = -1;
+    if (a !== null && a.endedAt < 0) this.endAttempt(a, (endedAt = performance.now()));
+    this.onRecorded(record, endedAt);
   }
 
   /** A request that writes no usage record (model discovery, a refusal while closing). */
@@ -99,19 +105,10 @@ export class RequestTiming implements AttemptObserver {
     this.onUnrecorded(status);
   }
 
-  private endAttempt(a: UpstreamAttempt, at: number, record?: UsageRecord): void {
-    if (a.closed) return;
-    a.closed = true;
-    if (a.endedAt < 0) a.endedAt = at;
-    this.upstreamMs += a.endedAt - a.startedAt;
-    this.onAttemptEnded(a, record);
-  }
-
-  // Hooks for telemetry; each is called once per attempt or request, and must never throw.
+  // Hooks for telemetry, each called once per attempt or request; they must never throw.
   /** An attempt began (`headers` are the upstream call's, for a `traceparent`). */
   protected onAttemptStarted(_attempt: UpstreamAttempt, _headers: Headers): void {}
-  /** An attempt is over (`record` when the request's record ended it). */
-  protected onAttemptEnded(_attempt: UpstreamAttempt, _record: UsageRecord | undefined): void {}
-  protected onRecorded(_record: UsageRecord): void {}
+  /** The record was written; `endedAt` is when the last attempt was closed by it (-1: it was over already). */
+  protected onRecorded(_record: UsageRecord, _endedAt: number): void {}
   protected onUnrecorded(_status: number): void {}
 }

@@ -16,6 +16,11 @@ export interface RecordPrincipal {
   application: string | null;
   platform: string | null;
   workflow: string | null;
+  /**
+   * Attribution tags: a platform token's allow-listed tags (`jwt[].allowed_tags`), or those an
+   * identity function put on the principal; `{}` when none. Never authority: no policy reads them.
+   */
+  tags?: Record<string, string>;
 }
 
 /** A spend rule as admission saw it: the counter it read and its threshold, in micro-USD. */
@@ -38,6 +43,11 @@ export interface RecordSpendRule {
  * before admission (authentication, unknown model, access).
  */
 export interface RecordDecision {
+  /**
+   * When admission decided, in ms after `ts` (authentication and reading the body come first):
+   * rate windows and spend counters were read at that time. Absent in records of earlier versions.
+   */
+  at_ms?: number;
   /** The request's worst-case cost (dearest candidate), in micro-USD. */
   worst_case_micros: number;
   /** Prompt bound plus output bound, in tokens (what token rate limits counted). */
@@ -48,6 +58,8 @@ export interface RecordDecision {
   limiting: { rule: string; reason: string; scope: string; window: string; window_key: string; used_micros: number; limit_micros: number } | null;
   /** The rate limits taken. */
   rate: Array<{ rule: string; kind: 'requests' | 'tokens'; limit: number; window_ms: number; amount: number }>;
+  /** A `no_promote` action was active: no deployment or substitute dearer than the model asked for was used. */
+  no_promote: boolean;
 }
 
 export interface RecordUsage {
@@ -80,6 +92,8 @@ export interface UsageRecord {
   model: string | null;
   substituted_from: string | null;
   deployment: string | null;
+  /** The `region` of the deployment that answered (null: none answered, or it names none). */
+  region: string | null;
   provider: string | null;
   upstream_model: string | null;
   stream: boolean;

@@ -26,13 +26,14 @@ import { notOfferedError } from './not-offered.js';
 import { respond } from './respond.js';
 import type { SecretCache } from './secrets.js';
 import type { SizingOptions } from './sizing.js';
-import { requestBounds } from './bounds.js';
+import { requestBounds, type RequestBounds } from './bounds.js';
 import { earlyRefusal } from './early-check.js';
 import { buildUpstreamCall, upstreamBody, type UpstreamTarget } from './upstream.js';
 import type { UsageSink } from './usage-record.js';
 import type { TenantOf } from './keys.js';
 import type { HoldKeeper } from './holds.js';
 import { tokenAdjustments, writeRecord } from './finalize.js';
+import { capabilityRefusal, ContextFit, PriceCeiling, RegionRouting, requestedRegions } from './route-constraints.js';
 
 /** Everything the walk needs that lives as long as the gateway. */
 export interface WalkDeps {
@@ -142,7 +143,9 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     for (const d of access.wouldDeny) if (!ctx.wouldBlock.includes(d.detail)) ctx.wouldBlock.push(d.detail);
     if (!access.allowed) return refuse(deps, ctx, notFound(), access.reason ?? 'access_denied');
   }
-  // 6. route: candidates by priority/plan/weight, sticky per conversation, healthy first
+  // 6. route: what the model can do, candidates by priority/plan/weight, sticky per conversation, healthy first
+  const unfit = capabilityRefusal(model, ir, format, requested ?? model.id);
+  if (unfit !== null) return refuse(deps, ctx, unfit.error, unfit.reason);
   const issuer = vendorScopedIssuer(ir);
   // Made on first need, always from the conversation as the client sent it (filters come later).
   const clientIr = ir;
@@ -151,9 +154,11 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   // Stateful Responses features (previous_response_id, built-in tools, …) only a Responses
   // upstream can honour: other routes are not candidates, and none left is a clear refusal.
   const stateful = codec.statefulFeatures?.(ir) ?? [];
+  const regions = new RegionRouting({ policy: deps.policy, registry: deps.registry, principal, requested: requestedRegions(request.headers), model: model.id, name: requested ?? model.id, wouldBlock: ctx.wouldBlock });
   const route = (m: Model): Candidate[] => {
     if (!m.entryFormats.includes(format)) return [];
     let found = candidatesFor(deps.registry, m, format).filter((c) => c.deployment.enabled && deps.codecs[c.upstreamFormat] !== undefined);
+    found = regions.narrow(m, found);
     if (stateful.length > 0) found = found.filter((c) => c.upstreamFormat === format);
     if (issuer !== null) {
       const same = found.filter((c) => ISSUER_OF_FORMAT[c.upstreamFormat] === issuer);
@@ -162,6 +167,8 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     return found.length === 0 ? found : pickWeighted(found, stickyFor);
   };
   let list = route(model);
+  const outside = list.length === 0 ? regions.refusal(model) : null;
+  if (outside !== null) return refuse(deps, ctx, outside.error, outside.reason);
   if (list.length === 0 && stateful.length > 0) {
     const e = new GatewayError(
       'unsupported_feature',
@@ -182,6 +189,23 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   ir = filtered.ir;
   // With DLP on, the client's bytes are never relayed: what leaves is encoded from what was scanned.
   const irChanged = ir !== original || filtered.reencode;
+  // Context fit, on the prompt as it will be sent (policy prompts included).
+  const fit = new ContextFit();
+  const tooLong = fit.refusal(model, ir, format);
+  if (tooLong !== null) return refuse(deps, ctx, tooLong.error, tooLong.reason);
+  /** What the request costs where it was asked to go: `no_promote` allows nothing dearer (priced only then). */
+  let asked: { first: Candidate; bounds: RequestBounds } | null = null;
+  let ceiling: PriceCeiling | null = null;
+  const within = (found: Candidate[], noPromote: boolean): Candidate[] => {
+    if (!noPromote || asked === null) return found;
+    return (ceiling ??= new PriceCeiling(asked.first, asked.bounds)).keep(found);
+  };
+  /** A budget-tier substitute must be able to take this request, as the requested model did. */
+  const canServe = (id: string, spend: { noPromote: boolean }): boolean => {
+    const m = resolveModel(deps.registry, id);
+    if (m === null || m.staged || capabilityRefusal(m, ir, format, id) !== null || fit.refusal(m, ir, format) !== null) return false;
+    return within(route(m), spend.noPromote).length > 0;
+  };
 
   // 8. size the worst case, rate + spend, reserve
   const clientMaxTokens = ir.maxTokens;
@@ -195,6 +219,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     }
     const bounds = requestBounds(ir, codec, m, raw.byteLength, deps.sizing);
     ctx.promptBound = bounds.promptTokens;
+    if (!substituted) asked = { first: candidates[0]!, bounds };
     return admit({
       ctx,
       policy: deps.policy,
@@ -208,6 +233,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
       unbounded: bounds.unbounded,
       reservationTtlMs: deps.reservationTtlMs,
       substituted,
+      canSubstitute: canServe,
       ...(deps.notify === undefined ? {} : { notify: deps.notify }),
       ...(deps.tenantOf === undefined ? {} : { tenantOf: deps.tenantOf }),
     });
@@ -216,19 +242,22 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   let servedModel: Model = model;
   try {
     admission = await admitFor(model, list, false);
+    ctx.noPromote = admission.spend?.noPromote === true;
     if (admission.substitute !== undefined) {
       // Budget-tier substitution narrows only: the substitute passed access in policy; it must
       // also be served for this entry format, else the request is refused like the cap.
       const sub = resolveModel(deps.registry, admission.substitute.to);
-      const subList = sub === null || sub.staged ? [] : route(sub);
+      const subList = sub === null || sub.staged ? [] : within(route(sub), ctx.noPromote);
       if (sub === null || subList.length === 0) {
         return refuse(deps, ctx, new GatewayError('quota_exceeded', 'The spend limit for this model has been reached.'), `spend_limit:${admission.substitute.ruleId}`, { 'x-should-retry': 'false' });
       }
       ctx.substitutedFrom = model.id;
       ctx.model = sub.id;
       servedModel = sub;
+      regions.report(sub.id);
       list = subList;
       admission = await admitFor(sub, subList, true);
+      if (admission.spend?.noPromote === true) ctx.noPromote = true;
     }
   } catch (error) {
     if (error instanceof AdmissionRefused) return refuse(deps, ctx, error.error, error.reason, error.headers);
@@ -236,6 +265,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   }
   ctx.reservedMicros = admission.reserved;
   if (admission.reserved > 0) deps.holds.track(ctx.id);
+  list = within(list, ctx.noPromote);
 
   // 9. convert and dispatch, failing over before anything is committed
   const targets = list.map(toTarget);
@@ -276,6 +306,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     const candidate = list.find((c) => c.deployment.id === result.target.deploymentId)!;
     ctx.attempts = result.attempts;
     ctx.deployment = candidate.deployment.id;
+    ctx.region = candidate.deployment.region;
     ctx.provider = candidate.provider.id;
     ctx.upstreamModel = candidate.deployment.upstreamModel;
     ctx.upstreamFormat = candidate.upstreamFormat;
@@ -291,7 +322,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     writeRecord(ctx, deps.sink);
     return errorReply(deps.codecs, e, format);
   }
-  ctx.reject(e.status, `upstream:${e.code}`, 'upstream_error');
+  ctx.reject(e.status, e.code === 'upstream_timeout' ? 'upstream_timeout' : `upstream:${e.code}`, 'upstream_error');
   writeRecord(ctx, deps.sink);
   return errorReply(deps.codecs, e, format);
 }
@@ -340,6 +371,6 @@ async function discovery(request: GatewayRequest, path: string, ctx: RequestCont
   const auth = await deps.identity.authenticate(request);
   ctx.observer?.unrecorded(auth.ok ? 200 : auth.error.status);
   if (!auth.ok) return errorReply(deps.codecs, auth.error, ctx.entryFormat);
-  const body = listModelsFor(deps, auth.principal, kind);
+  const body = listModelsFor(deps, auth.principal, kind, requestedRegions(request.headers));
   return completeReply(200, JSON.stringify(body), { 'content-type': 'application/json', 'x-tollgate-request-id': ctx.id });
 }

@@ -19,8 +19,10 @@ import { canonicalJson } from '../util/canonical-json.js';
 import { sha256Hex } from '../util/sha256.js';
 
 export interface ReplayRequest {
-  /** When the request started (epoch ms). */
+  /** When admission decided it (epoch ms): rate windows and counters are read then. */
   at: number;
+  /** When the request started (epoch ms; default `at`): its cost is charged to the windows of this time, as the gateway does. */
+  startedAt?: number;
   principal: Principal;
   /** The model the client asked for (canonical id or alias). */
   model: string;
@@ -114,7 +116,7 @@ export function createPolicyReplay(registry: Registry, rawPolicy: unknown): Poli
             clock = Math.max(clock, at);
             await store.settle({
               id: ctx.id,
-              charges: chargeKeys(ctx.keyTag, request.principal, served, request.at, timezone).map((counter) => ({ counter, amount: costMicros })),
+              charges: chargeKeys(ctx.keyTag, request.principal, served, request.startedAt ?? request.at, timezone).map((counter) => ({ counter, amount: costMicros })),
               counterTtlMs: YEAR_MS,
             });
           },

@@ -13,9 +13,11 @@ export const openTelemetry: TelemetryEngine = (options) => {
   if (tel === null) return null;
   const m = tel.metrics;
   return {
-    store: (store) => (m === null ? store : instrumentStore(store, m)),
+    store: (store) => (m === null ? store : instrumentStore(store, m, (work) => tel.deferred.add(work))),
     request: (headers, brandOf) => new RequestObserver(tel, headers, brandOf),
     settleFailed: () => void m?.settleFailures.add(1),
+    pending: () => (tel.deferred.pending === 0 ? null : tel.deferred.idle()),
+    flush: () => tel.deferred.drain(),
     observe: (sources) => tel.observe(sources),
     shutdown: () => tel.shutdown(),
   };

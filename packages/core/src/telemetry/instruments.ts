@@ -21,6 +21,7 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
+import { DeferredWork } from './deferred.js';
 import { BoundedLabel } from './labels.js';
 import type { TelemetryOption, TelemetrySources } from './options.js';
 import { ATTR, DURATION_BUCKETS, METRIC, STORE_BUCKETS, TOKEN_BUCKETS, TPOT_BUCKETS, TTFT_BUCKETS } from './semconv.js';
@@ -54,6 +55,10 @@ export interface Metrics {
   spend: Tally;
   /** Tokens by model, deployment and kind, cache and reasoning included (read by `tollgate.tokens`). */
   tokens: Tally;
+  /** Values DLP acted on, by direction, entity type and action (read by `tollgate.dlp.actions`). */
+  dlp: Tally;
+  /** Requests a policy prompt was placed in, by prompt (read by `tollgate.policy_prompts`). */
+  prompts: Tally;
   /** Attribute sets of the histograms, made once per distinct key. */
   attributes: Map<string, Attributes>;
   settleRetries: Counter;
@@ -72,6 +77,11 @@ export interface Telemetry {
   /** Guards for labels that come from reason codes. */
   readonly reasons: BoundedLabel;
   readonly errorTypes: BoundedLabel;
+  /** Guards for DLP entity types (custom ones and a recognizer's come from configuration) and policy prompts. */
+  readonly dlpEntities: BoundedLabel;
+  readonly prompts: BoundedLabel;
+  /** SDK calls left for after the answer (metric records, span ends), run on the next event-loop turn. */
+  readonly deferred: DeferredWork;
   /** Start reading the gateway's state for the observable instruments. */
   observe(sources: TelemetrySources): void;
   /** Stop the observable callbacks (the gateway closed). */
@@ -120,6 +130,8 @@ function makeMetrics(meter: Meter): Metrics {
     requests: new Tally(),
     spend: new Tally(),
     tokens: new Tally(),
+    dlp: new Tally(),
+    prompts: new Tally(),
     attributes: new Map(),
     settleRetries: meter.createCounter(METRIC.settleRetries, { description: 'Settlements tried again after the store failed one.', unit: '{settle}' }),
     settleFailures: meter.createCounter(METRIC.settleFailures, {
@@ -146,12 +158,16 @@ export function createTelemetry(option: TelemetryOption | undefined): Telemetry 
   if (m === null && tracer === null) return null;
 
   let observers: { callback: BatchObservableCallback; observables: Array<ObservableCounter | ObservableGauge> } | null = null;
+  const deferred = new DeferredWork();
   return {
     tracer,
     propagator: option?.propagator ?? propagation,
     metrics: m,
     reasons: new BoundedLabel(500),
     errorTypes: new BoundedLabel(200),
+    dlpEntities: new BoundedLabel(200),
+    prompts: new BoundedLabel(200),
+    deferred,
     observe(sources) {
       if (m === null || observers !== null) return;
       const requests = meter.createObservableCounter(METRIC.requests, { description: 'Requests handled, by outcome and reason.', unit: '{request}' });
@@ -164,6 +180,11 @@ export function createTelemetry(option: TelemetryOption | undefined): Telemetry 
         description: 'Usage records by outcome: handed to the sink, written, dropped (queue full or sink closed), failed (the backend refused).',
         unit: '{record}',
       });
+      const dlp = meter.createObservableCounter(METRIC.dlpActions, {
+        description: 'Values DLP acted on (log, pseudonymize, redact, block), by direction (request, response), entity type and action.',
+        unit: '{value}',
+      });
+      const prompts = meter.createObservableCounter(METRIC.policyPrompts, { description: 'Requests a policy prompt was placed in, by prompt (id@version).', unit: '{request}' });
       const queued = meter.createObservableGauge(METRIC.usageQueued, { description: 'Usage records waiting in the sink or in flight.', unit: '{record}' });
       const held = meter.createObservableGauge(METRIC.reservationsHeld, { description: 'Spend reservations this gateway holds now.', unit: '{reservation}' });
       const heldMicros = meter.createObservableGauge(METRIC.reservedMicros, { description: 'Micro-USD this gateway holds in reservations now.', unit: '{micro_usd}' });
@@ -172,9 +193,14 @@ export function createTelemetry(option: TelemetryOption | undefined): Telemetry 
         unit: '1',
       });
       const callback: BatchObservableCallback = (result) => {
+        // What requests left for after their answers goes in first, so a collection is complete
+        // (the SDK reads the observable instruments before the histograms).
+        deferred.drain();
         for (const s of m.requests.series.values()) result.observe(requests, s.value, s.attributes);
         for (const s of m.spend.series.values()) result.observe(spend, s.value, s.attributes);
         for (const s of m.tokens.series.values()) result.observe(tokens, s.value, s.attributes);
+        for (const s of m.dlp.series.values()) result.observe(dlp, s.value, s.attributes);
+        for (const s of m.prompts.series.values()) result.observe(prompts, s.value, s.attributes);
         let usage: ReturnType<TelemetrySources['usage']> | null = null;
         try {
           usage = sources.usage();
@@ -192,7 +218,7 @@ export function createTelemetry(option: TelemetryOption | undefined): Telemetry 
         result.observe(heldMicros, m.holds.micros);
         for (const [deployment, state] of sources.breakers()) result.observe(breaker, state, { [ATTR.deployment]: deployment });
       };
-      const observables = [requests, spend, tokens, records, queued, held, heldMicros, breaker];
+      const observables = [requests, spend, tokens, dlp, prompts, records, queued, held, heldMicros, breaker];
       meter.addBatchObservableCallback(callback, observables);
       observers = { callback, observables };
     },

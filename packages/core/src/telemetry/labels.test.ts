@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BoundedLabel, OTHER } from './labels.js';
-import { brandProvider, operationName, providerName, reasonClass } from './semconv.js';
+import { brandProvider, metricReason, operationName, providerName, reasonClass } from './semconv.js';
 
 describe('BoundedLabel', () => {
   it('keeps codes up to its cap, then answers _OTHER; free text is never a label', () => {
@@ -31,5 +31,11 @@ describe('GenAI semantic-convention values', () => {
     expect(brandProvider('acme')).toBe('_OTHER');
     expect(reasonClass('spend_limit:opus-cap')).toBe('spend_limit');
     expect(reasonClass('model_not_found')).toBe('model_not_found');
+    // On a metric, names the operator did not choose are dropped; rule ids and entities are kept.
+    expect(metricReason('tool_not_allowed:exfiltrate_everything')).toBe('tool_not_allowed');
+    expect(metricReason('tool_call_blocked:made_up_tool')).toBe('tool_call_blocked');
+    expect(metricReason('spend_limit:opus-cap')).toBe('spend_limit:opus-cap');
+    expect(metricReason('dlp_block:credit_card')).toBe('dlp_block:credit_card');
+    expect(metricReason(null)).toBeNull();
   });
 });

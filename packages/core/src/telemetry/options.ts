@@ -46,6 +46,13 @@ export interface GatewayTelemetry {
   request(headers: HeaderReader | null, brandOf: (model: string) => string | undefined): RequestTiming;
   /** A settle never succeeded (retried out, or cut by `close`). */
   settleFailed(): void;
+  /**
+   * Resolves once what the requests left for after their answers (span ends, metric records) has
+   * been handed to the SDK; null when nothing is pending. For `waitUntil` on edge runtimes.
+   */
+  pending(): Promise<void> | null;
+  /** Hand what is pending to the SDK now (on `close`). */
+  flush(): void;
   /** Start reading the gateway's state for the observable instruments. */
   observe(sources: TelemetrySources): void;
   /** Stop the observable callbacks (the gateway closed). */

@@ -32,6 +32,8 @@ export const METRIC = {
   usageQueued: 'tollgate.usage.queued',
   storeDuration: 'tollgate.store.duration',
   breakerState: 'tollgate.breaker.state',
+  dlpActions: 'tollgate.dlp.actions',
+  policyPrompts: 'tollgate.policy_prompts',
 } as const;
 
 export const ATTR = {
@@ -51,6 +53,10 @@ export const ATTR = {
   providerId: 'tollgate.provider',
   storeOperation: 'tollgate.store.operation',
   outcome: 'tollgate.outcome',
+  dlpEntity: 'tollgate.dlp.entity',
+  dlpAction: 'tollgate.dlp.action',
+  dlpDirection: 'tollgate.dlp.direction',
+  prompt: 'tollgate.prompt',
 } as const;
 
 /** `gen_ai.operation.name` by the caller's (or upstream's) wire format. */
@@ -94,6 +100,20 @@ export function brandProvider(brand: string | null | undefined): string {
     default:
       return '_OTHER';
   }
+}
+
+/**
+ * Reason classes whose detail is not the operator's: a tool name the client declared
+ * (`tool_not_allowed:<name>`) or the model called (`tool_call_blocked:<name>`). On a metric they
+ * are their class alone; the name is on the span and in the record.
+ */
+const FOREIGN_DETAIL = new Set(['tool_not_allowed', 'tool_call_blocked']);
+
+/** A reason as a metric label: rule ids, entity types and codes kept; names a client or model chose dropped. */
+export function metricReason(reason: string | null): string | null {
+  if (reason === null) return null;
+  const cls = reasonClass(reason);
+  return FOREIGN_DETAIL.has(cls) ? cls : reason;
 }
 
 /** The class of a reason code (`spend_limit:frontier` → `spend_limit`), for `error.type`. */

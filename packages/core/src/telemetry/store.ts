@@ -5,6 +5,7 @@
  */
 import type { AdmitRequest, ReserveRequest, SettleRequest, StateStore } from '../store/types.js';
 import type { Metrics } from './instruments.js';
+import { OTHER } from './labels.js';
 import { ATTR } from './semconv.js';
 
 interface Hold {
@@ -12,18 +13,31 @@ interface Hold {
   expiresAt: number;
 }
 
+/** Distinct (operation, error class) series of `tollgate.store.duration` at most. */
+const MAX_ERROR_SERIES = 100;
+
 /** Bounded memory of ids whose settle failed (a retry is counted when one comes back). */
 const MAX_FAILED = 10_000;
 
-export function instrumentStore(store: StateStore, m: Metrics): StateStore {
+/**
+ * `later` takes the histogram records (the SDK's work) off the request's path: they are handed
+ * over after the answer, with the times measured here.
+ */
+export function instrumentStore(store: StateStore, m: Metrics, later: (work: () => void) => void = (work) => work()): StateStore {
   const holds = new Map<string, Hold>();
   const failedSettles = new Set<string>();
   const okAttrs = new Map<string, Record<string, string>>();
   const errAttrs = new Map<string, Record<string, string>>();
   const attrsFor = (operation: string, error: string | null) => {
     const table = error === null ? okAttrs : errAttrs;
-    const key = error === null ? operation : `${operation}\u0000${error}`;
+    let key = error === null ? operation : `${operation}\u0000${error}`;
     let a = table.get(key);
+    // A store whose errors carry ever new names cannot grow the metric: past the cap, `_OTHER`.
+    if (a === undefined && error !== null && errAttrs.size >= MAX_ERROR_SERIES) {
+      error = OTHER;
+      key = `${operation}\u0000${error}`;
+      a = table.get(key);
+    }
     if (a === undefined) {
       a = error === null ? { [ATTR.storeOperation]: operation } : { [ATTR.storeOperation]: operation, [ATTR.errorType]: error };
       table.set(key, a);
@@ -35,13 +49,15 @@ export function instrumentStore(store: StateStore, m: Metrics): StateStore {
     const t = performance.now();
     return pending.then(
       (result) => {
-        m.storeDuration.record((performance.now() - t) / 1000, attrsFor(operation, null));
+        const seconds = (performance.now() - t) / 1000;
+        later(() => m.storeDuration.record(seconds, attrsFor(operation, null)));
         after?.(result);
         return result;
       },
       (error: unknown) => {
-        const name = error instanceof Error && /^[A-Za-z]{1,64}$/.test(error.name) ? error.name : '_OTHER';
-        m.storeDuration.record((performance.now() - t) / 1000, attrsFor(operation, name));
+        const seconds = (performance.now() - t) / 1000;
+        const name = error instanceof Error && /^[A-Za-z]{1,64}$/.test(error.name) ? error.name : OTHER;
+        later(() => m.storeDuration.record(seconds, attrsFor(operation, name)));
         throw error;
       },
     );

@@ -73,6 +73,7 @@ export const ERROR_ALIASES: Record<WireFormat, Partial<Record<ErrorCode, ErrorCo
   openai_chat: { stream_incomplete: 'upstream_error' },
   openai_responses: { stream_incomplete: 'upstream_error' },
   anthropic_messages: {
+    context_length_exceeded: 'invalid_request',
     model_not_found: 'not_found',
     quota_exceeded: 'rate_limited',
     unavailable: 'upstream_error',
@@ -80,6 +81,7 @@ export const ERROR_ALIASES: Record<WireFormat, Partial<Record<ErrorCode, ErrorCo
     stream_incomplete: 'upstream_error',
   },
   anthropic_vertex: {
+    context_length_exceeded: 'invalid_request',
     model_not_found: 'not_found',
     quota_exceeded: 'rate_limited',
     unavailable: 'upstream_error',
@@ -87,6 +89,7 @@ export const ERROR_ALIASES: Record<WireFormat, Partial<Record<ErrorCode, ErrorCo
     stream_incomplete: 'upstream_error',
   },
   gemini_generate_content: {
+    context_length_exceeded: 'invalid_request',
     model_not_found: 'not_found',
     quota_exceeded: 'rate_limited',
     overloaded: 'unavailable',

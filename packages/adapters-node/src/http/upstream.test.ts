@@ -1,10 +1,18 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createSecureServer } from 'node:http2';
+import { createServer as createHttpsServer } from 'node:https';
+import { connect as netConnect, createServer as createNetServer, type AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeAdapter, type Served } from '../__tests__/adapter-suite.js';
 import { toNodeListener } from './listener.js';
-import { createNodeFetch, createNodeUpstream } from './upstream-fetch.js';
+import { isTimeoutError } from '@tollgate/codecs/base';
+import { PRIVATE_CA } from '../__tests__/hostile-upstream.js';
+import type { BodyQueue } from './body-queue.js';
+import { createNodeUpstream, UpstreamTimeoutError } from './upstream.js';
+
+const KEY = readFileSync(new URL('../__tests__/tls/key.pem', import.meta.url), 'utf8');
 
 interface Seen {
   method: string;
@@ -111,129 +119,6 @@ const post = (body: string | Uint8Array, extra: RequestInit = {}): RequestInit =
   ...extra,
 });
 
-describe('createNodeFetch: the gateway’s upstream transport on node:http', () => {
-  const nodeFetch = createNodeFetch();
-  afterAll(() => nodeFetch.close());
-
-  it('sends method, headers and body, and answers with status, headers and body like fetch', async () => {
-    const res = await nodeFetch(`${origin}/json`, post(new TextEncoder().encode('{"a":1}')));
-    expect(res.status).toBe(201);
-    expect(res.ok).toBe(true);
-    expect(res.headers.get('content-type')).toBe('application/json');
-    expect(res.headers.get('x-extra')).toBe('one');
-    expect(await res.json()).toEqual({ echo: '{"a":1}' });
-    const last = seen[seen.length - 1]!;
-    expect(last).toMatchObject({ method: 'POST', url: '/json', body: '{"a":1}' });
-    expect(last.headers.authorization).toBe('Bearer upstream-secret');
-    expect(last.headers['content-length']).toBe('7');
-    expect(last.headers.host).toBe(new URL(origin).host);
-  });
-
-  it('keeps repeated set-cookie values apart', async () => {
-    const res = await nodeFetch(`${origin}/cookies`, post('{}'));
-    expect(res.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
-  });
-
-  it('reuses one kept-alive connection for calls in sequence', async () => {
-    const ports = new Set<number>();
-    const onConnection = (socket: { remotePort?: number }) => ports.add(socket.remotePort ?? 0);
-    server.on('connection', onConnection);
-    try {
-      for (let i = 0; i < 5; i++) await (await nodeFetch(`${origin}/json`, post('{}'))).text();
-    } finally {
-      server.off('connection', onConnection);
-    }
-    expect(ports.size).toBeLessThanOrEqual(1);
-  });
-
-  it('decodes a gzip-encoded body and drops the encoding headers', async () => {
-    const res = await nodeFetch(`${origin}/gzip`, post('{}'));
-    expect(await res.text()).toBe('decoded text');
-    expect(res.headers.get('content-encoding')).toBeNull();
-  });
-
-  it('refuses to follow a redirect with redirect: "error", as fetch does (a TypeError)', async () => {
-    const error = await nodeFetch(`${origin}/redirect`, post('{}')).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TypeError);
-    expect(String((error as TypeError).cause)).toMatch(/redirect/);
-  });
-
-  it('answers a 204 with a null body', async () => {
-    const res = await nodeFetch(`${origin}/empty`, post('{}'));
-    expect(res.status).toBe(204);
-    expect(res.body).toBeNull();
-  });
-
-  it('rejects with a TypeError when the upstream cannot be reached', async () => {
-    const error = await nodeFetch('http://127.0.0.1:1/x', post('{}')).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TypeError);
-    expect((error as TypeError & { cause: { code?: string } }).cause.code).toBe('ECONNREFUSED');
-  });
-
-  it('errors the body when the upstream cuts the connection mid-body', async () => {
-    const res = await nodeFetch(`${origin}/cut`, post('{}'));
-    await expect(res.text()).rejects.toBeInstanceOf(TypeError);
-  });
-
-  it('rejects with the signal’s reason when aborted before the answer, and the upstream sees the close', async () => {
-    const controller = new AbortController();
-    const pending = nodeFetch(`${origin}/slow-head`, post('{}', { signal: controller.signal }));
-    setTimeout(() => controller.abort(new Error('client went away')), 30);
-    await expect(pending).rejects.toThrow('client went away');
-    const already = new AbortController();
-    already.abort(new Error('too late'));
-    await expect(nodeFetch(`${origin}/json`, post('{}', { signal: already.signal }))).rejects.toThrow('too late');
-  });
-
-  it('reads the body only as fast as it is consumed, and cancelling closes the upstream connection', async () => {
-    pulledChunks = 0;
-    const res = await nodeFetch(`${origin}/endless`, post('{}'));
-    const reader = res.body!.getReader();
-    await reader.read();
-    await new Promise((r) => setTimeout(r, 200));
-    const afterWait = pulledChunks;
-    await new Promise((r) => setTimeout(r, 200));
-    // Socket buffers fill up, then the upstream is held back: no unbounded buffering.
-    expect(pulledChunks).toBe(afterWait);
-    expect(afterWait * 16 * 1024).toBeLessThan(16 * 1024 * 1024);
-    await reader.cancel();
-    await Promise.race([bodyClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 2000))]);
-  });
-
-  it('aborting mid-body errors the body with the reason and closes the upstream connection', async () => {
-    const controller = new AbortController();
-    const res = await nodeFetch(`${origin}/endless`, post('{}', { signal: controller.signal }));
-    const reader = res.body!.getReader();
-    await reader.read();
-    controller.abort(new Error('stop now'));
-    await expect(
-      (async () => {
-        for (;;) if ((await reader.read()).done) return;
-      })(),
-    ).rejects.toThrow('stop now');
-    await Promise.race([bodyClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 2000))]);
-  });
-
-  it('hands what it does not take itself (a Request, redirects to follow, streamed bodies) to the fallback', async () => {
-    const calls: string[] = [];
-    const fallback = (async (input: string | URL | Request) => {
-      calls.push(input instanceof Request ? `request ${input.url}` : String(input));
-      return new Response('from fallback');
-    }) as typeof fetch;
-    const f = createNodeFetch({ fallback });
-    try {
-      await f(new Request(`${origin}/json`, { method: 'POST', body: '{}' }));
-      await f(`${origin}/json`, { method: 'POST', body: '{}' }); // redirect defaults to follow
-      await f(`${origin}/json`, { method: 'POST', body: new ReadableStream(), redirect: 'error', duplex: 'half' } as RequestInit);
-      expect(calls).toEqual([`request ${origin}/json`, `${origin}/json`, `${origin}/json`]);
-      expect(await (await f(`${origin}/json`, post('{}'))).json()).toEqual({ echo: '{}' });
-      expect(calls).toHaveLength(3);
-    } finally {
-      f.close();
-    }
-  });
-});
-
 async function listen(s: Server): Promise<Served> {
   await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
   return {
@@ -319,11 +204,11 @@ describe('createNodeUpstream: the same transport, answering with the Node stream
   });
 
   it('fails a call whose upstream stays silent past timeoutMs, as a connection failure (TypeError)', async () => {
-    const quick = createNodeUpstream({ timeoutMs: 100 });
+    const quick = createNodeUpstream({ headersTimeoutMs: 100 });
     try {
       const error = await quick(`${origin}/slow-head`, post('{}') as RequestInit & { headers: Headers }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TypeError);
-      expect(String((error as TypeError).cause)).toMatch(/sent nothing for 100 ms/);
+      expect(String((error as TypeError).cause)).toMatch(/no response head within 100 ms/);
     } finally {
       quick.close();
     }
@@ -352,13 +237,172 @@ describe('createNodeUpstream: the same transport, answering with the Node stream
   });
 });
 
-// The whole adapter suite (real SDKs, translation, mid-stream disconnect cancelling the
-// upstream, body caps) with upstream calls over each transport; `tollgate serve` runs the second.
-const asFetch = createNodeFetch();
-describeAdapter('node:http with createNodeFetch upstream', (gateway) => listen(createServer(toNodeListener(gateway))), { fetch: asFetch });
 const asUpstream = createNodeUpstream();
 describeAdapter('node:http with createNodeUpstream upstream', (gateway) => listen(createServer(toNodeListener(gateway))), { fetch: asUpstream });
-afterAll(() => {
-  asFetch.close();
-  asUpstream.close();
+afterAll(() => asUpstream.close());
+
+describe('createNodeUpstream: bounds, proxies, HTTP/2', () => {
+  const call = (upstream: ReturnType<typeof createNodeUpstream>, url: string, extra: RequestInit = {}) =>
+    upstream(url, post('{"b":2}', extra) as RequestInit & { headers: Headers });
+  const text = async (body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null) => {
+    let out = '';
+    for await (const chunk of body as AsyncIterable<Uint8Array>) out += Buffer.from(chunk).toString('utf8');
+    return out;
+  };
+
+  it('(undici) holds a flood of 1-byte chunks to the chunk bound while nobody reads, and delivers it whole after', async () => {
+    const count = 200_000;
+    let written = 0;
+    const flood = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      // Each write is its own HTTP chunk of one byte.
+      const pump = () => {
+        while (written < count) {
+          written++;
+          if (!res.write('x')) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    await new Promise<void>((r) => flood.listen(0, '127.0.0.1', r));
+    const transport = createNodeUpstream({ proxy: 'none', client: 'undici', bodyLimits: { maxChunks: 64 } });
+    try {
+      const res = await call(transport, `http://127.0.0.1:${(flood.address() as AddressInfo).port}/`);
+      await new Promise((r) => setTimeout(r, 300));
+      // Unread: at most 64 chunks, however small; the rest waits in the socket.
+      const queued = (res.body as unknown as BodyQueue).buffered;
+      expect(queued.chunks).toBeLessThanOrEqual(64);
+      expect(queued.bytes).toBeLessThanOrEqual(64);
+      expect((await text(res.body)).length).toBe(count);
+    } finally {
+      await transport.close();
+      flood.closeAllConnections();
+      await new Promise<void>((r) => flood.close(() => r()));
+    }
+  });
+
+  it('bounds opening a connection: a TLS handshake that never completes fails as a connect timeout', async () => {
+    // Takes the connection and reads (so it sees the client go), never answers the TLS handshake.
+    const mute = createNetServer((socket) => socket.on('error', () => {}).resume());
+    await new Promise<void>((r) => mute.listen(0, '127.0.0.1', r));
+    const transport = createNodeUpstream({ proxy: 'none', connectTimeoutMs: 200 });
+    try {
+      const started = performance.now();
+      const error = await call(transport, `https://127.0.0.1:${(mute.address() as AddressInfo).port}/`).catch((e: unknown) => e);
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect(error).toBeInstanceOf(TypeError);
+      expect(isTimeoutError(error)).toBe(true);
+    } finally {
+      await transport.close();
+      await new Promise<void>((r) => mute.close(() => r()));
+    }
+  });
+
+  it('bounds a whole call: a body that trickles forever fails at the attempt deadline, idle bound or not', async () => {
+    const trickle = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const timer = setInterval(() => res.write('data: .\n\n'), 30);
+      res.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((r) => trickle.listen(0, '127.0.0.1', r));
+    const transport = createNodeUpstream({ proxy: 'none', bodyIdleTimeoutMs: 400, attemptTimeoutMs: 600 });
+    try {
+      const started = performance.now();
+      const res = await call(transport, `http://127.0.0.1:${(trickle.address() as AddressInfo).port}/`);
+      const error = await text(res.body).catch((e: unknown) => e);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(550);
+      expect(performance.now() - started).toBeLessThan(2500);
+      expect(error).toBeInstanceOf(UpstreamTimeoutError);
+      expect((error as UpstreamTimeoutError).bound).toBe('attempt');
+    } finally {
+      await transport.close();
+      trickle.closeAllConnections();
+      await new Promise<void>((r) => trickle.close(() => r()));
+    }
+  });
+
+  it('does not count time the reader takes against the body-idle bound', async () => {
+    const transport = createNodeUpstream({ proxy: 'none', bodyIdleTimeoutMs: 150 });
+    try {
+      const res = await call(transport, `${origin}/endless`);
+      const iterator = (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+      await iterator.next();
+      await new Promise((r) => setTimeout(r, 500));
+      expect((await iterator.next()).done).toBe(false);
+      await iterator.return!();
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('goes through an HTTPS_PROXY tunnel, and around it for NO_PROXY hosts', async () => {
+    const tunnels: string[] = [];
+    const proxy = createNetServer((client) => {
+      client.on('error', () => {});
+      client.once('data', (data) => {
+        const target = /^CONNECT (\S+) HTTP/.exec(data.toString('latin1'))?.[1];
+        if (target === undefined) return void client.end('HTTP/1.1 405 Method Not Allowed\r\n\r\n');
+        tunnels.push(target);
+        const [host, port] = [target.slice(0, target.lastIndexOf(':')), Number(target.slice(target.lastIndexOf(':') + 1))];
+        const out = netConnect(port, host, () => {
+          client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+          out.pipe(client);
+          client.pipe(out);
+        });
+        out.on('error', () => client.destroy());
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const tls = createHttpsServer({ key: KEY, cert: PRIVATE_CA }, (_req, res) => res.end('over tls'));
+    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+    const tlsOrigin = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
+    const saved = { https: process.env.HTTPS_PROXY, no: process.env.NO_PROXY };
+    process.env.HTTPS_PROXY = proxyUrl;
+    delete process.env.NO_PROXY;
+    const viaEnv = createNodeUpstream({ ca: PRIVATE_CA });
+    if (saved.https === undefined) delete process.env.HTTPS_PROXY;
+    else process.env.HTTPS_PROXY = saved.https;
+    if (saved.no !== undefined) process.env.NO_PROXY = saved.no;
+    const bypass = createNodeUpstream({ ca: PRIVATE_CA, proxy: { https: proxyUrl, noProxy: 'localhost,127.0.0.1' } });
+    try {
+      expect(await text((await call(viaEnv, `${tlsOrigin}/x`)).body)).toBe('over tls');
+      expect(tunnels).toEqual([tlsOrigin.slice('https://'.length)]);
+      expect(await text((await call(bypass, `${tlsOrigin}/y`)).body)).toBe('over tls');
+      expect(tunnels).toHaveLength(1);
+    } finally {
+      await viaEnv.close();
+      await bypass.close();
+      tls.closeAllConnections();
+      await new Promise<void>((r) => tls.close(() => r()));
+      await new Promise<void>((r) => proxy.close(() => r()));
+    }
+  });
+
+  it('speaks HTTP/2 to an upstream that offers it when asked to, HTTP/1.1 otherwise', async () => {
+    const versions: string[] = [];
+    const h2 = createSecureServer({ key: KEY, cert: PRIVATE_CA, allowHTTP1: true }, (req, res) => {
+      versions.push(req.httpVersion);
+      res.setHeader('content-type', 'text/event-stream');
+      res.write('data: one\n\n');
+      res.end('data: two\n\n');
+    });
+    await new Promise<void>((r) => h2.listen(0, '127.0.0.1', r));
+    const h2Origin = `https://127.0.0.1:${(h2.address() as AddressInfo).port}`;
+    const withH2 = createNodeUpstream({ ca: PRIVATE_CA, http2: true, proxy: 'none' });
+    const without = createNodeUpstream({ ca: PRIVATE_CA, proxy: 'none' });
+    try {
+      const res = await call(withH2, `${h2Origin}/v1/messages`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/event-stream');
+      expect(await text(res.body)).toBe('data: one\n\ndata: two\n\n');
+      expect(await text((await call(without, `${h2Origin}/v1/messages`)).body)).toBe('data: one\n\ndata: two\n\n');
+      expect(versions).toEqual(['2.0', '1.1']);
+    } finally {
+      await withH2.close();
+      await without.close();
+      await new Promise<void>((r) => h2.close(() => r()));
+    }
+  });
 });
