@@ -20,8 +20,8 @@ function translate(readable: ReadableStream<Uint8Array>): ReadableStream<Uint8Ar
   const bytes = new TextEncoder();
   let out = '';
   let finished = false;
-  const write = (t: string) => {
-    out += t;
+  const write = (t: string | Uint8Array) => {
+    out += typeof t === 'string' ? t : new TextDecoder().decode(t);
   };
   const emit = (event: StreamEvent) => {
     if (finished) return;

@@ -38,7 +38,7 @@ describe('edge packages import nothing from Node', () => {
     // The bundle really holds all four packages and their dependencies.
     const inputs = Object.keys(result.metafile.inputs).join('\n');
     for (const p of PACKAGES) expect(inputs).toContain(`packages/${p}/src/`);
-    for (const dep of ['zod', 'jose', 'eventsource-parser']) expect(inputs).toContain(`node_modules/${dep}/`);
+    for (const dep of ['zod', 'jose', 'eventsource-parser', 'aws4fetch']) expect(inputs).toContain(`node_modules/${dep}/`);
   });
 
   const built = PACKAGES.every((p) => existsSync(join(ROOT, `packages/${p}/dist/index.js`)));
@@ -58,7 +58,7 @@ describe('edge packages import nothing from Node', () => {
 
 describe('a Worker bundles only the codecs it lists', () => {
   const codecFolders = (inputs: string[]) =>
-    [...new Set(inputs.map((i) => /^packages\/codecs\/src\/(openai-chat|openai-responses|anthropic-messages|anthropic-vertex|gemini)\/(?!envelope)/.exec(i)?.[1]).filter((f) => f !== undefined))].sort();
+    [...new Set(inputs.map((i) => /^packages\/codecs\/src\/(openai-chat|openai-responses|anthropic-messages|anthropic-vertex|gemini|bedrock-converse)\/(?!envelope)/.exec(i)?.[1]).filter((f) => f !== undefined))].sort();
   const bundledCodecs = async (entry: string) => {
     const { result, errors } = await bundleEdge({ entryPoints: { worker: entry }, platform: 'browser', minify: true });
     expect(errors, formatMessages(errors)).toEqual([]);
@@ -70,8 +70,8 @@ describe('a Worker bundles only the codecs it lists', () => {
     expect(await bundledCodecs('examples/edge-worker/worker.ts')).toEqual(['anthropic-messages', 'openai-chat']);
   });
 
-  it('the root entry of adapters-edge holds all five', async () => {
-    expect(await bundledCodecs('packages/adapters-edge/src/index.ts')).toEqual(['anthropic-messages', 'anthropic-vertex', 'gemini', 'openai-chat', 'openai-responses']);
+  it('the root entry of adapters-edge holds all six', async () => {
+    expect(await bundledCodecs('packages/adapters-edge/src/index.ts')).toEqual(['anthropic-messages', 'anthropic-vertex', 'bedrock-converse', 'gemini', 'openai-chat', 'openai-responses']);
   });
 });
 
@@ -84,6 +84,16 @@ describe('jose is loaded only for JWT verification', () => {
     const entry = outputs.find((o) => o.entryPoint !== undefined)!;
     expect(holdsJose(entry)).toBe(false);
     expect(outputs.filter(holdsJose)).toHaveLength(1);
+  });
+
+  it('aws4fetch (SigV4 for Bedrock) sits behind a dynamic import too: no signing code in the entry chunk', async () => {
+    const { result, errors } = await bundleEdge({ entryPoints: { edge: 'packages/adapters-edge/src/index.ts' }, platform: 'browser', splitting: true });
+    expect(errors, formatMessages(errors)).toEqual([]);
+    const outputs = Object.values(result.metafile.outputs).filter((o) => Object.keys(o.inputs).length > 0);
+    const holdsSigner = (o: (typeof outputs)[number]) => Object.keys(o.inputs).some((i) => i.startsWith('node_modules/aws4fetch/'));
+    const entry = outputs.find((o) => o.entryPoint !== undefined)!;
+    expect(holdsSigner(entry)).toBe(false);
+    expect(outputs.filter(holdsSigner)).toHaveLength(1);
   });
 });
 

@@ -9,6 +9,8 @@ export default defineConfig({
     'anthropic-messages': 'src/entries/anthropic-messages.ts',
     'anthropic-vertex': 'src/entries/anthropic-vertex.ts',
     gemini: 'src/entries/gemini.ts',
+    'bedrock-converse': 'src/entries/bedrock-converse.ts',
+    kinds: 'src/entries/kinds.ts',
   },
   format: ['esm', 'cjs'],
   dts: { compilerOptions: { composite: false, incremental: false } },

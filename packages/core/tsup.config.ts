@@ -1,7 +1,18 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', minimal: 'src/minimal.ts', testing: 'src/testing.ts', dlp: 'src/dlp/index.ts', telemetry: 'src/telemetry/index.ts', jwt: 'src/jwt.ts' },
+  entry: {
+    index: 'src/index.ts',
+    minimal: 'src/minimal.ts',
+    testing: 'src/testing.ts',
+    dlp: 'src/dlp/index.ts',
+    'aws-sigv4': 'src/aws-sigv4.ts',
+    'google-service-account': 'src/google-service-account.ts',
+    tokenizers: 'src/tokenizers.ts',
+    kinds: 'src/kinds.ts',
+    telemetry: 'src/telemetry/index.ts',
+    jwt: 'src/jwt.ts',
+  },
   format: ['esm', 'cjs'],
   dts: { compilerOptions: { composite: false, incremental: false } },
   clean: true,

@@ -80,7 +80,7 @@ export function echoUpstream(format: WireFormat, variant: string, options: EchoV
 /** Events as the format's SSE text, in 7-byte pieces; `end`: let the encoder close the stream as the format does. */
 function sseChunks(encoder: StreamEncoder, events: StreamEvent[], end: boolean): string[] {
   let sse = '';
-  const write = (t: string) => void (sse += t);
+  const write = (t: string | Uint8Array) => void (sse += typeof t === 'string' ? t : new TextDecoder().decode(t));
   for (const e of events) encoder.encode(e, write);
   if (end) encoder.end(write);
   const chunks: string[] = [];

@@ -14,6 +14,11 @@ export function fixtureText(path: string): string {
   return readFileSync(requireDir(FIXTURES_DIR) + path, 'utf8');
 }
 
+/** A binary fixture (Bedrock's recorded event stream), as bytes. */
+export function fixtureBytes(path: string): Uint8Array {
+  return new Uint8Array(readFileSync(requireDir(FIXTURES_DIR) + path));
+}
+
 export function fixtureJson<T = unknown>(path: string): T {
   return JSON.parse(fixtureText(path)) as T;
 }

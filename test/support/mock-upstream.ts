@@ -21,7 +21,7 @@ export async function startMockUpstream(scenarios: Record<string, Scenario>): Pr
     counts.set(prefix, (counts.get(prefix) ?? 0) + 1);
     const scenario = scenarios[prefix];
     if (scenario === undefined) return new Response(`no scenario ${prefix}`, { status: 404 });
-    const text = await request.text();
+    const text = await request.clone().text();
     let body: Record<string, unknown> = {};
     try {
       body = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);

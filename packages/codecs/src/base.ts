@@ -2,12 +2,13 @@
  * `@tollgate/codecs/base`: everything but the codecs themselves — the canonical IR, errors, the
  * `Codec` contract, SSE, and conversions that take codec objects. Pair it with the formats you
  * need (`@tollgate/codecs/openai-chat`, `/openai-responses`, `/anthropic-messages`,
- * `/anthropic-vertex`, `/gemini`) and a bundle holds only those. The root entry re-exports all
+ * `/anthropic-vertex`, `/gemini`, `/bedrock-converse`) and a bundle holds only those. The root entry re-exports all
  * of this, plus the table of every codec and the conversions by format name.
  */
 export * from './ir/index.js';
 export * from './errors/gateway-error.js';
 export type * from './codec.js';
+export { createFrameReader, streamContentType } from './stream-framing.js';
 export { codecTable, codecOf, type CodecTable } from './codec-table.js';
 export { convertRequestWith, convertResponseWith } from './convert-with.js';
 export type { ConvertRequestOptions, ConvertRequestResult, ConvertResponseResult } from './convert-with.js';

@@ -1,5 +1,6 @@
 import type { ErrorInfo } from './errors/gateway-error.js';
 import type { CostFields } from './ir/cost.js';
+import type { EmbedRequest, EmbedResponse } from './ir/embedding.js';
 import type { Request } from './ir/request.js';
 import type { Response } from './ir/response.js';
 import type { StreamEvent } from './ir/stream-event.js';
@@ -50,7 +51,10 @@ export interface EncodedResponse {
   warnings: ConversionWarning[];
 }
 
-/** Turns a format's SSE messages into canonical stream events, synchronously. */
+/**
+ * Turns a format's stream messages into canonical stream events, synchronously. For SSE formats a
+ * message is one server-sent event; for a binary framing (`Codec.streamFraming`) it is one frame.
+ */
 export interface StreamDecoder {
   push(message: SseMessage, emit: (event: StreamEvent) => void): void;
   /** The upstream closed. Emits an `error` event if the stream ended before its terminal event. */
@@ -64,11 +68,49 @@ export interface StreamEncoderOptions {
   includeUsage?: boolean;
 }
 
-/** Turns canonical stream events into a format's SSE text, synchronously. */
+/**
+ * Where a stream encoder writes: SSE text, or (for a binary framing) whole frames as bytes. A
+ * consumer keeps what is written in order.
+ */
+export type StreamWrite = (chunk: string | Uint8Array) => void;
+
+/** Turns canonical stream events into a format's stream bytes (SSE text or frames), synchronously. */
 export interface StreamEncoder {
-  encode(event: StreamEvent, write: (text: string) => void): void;
+  encode(event: StreamEvent, write: StreamWrite): void;
   /** Input ended; write whatever the format needs to close (nothing if already closed). */
-  end(write: (text: string) => void): void;
+  end(write: StreamWrite): void;
+}
+
+/** Reads a stream's bytes into messages, holding at most one incomplete frame. */
+export interface StreamFrameReader {
+  feed(chunk: Uint8Array): void;
+  /** Input ended: a frame cut short is reported to `onFailure`. */
+  end(): void;
+}
+
+export interface StreamFrameReaderOptions {
+  /** The largest single frame accepted, in bytes. Default 8 MiB. */
+  maxEventBytes?: number;
+}
+
+/**
+ * How a format frames its streams when they are not server-sent events (AWS event streams). The
+ * reader hands each complete frame to `onMessage` as a message; a corrupt, oversized or truncated
+ * frame is reported once to `onFailure`, after which the reader ignores the rest of the input.
+ */
+export interface StreamFraming {
+  /** The `content-type` of a stream in this framing. */
+  readonly contentType: string;
+  createReader(
+    onMessage: (message: SseMessage) => void,
+    onFailure: (error: ErrorInfo) => void,
+    options?: StreamFrameReaderOptions,
+  ): StreamFrameReader;
+}
+
+/** The response headers an error decoder may read. */
+export interface ErrorHeaders {
+  get(name: string): string | null;
 }
 
 export interface RenderedError {
@@ -77,12 +119,52 @@ export interface RenderedError {
   headers?: Record<string, string>;
 }
 
+/**
+ * A format's token-counting endpoint (Anthropic `/v1/messages/count_tokens`, OpenAI
+ * `/v1/responses/input_tokens`, Gemini `:countTokens`, Bedrock `CountTokens`): its request is
+ * the format's generation request (in an envelope for some), its answer one number. Kept apart
+ * from `Codec` (see `countTokensCodecs`), so a bundle that never counts holds none of them.
+ */
+export interface CountTokensCodec {
+  decodeRequest(body: unknown, options?: DecodeRequestOptions): DecodedRequest;
+  /** The counting request for a canonical request (fields the endpoint refuses are left out). */
+  encodeRequest(request: Request, options?: EncodeRequestOptions): EncodedRequest;
+  /** The input tokens of a counting answer; throws a canonical error on an answer without them. */
+  decodeResponse(body: unknown): number;
+  encodeResponse(inputTokens: number): Record<string, unknown>;
+}
+
+export interface DecodedEmbedRequest {
+  request: EmbedRequest;
+  warnings: ConversionWarning[];
+  unclassified: string[];
+}
+
+export interface EncodeEmbedResponseOptions {
+  /** The model name to show the client. */
+  model?: string;
+}
+
+/**
+ * A format's embeddings endpoint (OpenAI `/v1/embeddings`, Gemini `:embedContent` /
+ * `:batchEmbedContents`). Kept apart from `Codec` (see `embeddingsCodecs`).
+ */
+export interface EmbeddingsCodec {
+  decodeRequest(body: unknown, options?: DecodeRequestOptions): DecodedEmbedRequest;
+  encodeRequest(request: EmbedRequest, options?: EncodeRequestOptions): EncodedRequest;
+  decodeResponse(body: unknown): EmbedResponse;
+  /** The answer for `request` (its shape, batch or single, and vector encoding follow the request). */
+  encodeResponse(response: EmbedResponse, request: EmbedRequest, options?: EncodeEmbedResponseOptions): EncodedResponse;
+}
+
 /** One wire format: decode and encode requests, responses, streams and errors. */
 export interface Codec {
   readonly format: WireFormat;
   readonly family: Family;
   /** Every documented top-level request field; a coverage test checks each is classified. */
   readonly knownRequestFields: readonly string[];
+  /** How streams are framed; absent for server-sent events (`text/event-stream`). */
+  readonly streamFraming?: StreamFraming;
   decodeRequest(body: unknown, options?: DecodeRequestOptions): DecodedRequest;
   encodeRequest(request: Request, options?: EncodeRequestOptions): EncodedRequest;
   decodeResponse(body: unknown): DecodedResponse;
@@ -91,8 +173,11 @@ export interface Codec {
   createStreamEncoder(options?: StreamEncoderOptions): StreamEncoder;
   /** The HTTP error body for a canonical error. */
   renderError(error: ErrorInfo): RenderedError;
-  /** Decode an upstream error body (any shape) into a canonical error. */
-  decodeError(status: number, body: unknown): ErrorInfo;
+  /**
+   * Decode an upstream error body (any shape) into a canonical error. `headers`, when given, are
+   * the upstream response's (Bedrock names its exception in `x-amzn-errortype`).
+   */
+  decodeError(status: number, body: unknown, headers?: ErrorHeaders): ErrorInfo;
   /**
    * For the identity plan: keep (possibly changed) or drop (null) one upstream event, e.g. the
    * usage chunk the gateway asked an OpenAI upstream for when the client did not.

@@ -1,7 +1,8 @@
-import type { Codec, StreamDecoder, StreamEncoder } from './codec.js';
+import type { Codec, StreamDecoder, StreamEncoder, StreamWrite } from './codec.js';
 import { errorInfo, isTimeoutError, type ErrorInfo } from './errors/gateway-error.js';
 import type { StreamEvent } from './ir/stream-event.js';
-import { createSseReader, sseEvent, type SseMessage } from './sse/parse.js';
+import { sseEvent, type SseMessage } from './sse/parse.js';
+import { createFrameReader, pendingOutput } from './stream-framing.js';
 
 export interface ConvertStreamOptions {
   /** The model name to show the client in the converted stream. */
@@ -39,7 +40,6 @@ function closer(options: ConvertStreamOptions): (how: 'done' | 'cancelled') => v
   };
 }
 
-const encoder = new TextEncoder();
 
 /** A byte source: a web `ReadableStream`, or any async iterable of chunks (a Node stream, say). */
 export type ByteSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
@@ -182,7 +182,7 @@ function converter(readable: ByteSource, source: Codec, target: Codec, options: 
   if (same && !transform && !needsRewrite(source, options)) return passthrough(readable, source, options);
   const decoder = source.createStreamDecoder();
   const sink: StreamEncoder = same && !transform ? identityRewriter(source, options) : target.createStreamEncoder(encoderOptions(options));
-  return fused(readable, decoder, sink, options);
+  return fused(readable, source, decoder, sink, options);
 }
 
 function encoderOptions(options: ConvertStreamOptions) {
@@ -197,7 +197,7 @@ function needsRewrite(codec: Codec, options: ConvertStreamOptions): boolean {
 }
 
 /** An encoder for the identity plan with rewriting: it is driven by raw messages, not events. */
-function identityRewriter(codec: Codec, options: ConvertStreamOptions): StreamEncoder & { raw(m: SseMessage, write: (t: string) => void): void } {
+function identityRewriter(codec: Codec, options: ConvertStreamOptions): StreamEncoder & { raw(m: SseMessage, write: StreamWrite): void } {
   const filter = codec.identityFilter!;
   const target = codec.createStreamEncoder(encoderOptions(options));
   return {
@@ -227,7 +227,7 @@ function identityRewriter(codec: Codec, options: ConvertStreamOptions): StreamEn
 function passthrough(readable: ByteSource, codec: Codec, options: ConvertStreamOptions): ChunkSource {
   const onEvent = options.onEvent;
   const decoder = codec.createStreamDecoder();
-  const text = new TextDecoder();
+  const sse = codec.streamFraming === undefined;
   let watching = true;
   let upstreamError = false;
   /** The stream's terminal event went by: what the upstream sends after it (or never) does not matter. */
@@ -237,25 +237,29 @@ function passthrough(readable: ByteSource, codec: Codec, options: ConvertStreamO
     else if (event.type === 'message_stop') terminal = true;
     onEvent?.(event);
   };
-  const reader = createSseReader(
+  const reader = createFrameReader(
+    codec,
     (message) => {
       if (watching) decoder.push(message, see);
     },
-    () => {
-      // An oversized event is the upstream's to send; metering stops watching, bytes still flow.
+    (error) => {
+      // A frame the gateway cannot read (oversized, corrupt) is the upstream's to send; metering
+      // stops watching, bytes still flow.
       watching = false;
-      onEvent?.({ type: 'error', error: oversizeError(options) });
+      onEvent?.({ type: 'error', error });
     },
     sizeOption(options),
   );
   const upstream = pullFrom(readable);
   const close = closer(options);
+  /** The last bytes relayed (SSE only), so an appended error event starts on its own line. */
   let tail = '';
   let closed = false;
   const errorBytes = (error: ErrorInfo): Uint8Array => {
-    let out = /(\n\n|\r\n\r\n|\r\r)$/.test(tail) || tail === '' ? '' : '\n\n';
-    codec.createStreamEncoder(encoderOptions(options)).encode({ type: 'error', error }, (t) => (out += t));
-    return encoder.encode(out);
+    const out = pendingOutput();
+    if (sse && !(/(\n\n|\r\n\r\n|\r\r)$/.test(tail) || tail === '')) out.write('\n\n');
+    codec.createStreamEncoder(encoderOptions(options)).encode({ type: 'error', error }, out.write);
+    return out.take();
   };
   return {
     async pull(controller) {
@@ -275,7 +279,6 @@ function passthrough(readable: ByteSource, codec: Codec, options: ConvertStreamO
         }
         if (result.done) {
           closed = true;
-          reader.feed(text.decode());
           reader.end();
           let ended: ErrorInfo | null = null;
           if (watching) {
@@ -291,9 +294,8 @@ function passthrough(readable: ByteSource, codec: Codec, options: ConvertStreamO
           return;
         }
         controller.enqueue(result.value);
-        const chunk = text.decode(result.value, { stream: true });
-        tail = (tail + chunk).slice(-4);
-        reader.feed(chunk);
+        if (sse) tail = (tail + String.fromCharCode(...result.value.subarray(Math.max(0, result.value.byteLength - 4)))).slice(-4);
+        reader.feed(result.value);
         if (terminal) {
           // Complete: end the client's stream now, whatever the upstream does with the rest of
           // its body (trailers that never end, a close that never comes).
@@ -329,30 +331,21 @@ function sizeOption(options: ConvertStreamOptions): { maxEventBytes?: number } {
   return options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes };
 }
 
-function oversizeError(options: ConvertStreamOptions): ErrorInfo {
-  const max = options.maxEventBytes;
-  return errorInfo('upstream_error', `The upstream sent a stream event larger than ${max ?? 8 * 1024 * 1024} bytes.`, {
-    status: 502,
-  });
-}
-
 function fused(
   readable: ByteSource,
+  source: Codec,
   decoder: StreamDecoder,
-  sink: StreamEncoder & { raw?: (m: SseMessage, write: (t: string) => void) => void },
+  sink: StreamEncoder & { raw?: (m: SseMessage, write: StreamWrite) => void },
   options: ConvertStreamOptions,
 ): ChunkSource {
   const onEvent = options.onEvent;
-  const text = new TextDecoder();
-  let out = '';
+  const out = pendingOutput();
   /** What was written before an error, handed on as its own chunk so the error travels alone. */
-  let beforeError: string | null = null;
+  let beforeError: Uint8Array | null = null;
   let finished = false;
   /** The stream's terminal event went by (see `passthrough`). */
   let terminal = false;
-  const write = (chunk: string) => {
-    out += chunk;
-  };
+  const write = out.write;
   const observe = (event: StreamEvent) => {
     if (event.type === 'message_stop') terminal = true;
     if (onEvent !== undefined) onEvent(event);
@@ -361,10 +354,9 @@ function fused(
     if (finished) return;
     if (event.type === 'message_stop') terminal = true;
     if (onEvent !== undefined) onEvent(event);
-    if (event.type === 'error' && out.length > 0) {
+    if (event.type === 'error' && !out.empty) {
       // A client may look at each chunk on its own (@google/genai does, for a bare error body).
-      beforeError = out;
-      out = '';
+      beforeError = out.take();
     }
     sink.encode(event, write);
     if (event.type === 'error') finished = true;
@@ -373,7 +365,8 @@ function fused(
   const emit = transform === undefined ? encode : (event: StreamEvent) => {
     if (!finished) transform(event, encode);
   };
-  const reader = createSseReader(
+  const reader = createFrameReader(
+    source,
     (message) => {
       if (finished) return;
       if (sink.raw !== undefined) {
@@ -384,7 +377,7 @@ function fused(
         decoder.push(message, emit);
       }
     },
-    () => emit({ type: 'error', error: oversizeError(options) }),
+    (error) => emit({ type: 'error', error }),
     sizeOption(options),
   );
   const upstream = pullFrom(readable);
@@ -394,7 +387,7 @@ function fused(
     async pull(controller) {
       try {
         // Read until there is something to hand on, so one pull yields output or the end.
-        while (out.length === 0 && beforeError === null) {
+        while (out.empty && beforeError === null) {
           if (finished) {
             controller.close();
             close('done');
@@ -409,7 +402,6 @@ function fused(
             break;
           }
           if (result.done) {
-            reader.feed(text.decode());
             reader.end();
             if (sink.raw !== undefined) {
               // A stream that ended without its terminal event gets the format's error event.
@@ -422,24 +414,23 @@ function fused(
             }
             if (!finished) sink.end(write);
             finished = true;
-            if (out.length === 0 && beforeError === null) {
+            if (out.empty && beforeError === null) {
               controller.close();
               close('done');
               return;
             }
             break;
           }
-          reader.feed(text.decode(result.value, { stream: true }));
+          reader.feed(result.value);
           if (terminal && !finished) {
             // Complete: the client's stream ends with this read (see `passthrough`).
             sink.end(write);
             finished = true;
           }
         }
-        if (beforeError !== null) controller.enqueue(encoder.encode(beforeError));
+        if (beforeError !== null) controller.enqueue(beforeError);
         beforeError = null;
-        if (out.length > 0) controller.enqueue(encoder.encode(out));
-        out = '';
+        if (!out.empty) controller.enqueue(out.take());
         if (finished) {
           controller.close();
           close('done');
@@ -462,21 +453,21 @@ function fused(
   };
 }
 
-/** A TransformStream from a codec's SSE bytes to canonical events. */
+/** A TransformStream from a codec's stream bytes (SSE or its own framing) to canonical events. */
 export function decodeStreamWith(codec: Codec, options: { maxEventBytes?: number } = {}): TransformStream<Uint8Array, StreamEvent> {
   const decoder = codec.createStreamDecoder();
-  const text = new TextDecoder();
   let queue: StreamEvent[] = [];
   let stopped = false;
   const push = (event: StreamEvent) => {
     if (!stopped) queue.push(event);
     if (event.type === 'error') stopped = true;
   };
-  const reader = createSseReader(
+  const reader = createFrameReader(
+    codec,
     (message) => {
       if (!stopped) decoder.push(message, push);
     },
-    () => push({ type: 'error', error: oversizeError(options) }),
+    (error) => push({ type: 'error', error }),
     options,
   );
   const drain = (controller: TransformStreamDefaultController<StreamEvent>) => {
@@ -485,11 +476,10 @@ export function decodeStreamWith(codec: Codec, options: { maxEventBytes?: number
   };
   return new TransformStream<Uint8Array, StreamEvent>({
     transform(chunk, controller) {
-      reader.feed(text.decode(chunk, { stream: true }));
+      reader.feed(chunk);
       drain(controller);
     },
     flush(controller) {
-      reader.feed(text.decode());
       reader.end();
       if (!stopped) decoder.end(push);
       drain(controller);
@@ -497,24 +487,20 @@ export function decodeStreamWith(codec: Codec, options: { maxEventBytes?: number
   });
 }
 
-/** A TransformStream from canonical events to a codec's SSE bytes. */
+/** A TransformStream from canonical events to a codec's stream bytes (SSE or its own framing). */
 export function encodeStreamWith(codec: Codec, options: { model?: string; includeUsage?: boolean } = {}): TransformStream<StreamEvent, Uint8Array> {
   const sink = codec.createStreamEncoder(options);
-  let out = '';
-  const write = (chunk: string) => {
-    out += chunk;
-  };
+  const out = pendingOutput();
   const flushOut = (controller: TransformStreamDefaultController<Uint8Array>) => {
-    if (out.length > 0) controller.enqueue(encoder.encode(out));
-    out = '';
+    if (!out.empty) controller.enqueue(out.take());
   };
   return new TransformStream<StreamEvent, Uint8Array>({
     transform(event, controller) {
-      sink.encode(event, write);
+      sink.encode(event, out.write);
       flushOut(controller);
     },
     flush(controller) {
-      sink.end(write);
+      sink.end(out.write);
       flushOut(controller);
     },
   });

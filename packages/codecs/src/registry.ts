@@ -6,6 +6,7 @@ import { openaiChatCodec } from './openai-chat/index.js';
 import { openaiResponsesCodec } from './openai-responses/index.js';
 import { geminiCodec } from './gemini/index.js';
 import { anthropicVertexCodec } from './anthropic-vertex/index.js';
+import { bedrockConverseCodec } from './bedrock-converse/index.js';
 
 /**
  * The per-format codecs, keyed by wire format: every format. Importing this table (or anything
@@ -18,6 +19,7 @@ export const codecs = {
   anthropic_messages: anthropicMessagesCodec,
   gemini_generate_content: geminiCodec,
   anthropic_vertex: anthropicVertexCodec,
+  bedrock_converse: bedrockConverseCodec,
 } as const satisfies Record<WireFormat, Codec>;
 
 const byFormat: CodecTable = codecs;

@@ -4,3 +4,6 @@
 export * from './minimal.js';
 export { createGateway } from './gateway/all-codecs.js';
 export { createIdentityResolver } from './identity/with-jwt.js';
+export { awsSigV4Signer } from './gateway/aws-sigv4.js';
+export { googleServiceAccountSigner } from './gateway/google-service-account.js';
+export { operationKinds, type OperationKinds } from './gateway/kinds.js';

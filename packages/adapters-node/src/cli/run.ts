@@ -4,7 +4,7 @@
  * Reference: docs/cli.md.
  */
 import { parseArgs } from 'node:util';
-import { GatewayConfigError } from '@tollgate/core';
+import { credentialSecrets, GatewayConfigError } from '@tollgate/core';
 import { closestName } from '@tollgate/policy';
 import { HELP, USAGE, cliVersion } from './help.js';
 import { createKeyEntry, renderKey } from './key.js';
@@ -178,7 +178,7 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
     return 1;
   }
   const { config, registry } = result.service;
-  const missing = [...new Set(Object.values(registry.credentials).map((c) => c.secret))].filter((name) => (process.env[name] ?? '') === '');
+  const missing = [...new Set(Object.values(registry.credentials).flatMap((c) => credentialSecrets(c)))].filter((name) => (process.env[name] ?? '') === '');
   if (missing.length > 0) io.err(`tollgate: warning — secrets not set in the environment: ${missing.join(', ')} (calls needing them will fail)\n`);
   if (config.identity === undefined) io.err('tollgate: warning — no identity configured: every request will be refused (401)\n');
   if (workers > 1) {

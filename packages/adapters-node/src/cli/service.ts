@@ -8,6 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGateway, GatewayConfigError, type Gateway, type UpstreamFetch } from '@tollgate/core';
+import { openaiTokenizers } from '@tollgate/core/tokenizers';
 import { handleNodeRequest } from '../http/listener.js';
 import { createNodeUpstream } from '../http/upstream.js';
 import { buildParts, upstreamOptions, type PartOverrides } from './build.js';
@@ -83,6 +84,8 @@ export async function startService(service: LoadedService, options: StartService
     gateway = createGateway({
       telemetry: telemetry === null ? false : telemetry.options,
       fetch: upstreamFetch,
+      // Local token counts for models that declare an OpenAI encoding (tables loaded on first use).
+      tokenizers: openaiTokenizers,
       registry: service.registry,
       policy: service.policy,
       identity: config.identity ?? {},

@@ -35,6 +35,8 @@ export function usageRecord(overrides: Partial<UsageRecord> = {}): UsageRecord {
     policy_prompts: [],
     registry_revision: 'sha256:0000',
     policy_revision: null,
+    kind: 'generate',
+    counted_tokens: null,
     ...overrides,
   };
 }

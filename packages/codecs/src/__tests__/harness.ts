@@ -113,8 +113,8 @@ export function streamHarness(codec: StreamCodec): StreamHarness {
   function encodeEvents(events: StreamEvent[], options: StreamEncoderOptions = {}, end = true): string {
     const encoder = codec.createStreamEncoder(options);
     let out = '';
-    const write = (t: string) => {
-      out += t;
+    const write = (t: string | Uint8Array) => {
+      out += typeof t === 'string' ? t : new TextDecoder().decode(t);
     };
     for (const event of events) encoder.encode(event, write);
     if (end) encoder.end(write);
@@ -128,8 +128,8 @@ export function streamHarness(codec: StreamCodec): StreamHarness {
     const text = new TextDecoder();
     let out = '';
     let finished = false;
-    const write = (t: string) => {
-      out += t;
+    const write = (t: string | Uint8Array) => {
+      out += typeof t === 'string' ? t : new TextDecoder().decode(t);
     };
     const emit = (event: StreamEvent) => {
       if (finished) return;

@@ -5,7 +5,7 @@ import { isObject } from '../shared/guards.js';
 import { FORMAT } from './schemas.js';
 
 /** Anthropic-defined tools the client runs: their definitions add a fixed system prompt, no per-call fee. */
-const CLIENT_TOOL = /^(bash|text_editor|computer|memory)_/;
+export const CLIENT_TOOL = /^(bash|text_editor|computer|memory)_/;
 /** The most prompt tokens such a tool adds (computer use: a system prompt plus its definition, under 1,300). */
 export const CLIENT_TOOL_PROMPT_TOKENS = 2_000;
 

@@ -54,6 +54,9 @@ export function encodeDeltaUsage(u: Usage): JsonObject {
   };
   // What decodeUsage reads back (the API reports it in newer versions): reasoning is not lost.
   if (u.reasoning > 0) wire['output_tokens_details'] = { thinking_tokens: u.reasoning };
+  // A source that reports usage only at the end (Bedrock) says here, not in message_start, how the
+  // cache writes split by TTL.
+  if (u.cacheWrite1h > 0) wire['cache_creation'] = { ephemeral_5m_input_tokens: u.cacheWrite, ephemeral_1h_input_tokens: u.cacheWrite1h };
   return wire;
 }
 

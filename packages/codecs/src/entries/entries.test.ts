@@ -5,6 +5,7 @@ import { anthropicVertexCodec } from '@tollgate/codecs/anthropic-vertex';
 import { geminiCodec } from '@tollgate/codecs/gemini';
 import { openaiChatCodec } from '@tollgate/codecs/openai-chat';
 import { openaiResponsesCodec } from '@tollgate/codecs/openai-responses';
+import { bedrockConverseCodec } from '@tollgate/codecs/bedrock-converse';
 import { codecs, convertRequest } from '../index.js';
 
 describe('per-format entries', () => {
@@ -14,6 +15,7 @@ describe('per-format entries', () => {
     expect(anthropicMessagesCodec).toBe(codecs.anthropic_messages);
     expect(anthropicVertexCodec).toBe(codecs.anthropic_vertex);
     expect(geminiCodec).toBe(codecs.gemini_generate_content);
+    expect(bedrockConverseCodec).toBe(codecs.bedrock_converse);
   });
 
   it('converts between two codecs passed as objects, as the format-name functions do', () => {

@@ -9,4 +9,5 @@ export * from './request.js';
 export * from './response.js';
 export * from './stream-event.js';
 export * from './warning.js';
+export * from './embedding.js';
 export * from './cost.js';

@@ -4,7 +4,8 @@ export type WireFormat =
   | 'openai_responses'
   | 'anthropic_messages'
   | 'anthropic_vertex'
-  | 'gemini_generate_content';
+  | 'gemini_generate_content'
+  | 'bedrock_converse';
 
 export const WIRE_FORMATS: readonly WireFormat[] = [
   'openai_chat',
@@ -12,6 +13,7 @@ export const WIRE_FORMATS: readonly WireFormat[] = [
   'anthropic_messages',
   'anthropic_vertex',
   'gemini_generate_content',
+  'bedrock_converse',
 ];
 
 export function isWireFormat(value: unknown): value is WireFormat {
@@ -24,11 +26,16 @@ export function isWireFormat(value: unknown): value is WireFormat {
  */
 export type Issuer = 'anthropic' | 'openai' | 'google';
 
-/** Which vendor issues the opaque state carried by a format's responses. */
+/**
+ * Which vendor issues the opaque state carried by a format's responses. Bedrock Converse carries
+ * Claude's thinking signatures and redacted thinking (the only opaque reasoning values it has),
+ * which Anthropic documents as valid across the Claude API, Bedrock and Vertex AI.
+ */
 export const ISSUER_OF_FORMAT: Record<WireFormat, Issuer> = {
   openai_chat: 'openai',
   openai_responses: 'openai',
   anthropic_messages: 'anthropic',
   anthropic_vertex: 'anthropic',
   gemini_generate_content: 'google',
+  bedrock_converse: 'anthropic',
 };

@@ -13,9 +13,10 @@ import type { Usage } from '../ir/usage.js';
 import { WIRE_FORMATS, type WireFormat } from '../ir/wire-format.js';
 import { codecs } from '../registry.js';
 import { foldSignature } from '../shared/tool-call-id.js';
+import { recordedStream } from '../bedrock-converse/__tests__/smithy.js';
 import { alias, projectUsage } from './__tests__/capabilities.js';
 import { expectedClientId } from './__tests__/check-responses.js';
-import { CLIENT_MODEL, decodeEvents, readText, streamOf } from './__tests__/io.js';
+import { CLIENT_MODEL, decodeEvents, readBytes, streamOf } from './__tests__/io.js';
 import { semanticOf, streamView, type Semantic } from './__tests__/semantic.js';
 
 const DIRS: Array<[string, WireFormat]> = [
@@ -23,9 +24,18 @@ const DIRS: Array<[string, WireFormat]> = [
   ['openai-responses', 'openai_responses'],
   ['anthropic-messages', 'anthropic_messages'],
   ['gemini', 'gemini_generate_content'],
+  ['bedrock-converse', 'bedrock_converse'],
 ];
 
-const streams = DIRS.flatMap(([dir, format]) => fixtureFiles(dir, '.sse').map((file) => ({ file, format })));
+/** Recorded streams as the upstream sent them: SSE text, or Bedrock's binary event stream (decoded recordings framed again). */
+const streams = [
+  ...DIRS.filter(([, f]) => f !== 'bedrock_converse').flatMap(([dir, format]) => fixtureFiles(dir, '.sse').map((file) => ({ file, format, bytes: () => new TextEncoder().encode(fixtureText(file)) }))),
+  ...[...fixtureFiles('bedrock-converse', '.eventstream'), ...fixtureFiles('bedrock-converse', '.json').filter((f) => f.includes('/stream-') && !f.includes('stream-tool-use'))].map((file) => ({
+    file,
+    format: 'bedrock_converse' as WireFormat,
+    bytes: () => recordedStream(file),
+  })),
+];
 const responses = DIRS.flatMap(([dir, format]) => fixtureFiles(dir, '.json').filter((f) => f.includes('/response-')).map((file) => ({ file, format })));
 
 /** What must survive any conversion. Usage is compared as the target reports it. */
@@ -49,12 +59,12 @@ function assertUsage(to: WireFormat, reference: Usage | null | undefined, got: U
 }
 
 describe('recorded streams through every format', () => {
-  for (const { file, format: from } of streams) {
+  for (const { file, format: from, bytes } of streams) {
     describe(file, () => {
       it.each(WIRE_FORMATS.map((to) => ({ to })))('→ $to', async ({ to }) => {
-        const text = fixtureText(file);
-        const reference = streamView(await decodeEvents(from, text));
-        const wire = await readText(convertStream(streamOf(text), from, to, { model: CLIENT_MODEL }));
+        const source = bytes();
+        const reference = streamView(await decodeEvents(from, source));
+        const wire = await readBytes(convertStream(streamOf(source), from, to, { model: CLIENT_MODEL }));
         const got = streamView(await decodeEvents(to, wire));
         expect(got.problems).toEqual([]);
         expect(got.terminal).toBe(reference.terminal);

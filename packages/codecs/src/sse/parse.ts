@@ -9,6 +9,11 @@ export interface SseMessage {
    * `field: value` lines): Google's APIs end a failed stream with such a bare error body.
    */
   outOfBand?: true;
+  /**
+   * Set on a frame of a binary AWS event stream whose `:message-type` is `exception` (or `error`):
+   * `event` then names the exception (`throttlingException`) and `data` holds its JSON body.
+   */
+  exception?: true;
 }
 
 export interface SseReaderOptions {

@@ -1,4 +1,4 @@
-import type { Request as IRRequest, Usage, WireFormat } from '@tollgate/codecs/base';
+import type { ConversionWarning, Request as IRRequest, Usage, WireFormat } from '@tollgate/codecs/base';
 import type { Principal, RateConstraint, SpendDecision } from '@tollgate/policy';
 import type { AnswerGuard } from './answer-guard.js';
 import type { RequestTiming } from './timing.js';
@@ -46,6 +46,19 @@ export class RequestContext {
   clientCancelled = false;
   outputBytes = 0;
   promptBound = 0;
+  /** What the request does: generate (the default), count_tokens or embed. */
+  kind: 'generate' | 'count_tokens' | 'embed' = 'generate';
+  /** What decoding the client's request could not carry into the canonical form. */
+  decodeWarnings: ConversionWarning[] = [];
+  /**
+   * What the translation dropped or changed (request and answer), for the
+   * `x-tollgate-warnings` header and the record; empty on identity and raw plans.
+   */
+  warnings: ConversionWarning[] = [];
+  /** Opaque values in a translated stream the client's format cannot carry (dropped mid-stream). */
+  streamDrops = 0;
+  /** For count_tokens: the input tokens counted (the answer). */
+  countedTokens: number | null = null;
   /** The `{tenant}:` tag every store key of this request's principal carries ('' for none). */
   keyTag = '';
   /** Token buckets admission took (the worst case), to move to the tokens used at settle. */
@@ -192,6 +205,31 @@ export class RequestContext {
       policy_prompts: this.policyPrompts,
       registry_revision: this.registryRevision,
       policy_revision: this.policyRevision,
+      kind: this.kind,
+      counted_tokens: this.countedTokens,
+      translation_warnings: this.warnings.length + this.streamDrops,
     };
   }
+}
+
+/** Warnings that are drops or changes (an unclassified field is counted on its own). */
+export function lossyWarnings(warnings: readonly ConversionWarning[]): ConversionWarning[] {
+  return warnings.filter((w) => w.code !== 'unclassified_field');
+}
+
+const MAX_WARNINGS_HEADER = 1024;
+
+/**
+ * `x-tollgate-warnings`: how many things the translation dropped or changed, then what (code and
+ * path), cut at 1 KiB. Absent when nothing was.
+ */
+export function warningsHeader(warnings: readonly ConversionWarning[]): string | undefined {
+  if (warnings.length === 0) return undefined;
+  let out = `${warnings.length}`;
+  for (const [i, w] of warnings.entries()) {
+    const item = `${i === 0 ? '; ' : ', '}${w.code}${w.path === undefined ? '' : ` ${w.path}`}`.replace(/[^\x20-\x7e]/g, '?');
+    if (out.length + item.length > MAX_WARNINGS_HEADER) return `${out}, ...`;
+    out += item;
+  }
+  return out;
 }

@@ -9,9 +9,12 @@ import { HoldKeeper } from './holds.js';
 import { DEFAULT_EARLY_CHECK_BYTES } from './early-check.js';
 import { GatewayConfigError } from './config-error.js';
 import { RequestContext } from './context.js';
-import type { GatewayReply, GatewayRequest, ReplyOptions } from './request.js';
+import type { GatewayReply, GatewayRequest, ReplyOptions, UpstreamFetch } from './request.js';
 import { tokenAdjustments, writeRecord } from './finalize.js';
 import { assertCodecsCover, codecTableFrom } from './codecs.js';
+import { assertSignersCover, signerTableFrom } from './signers.js';
+import { assertKindsServed } from './kind-routes.js';
+import { assertTokenizersCover, tokenCounterTableFrom } from './token-counters.js';
 import type { DlpOptions, Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
 import { errorReply, replyToResponse } from './render.js';
 import { SecretCache, secretResolver } from './secrets.js';
@@ -114,6 +117,12 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   const registry = registryFrom(options.registry);
   const codecs = codecTableFrom(options.codecs);
   assertCodecsCover(registry, codecs);
+  const signers = signerTableFrom(options.signers);
+  assertSignersCover(registry, signers);
+  const tokenizers = tokenCounterTableFrom(options.tokenizers);
+  assertTokenizersCover(registry, tokenizers);
+  const kinds = options.kinds ?? null;
+  assertKindsServed(registry, kinds);
   const first = policyFrom(options.policy, registry, options.dlp);
   let policyInput: unknown = options.policy;
   let policyRevision = first.revision;
@@ -142,6 +151,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   const notStarted = new Set<() => Promise<void>>();
   let closed = false;
 
+  const upstreamFetch: UpstreamFetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
   // Replaced whole by `reload`: a request reads it once, so it never mixes two revisions.
   let deps: WalkDeps = {
     registry,
@@ -150,8 +160,10 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     identity,
     store: observedStore,
     sink,
-    secrets: new SecretCache(secretResolver(options.secrets)),
-    fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
+    secrets: new SecretCache(secretResolver(options.secrets), signers, upstreamFetch, now),
+    tokenizers,
+    kinds,
+    fetch: upstreamFetch,
     breakers: new Breakers(options.breaker, now),
     maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
     earlyCheckBytes: options.earlyCheckBytes ?? DEFAULT_EARLY_CHECK_BYTES,
@@ -265,6 +277,9 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       // revision stays in force and the error lists what is wrong.
       const nextRegistry = next.registry === undefined ? deps.registry : registryFrom(next.registry);
       assertCodecsCover(nextRegistry, deps.codecs);
+      assertSignersCover(nextRegistry, deps.secrets.signers);
+      assertTokenizersCover(nextRegistry, deps.tokenizers);
+      assertKindsServed(nextRegistry, deps.kinds);
       const nextInput = next.policy === undefined ? policyInput : next.policy;
       // The policy is checked against the registry it will run with, also when only the registry changed.
       const loaded = policyFrom(nextInput, nextRegistry, options.dlp);

@@ -7,6 +7,8 @@ export type { UsageRecord, UsageSink, UsageSinkStats, UsageOption, RecordPrincip
 export type { GatewayTelemetry, TelemetryEngine, TelemetryOptions, TelemetryOption, TelemetrySources } from '../telemetry/options.js';
 export { RequestTiming, type UpstreamAttempt } from './timing.js';
 export type { SecretsOption } from './secrets.js';
+export type { UpstreamSigner, AwsSigV4Signer, AwsKeys, SignableCall, GoogleServiceAccountSigner, AccessToken } from './signers.js';
+export type { TokenCounter } from './token-counters.js';
 export type { SizingOptions } from './sizing.js';
 export type { SettleRetryOptions } from './holds.js';
 export { promptTokenBound } from './sizing.js';

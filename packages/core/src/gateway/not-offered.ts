@@ -13,11 +13,12 @@ const API_NAMES: Record<WireFormat, string> = {
   anthropic_messages: 'Anthropic Messages',
   anthropic_vertex: 'Anthropic on Vertex',
   gemini_generate_content: 'Gemini generateContent',
+  bedrock_converse: 'Amazon Bedrock Converse',
 };
 
 export function notOfferedError(registry: Registry, model: Model, format: WireFormat, requested: string): GatewayError {
   const elsewhere = model.entryFormats.flatMap((f) => {
-    const route = f === format ? undefined : registry.entryRoutes.find((r) => r.format === f);
+    const route = f === format ? undefined : registry.entryRoutes.find((r) => r.format === f && r.kind === 'generate');
     return route === undefined ? [] : [`${API_NAMES[f]} (${route.path})`];
   });
   const where = elsewhere.length === 0 ? '' : `; it is offered through ${elsewhere.join(', ')}`;

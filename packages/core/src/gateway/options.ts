@@ -9,6 +9,9 @@ import type { FailoverOptions } from './dispatch.js';
 import type { RequestFilter } from './filters.js';
 import type { SecretsOption } from './secrets.js';
 import type { SizingOptions } from './sizing.js';
+import type { UpstreamSigner } from './signers.js';
+import type { TokenCounter } from './token-counters.js';
+import type { OperationKinds } from './kinds.js';
 import type { TenantOf } from './keys.js';
 import type { SettleRetryOptions } from './holds.js';
 import type { UsageOption } from './usage-record.js';
@@ -114,6 +117,26 @@ export interface GatewayOptions {
    * `@tollgate/core/minimal` requires the list, so a bundle holds only the codecs listed.
    */
   codecs?: readonly Codec[];
+  /**
+   * Signers for credentials presented by signing each call (`aws_sigv4`: import
+   * `awsSigV4Signer` from `@tollgate/core/aws-sigv4`). A registry with such a credential needs
+   * its signer, else the gateway refuses to start. `createGateway` from `@tollgate/core` includes
+   * every signer by default; the one from `@tollgate/core/minimal` only those listed.
+   */
+  signers?: readonly UpstreamSigner[];
+  /**
+   * Token counters for the public tokenizers models declare (`tokenizer:` in the registry), used
+   * for count_tokens requests no deployment can count: `openaiTokenizers` from
+   * `@tollgate/core/tokenizers` (needs the optional gpt-tokenizer package). A registry that
+   * declares a tokenizer without its counter is refused at start.
+   */
+  tokenizers?: readonly TokenCounter[];
+  /**
+   * What serves `kind: count_tokens` and `kind: embed` entry routes: `operationKinds` from
+   * `@tollgate/core/kinds`. `createGateway` from `@tollgate/core` includes it; the one from
+   * `@tollgate/core/minimal` refuses a registry with such routes without it.
+   */
+  kinds?: OperationKinds;
   /**
    * OpenTelemetry metrics and traces (GenAI semantic conventions). With `createGateway` of
    * `@tollgate/core`: default the global providers of `@opentelemetry/api` — a no-op, at no

@@ -45,15 +45,29 @@ export interface PolicyStageInput {
  */
 export type PolicyStageResult = { ok: true; ir: IRRequest; reencode: boolean } | { ok: false; error: GatewayError; reason: string };
 
-/** Built-in tools a request carries outside the function list (Responses `web_search`, Anthropic server tools): by name, else type. */
+/**
+ * Built-in tools a request carries outside the function list (Responses `web_search`, Anthropic
+ * server tools, Bedrock system tools and the Anthropic tools of `additionalModelRequestFields`):
+ * by name, else type.
+ */
 function vendorToolNames(ir: IRRequest): string[] {
-  const tools = ir.vendor?.fields['tools'];
-  if (!Array.isArray(tools)) return [];
-  return tools.flatMap((t) => {
-    if (typeof t !== 'object' || t === null) return [];
-    const o = t as Record<string, unknown>;
-    const name = typeof o['name'] === 'string' ? o['name'] : typeof o['type'] === 'string' ? o['type'] : undefined;
-    return name === undefined ? [] : [name];
+  const fields = ir.vendor?.fields;
+  if (fields === undefined) return [];
+  const lists: unknown[] = [fields['tools']];
+  const toolConfig = fields['toolConfig'];
+  if (typeof toolConfig === 'object' && toolConfig !== null) lists.push((toolConfig as Record<string, unknown>)['tools']);
+  const additional = fields['additionalModelRequestFields'];
+  if (typeof additional === 'object' && additional !== null) lists.push((additional as Record<string, unknown>)['tools']);
+  return lists.flatMap((tools) => {
+    if (!Array.isArray(tools)) return [];
+    return tools.flatMap((t) => {
+      if (typeof t !== 'object' || t === null) return [];
+      let o = t as Record<string, unknown>;
+      // Bedrock: { systemTool: { name } }.
+      if (typeof o['systemTool'] === 'object' && o['systemTool'] !== null) o = o['systemTool'] as Record<string, unknown>;
+      const name = typeof o['name'] === 'string' ? o['name'] : typeof o['type'] === 'string' ? o['type'] : undefined;
+      return name === undefined ? [] : [name];
+    });
   });
 }
 

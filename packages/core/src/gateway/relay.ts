@@ -1,4 +1,4 @@
-import { convertStreamChunks, type Codec, type StreamEvent } from '@tollgate/codecs/base';
+import { convertStreamChunks, type Codec, type Issuer, type StreamEvent, type WireFormat } from '@tollgate/codecs/base';
 import type { RequestContext } from './context.js';
 import type { BodySource } from './request.js';
 import { utf8Length } from './sizing.js';
@@ -12,6 +12,8 @@ export interface RelayOptions {
   /** The model name the client asked for, shown in the converted stream. */
   clientModel?: string;
   includeUsage: boolean;
+  /** The stream is translated (not relayed as it came): opaque values the client cannot carry are counted. */
+  translated?: boolean;
   /** Called exactly once when the stream ends, whatever the reason. Must not throw. */
   onEnd(outcome: StreamOutcome): void;
   maxEventBytes?: number;
@@ -19,11 +21,30 @@ export interface RelayOptions {
   transform?: (event: StreamEvent, emit: (event: StreamEvent) => void) => void;
 }
 
+/**
+ * The vendor whose opaque reasoning values (signatures, redacted or encrypted reasoning) each
+ * format can carry back: Chat Completions carries none.
+ */
+const OPAQUE_CARRIER: Readonly<Record<WireFormat, Issuer | null>> = {
+  openai_chat: null,
+  openai_responses: 'openai',
+  anthropic_messages: 'anthropic',
+  anthropic_vertex: 'anthropic',
+  gemini_generate_content: 'google',
+  bedrock_converse: 'anthropic',
+};
+
 /** Watches canonical events as they pass: usage, tools invoked, output relayed, upstream errors. */
-export function tapEvents(ctx: RequestContext): (event: StreamEvent) => void {
+export function tapEvents(ctx: RequestContext, translated = false): (event: StreamEvent) => void {
   const toolBlocks = new Set<number>();
+  const carrier = ctx.entryFormat === null ? null : OPAQUE_CARRIER[ctx.entryFormat];
+  // Gemini thought signatures on tool calls travel folded into the call ids: never a drop.
+  const drops = (issuer: Issuer | undefined) => translated && issuer !== undefined && issuer !== carrier;
   return (event) => {
     switch (event.type) {
+      case 'signature':
+        if (drops(event.issuer) && !toolBlocks.has(event.index)) ctx.streamDrops++;
+        break;
       case 'usage':
         ctx.usage = event.usage;
         break;
@@ -31,6 +52,8 @@ export function tapEvents(ctx: RequestContext): (event: StreamEvent) => void {
         if (event.block.kind === 'tool_call') {
           toolBlocks.add(event.index);
           ctx.toolsInvoked.add(event.block.name);
+        } else if (event.block.kind === 'reasoning' && (event.block.redactedData !== undefined || event.block.encryptedContent !== undefined) && drops(event.block.issuer)) {
+          ctx.streamDrops++;
         }
         break;
       case 'text_delta':
@@ -60,7 +83,7 @@ export function tapEvents(ctx: RequestContext): (event: StreamEvent) => void {
  * one chunk. The converted chunks are handed on as is: the taps ride on the event and close hooks.
  */
 export function relayStream(upstream: BodySource, ctx: RequestContext, options: RelayOptions): AsyncIterableIterator<Uint8Array> {
-  const tap = tapEvents(ctx);
+  const tap = tapEvents(ctx, options.translated === true);
   const convertOptions: Parameters<typeof convertStreamChunks>[3] = {
     includeUsage: options.includeUsage,
     onEvent(event) {

@@ -1,7 +1,7 @@
-import { GatewayError, codeForStatus, codecOf, isTimeoutError, type ErrorInfo } from '@tollgate/codecs/base';
-import type { Candidate } from '../registry/index.js';
+import { GatewayError, codeForStatus, codecOf, isTimeoutError, streamContentType, type ErrorInfo } from '@tollgate/codecs/base';
+import { credentialSecrets, type Candidate } from '../registry/index.js';
 import type { Admission } from './admission.js';
-import type { RequestContext } from './context.js';
+import { lossyWarnings, warningsHeader, type RequestContext } from './context.js';
 import { settleUsage, tokenAdjustments, writeRecord } from './finalize.js';
 import { guardResponse, guardStream } from './answer-guard.js';
 import { relayStream, type StreamOutcome } from './relay.js';
@@ -48,21 +48,23 @@ function governanceHeaders(ctx: RequestContext, admission: Admission): Record<st
     headers['x-tollgate-budget-remaining-usd'] = (g.remainingMicros / 1e6).toFixed(6);
   }
   if (ctx.substitutedFrom !== null) headers['x-tollgate-model-fallback'] = headerValue(`${ctx.substitutedFrom} -> ${ctx.model}`);
+  const warnings = warningsHeader(ctx.warnings);
+  if (warnings !== undefined) headers['x-tollgate-warnings'] = warnings;
   return headers;
 }
 
 const textDecoder = new TextDecoder();
 
 /** A body read whole: its text, or why it could not be (too large, or the read failed). */
-type BodyText = { ok: true; text: string } | { ok: false; failure: unknown };
+export type BodyText = { ok: true; text: string } | { ok: false; failure: unknown };
 
 /** Read at most `max` bytes of a body as text; the rest is cancelled. Null when too large or unreadable. */
-async function readText(body: BodySource | null, max: number): Promise<string | null> {
+export async function readText(body: BodySource | null, max: number): Promise<string | null> {
   const read = await readBody(body, max);
   return read.ok ? read.text : null;
 }
 
-async function readBody(body: BodySource | null, max: number): Promise<BodyText> {
+export async function readBody(body: BodySource | null, max: number): Promise<BodyText> {
   if (body === null) return { ok: true, text: '' };
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -109,7 +111,7 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     } catch {
       // not JSON: decodeError copes with anything
     }
-    const decoded = upstreamCodec.decodeError(response.status, parsed);
+    const decoded = upstreamCodec.decodeError(response.status, parsed, response.headers);
     const info = upstreamErrorForClient(response, decoded, target, deps);
     await deps.holds.release(ctx.id, tokenAdjustments(ctx, 0));
     ctx.reject(info.status, `upstream_${response.status}`, 'upstream_error');
@@ -155,6 +157,7 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     const relayOptions: Parameters<typeof relayStream>[2] = {
       upstreamCodec,
       entryCodec,
+      translated: !(target.upstreamFormat === entry && target.plan === 'identity'),
       clientModel: input.clientModel,
       includeUsage: ctx.includeUsage,
       onEnd,
@@ -162,7 +165,7 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     if (ctx.answerGuard !== null) relayOptions.transform = guardStream(ctx.answerGuard, ctx);
     const chunks = relayStream(response.body, ctx, relayOptions);
     ctx.httpStatus = 200;
-    return streamReply(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers }, chunks);
+    return streamReply(200, { 'content-type': streamContentType(entryCodec), 'cache-control': 'no-cache', ...headers }, chunks);
   }
 
   const read = await readBody(response.body, MAX_RESPONSE_BODY);
@@ -188,7 +191,16 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     // changed nothing and scanned nothing: a scanned answer is re-encoded from what was scanned.
     const scanned = ctx.answerGuard?.output?.scanning ?? false;
     if (target.upstreamFormat === entry && target.plan === 'identity' && answer === decoded.response && !scanned) out = text;
-    else out = JSON.stringify(entryCodec.encodeResponse(answer, { model: input.clientModel }).body);
+    else {
+      const encoded = entryCodec.encodeResponse(answer, { model: input.clientModel });
+      out = JSON.stringify(encoded.body);
+      // What the client's format has no place for (a translated answer only: a re-encoded same-format one loses nothing).
+      const dropped = target.upstreamFormat === entry ? [] : lossyWarnings([...decoded.warnings, ...encoded.warnings]);
+      if (dropped.length > 0) {
+        ctx.warnings.push(...dropped);
+        headers['x-tollgate-warnings'] = warningsHeader(ctx.warnings)!;
+      }
+    }
   } catch (cause) {
     await settle(false);
     if (input.clientSignal.aborted) {
@@ -252,10 +264,10 @@ async function afterAnswer(ctx: RequestContext, deps: WalkDeps, settle: () => Pr
  * An upstream error as the caller should see it: the message scrubbed; the gateway's own
  * credential problems (401/403 upstream) shown as a gateway-side failure, not the caller's.
  */
-function upstreamErrorForClient(response: UpstreamResponse, decoded: ErrorInfo, target: UpstreamTarget, deps: WalkDeps): ErrorInfo {
+export function upstreamErrorForClient(response: UpstreamResponse, decoded: ErrorInfo, target: UpstreamTarget, deps: WalkDeps): ErrorInfo {
   const status = response.status;
   if (status === 401 || status === 403) {
-    if (target.credential !== null) deps.secrets.drop(target.credential.secret);
+    if (target.credential !== null) for (const name of credentialSecrets(target.credential)) deps.secrets.drop(name);
     return { code: 'upstream_error', status: 502, message: 'The upstream provider rejected the gateway credentials.' };
   }
   const info: ErrorInfo = { code: decoded.code ?? codeForStatus(status), status: decoded.status || status, message: scrubMessage(decoded.message) };

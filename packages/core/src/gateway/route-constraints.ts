@@ -26,6 +26,7 @@ const REASONING_PARAM: Record<WireFormat, string> = {
   anthropic_messages: 'thinking',
   anthropic_vertex: 'thinking',
   gemini_generate_content: 'generationConfig.thinkingConfig',
+  bedrock_converse: 'additionalModelRequestFields.thinking',
 };
 
 const PROMPT_PARAM: Record<WireFormat, string> = {
@@ -34,13 +35,20 @@ const PROMPT_PARAM: Record<WireFormat, string> = {
   anthropic_messages: 'messages',
   anthropic_vertex: 'messages',
   gemini_generate_content: 'contents',
+  bedrock_converse: 'messages',
 };
 
-/** Function tools, or a vendor's built-in tools (Responses `web_search`, Anthropic server tools). */
+/**
+ * Function tools, or a vendor's built-in tools (Responses `web_search`, Anthropic server tools,
+ * Bedrock system tools and the Anthropic tools of its `additionalModelRequestFields`).
+ */
 export function declaresTools(ir: IRRequest): boolean {
   if (ir.tools.length > 0) return true;
-  const vendor = ir.vendor?.fields['tools'];
-  return Array.isArray(vendor) && vendor.length > 0;
+  const fields = ir.vendor?.fields;
+  if (fields === undefined) return false;
+  const listed = (v: unknown) => Array.isArray(v) && v.length > 0;
+  const inside = (o: unknown) => typeof o === 'object' && o !== null && listed((o as Record<string, unknown>)['tools']);
+  return listed(fields['tools']) || inside(fields['toolConfig']) || inside(fields['additionalModelRequestFields']);
 }
 
 /** The request asks the model to reason: an effort, a budget, thinking on, or thought summaries. Explicitly off is not asking. */

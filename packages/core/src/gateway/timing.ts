@@ -36,6 +36,8 @@ export class RequestTiming implements AttemptObserver {
   /** When the answer that is relayed had its head (-1: none yet). */
   private answeredAt = -1;
   private finished = false;
+  /** A request that does not generate (`count_tokens`, `embed`): set by its walk, named in spans and metrics. */
+  kind: string | null = null;
 
   /** An upstream call is about to be sent (its headers may still be added to). */
   attemptStarted(target: UpstreamTarget, headers: Headers): void {

@@ -7,11 +7,22 @@ import {
   toVertexEnvelope,
   type CacheShapingOptions,
   type CodecTable,
+  type ConversionWarning,
   type Request as IRRequest,
   type WireFormat,
 } from '@tollgate/codecs/base';
-import type { Credential } from '../registry/index.js';
+import type { Credential, GoogleServiceAccountCredential } from '../registry/index.js';
+import { lossyWarnings } from './context.js';
 import type { HeaderReader } from './request.js';
+import type { SignerTable } from './signers.js';
+
+/** Where a call's credential comes from: secrets by name, and the signers by credential kind. */
+export interface CredentialSource {
+  get(name: string): Promise<string>;
+  /** The access token of a service account credential (cached by the gateway). */
+  accessToken(credential: GoogleServiceAccountCredential): Promise<string>;
+  readonly signers: SignerTable;
+}
 
 /** What the gateway needs to call one deployment (built from a registry candidate). */
 export interface UpstreamTarget {
@@ -50,6 +61,7 @@ const MAX_TOKENS_PATH: Record<WireFormat, readonly string[]> = {
   anthropic_messages: ['max_tokens'],
   anthropic_vertex: ['max_tokens'],
   gemini_generate_content: ['generationConfig', 'maxOutputTokens'],
+  bedrock_converse: ['inferenceConfig', 'maxTokens'],
 };
 
 function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
@@ -87,7 +99,10 @@ export function upstreamBody(
   irChanged: boolean,
   edits: IdentityEdits,
   cacheShaping?: CacheShapingOptions,
+  /** Where the translation's drops are noted (this attempt's replace an earlier one's). */
+  report?: { decodeWarnings: ConversionWarning[]; warnings: ConversionWarning[] },
 ): Uint8Array | string {
+  if (report !== undefined) report.warnings = [];
   let request = ir;
   let changed = irChanged;
   if (cacheShaping !== undefined && ISSUER_OF_FORMAT[target.upstreamFormat] === 'anthropic') {
@@ -114,6 +129,9 @@ export function upstreamBody(
     return JSON.stringify(copy);
   }
   const encoded = codecOf(codecs, target.upstreamFormat).encodeRequest(request, { model: target.upstreamModel, stream: request.stream });
+  // What neither format could carry: lost on decoding (vendor-only fields, …) when the upstream
+  // is another format, and on encoding.
+  if (report !== undefined) report.warnings = lossyWarnings([...(target.upstreamFormat === entryFormat ? [] : report.decodeWarnings), ...encoded.warnings]);
   return JSON.stringify(encoded.body);
 }
 
@@ -130,6 +148,9 @@ function normalizedUrl(joined: string): string {
   return href;
 }
 
+/** What a streaming call accepts, where it is not SSE. */
+const STREAM_ACCEPT: Partial<Record<WireFormat, string>> = { bedrock_converse: 'application/vnd.amazon.eventstream' };
+
 /** Headers never forwarded from the client: its credentials, hop-by-hop and identity claims. */
 const CLIENT_HEADERS_TO_FORWARD = ['anthropic-beta', 'openai-beta', 'user-agent', 'accept'];
 
@@ -139,7 +160,7 @@ export async function buildUpstreamCall(
   body: Uint8Array | string,
   stream: boolean,
   clientHeaders: HeaderReader,
-  secret: (name: string) => Promise<string>,
+  credentials: CredentialSource,
   signal: AbortSignal,
 ): Promise<UpstreamCall> {
   const path = stream && target.streamPath !== undefined ? target.streamPath : target.path;
@@ -151,20 +172,52 @@ export async function buildUpstreamCall(
     // anthropic-beta only makes sense to an Anthropic upstream with the same envelope.
     if (value !== null && (name !== 'anthropic-beta' || target.upstreamFormat.startsWith('anthropic'))) headers.set(name, value);
   }
-  if (stream) headers.set('accept', 'text/event-stream');
+  if (stream) headers.set('accept', STREAM_ACCEPT[target.upstreamFormat] ?? 'text/event-stream');
   for (const [k, v] of Object.entries(target.headers)) headers.set(k, v);
   const c = target.credential;
   // Never follow redirects with a provider credential attached.
   const init = (): UpstreamCall['init'] => ({ method: 'POST', headers, body: body as BodyInit, signal, redirect: 'error' });
   if (c === null) return { url: normalizedUrl(joined), init: init() };
-  let value: string;
-  try {
-    value = await secret(c.secret);
-  } catch (cause) {
-    throw new GatewayError('unavailable', 'The upstream credential is not configured.', {
-      detail: `secret ${c.secret} for provider ${target.providerId}: ${cause instanceof Error ? cause.message : String(cause)}`,
-    });
+  const read = async (name: string): Promise<string> => {
+    try {
+      return await credentials.get(name);
+    } catch (cause) {
+      throw new GatewayError('unavailable', 'The upstream credential is not configured.', {
+        detail: `secret ${name} for provider ${target.providerId}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      });
+    }
+  };
+  if (c.kind === 'aws_sigv4') {
+    const [accessKeyId, secretAccessKey, sessionToken] = await Promise.all([
+      read(c.accessKeyId),
+      read(c.secretAccessKey),
+      c.sessionToken === null ? undefined : read(c.sessionToken),
+    ]);
+    const url = normalizedUrl(joined);
+    const keys = sessionToken === undefined ? { accessKeyId, secretAccessKey } : { accessKeyId, secretAccessKey, sessionToken };
+    const signer = credentials.signers.aws_sigv4;
+    // The gateway refused to start without one; a reload cannot remove it.
+    if (signer === undefined) throw new GatewayError('unavailable', 'The upstream credential cannot be presented.', { detail: 'no aws_sigv4 signer' });
+    let signed: Headers;
+    try {
+      signed = await signer.sign({ url, headers, body }, c, keys);
+    } catch (cause) {
+      throw new GatewayError('unavailable', 'The upstream request could not be signed.', { detail: `SigV4 for provider ${target.providerId}: ${cause instanceof Error ? cause.message : String(cause)}` });
+    }
+    return { url, init: { method: 'POST', headers: signed, body: body as BodyInit, signal, redirect: 'error' } };
   }
+  if (c.kind === 'google_service_account') {
+    let token: string;
+    try {
+      token = await credentials.accessToken(c);
+    } catch (cause) {
+      if (GatewayError.isInstance(cause)) throw cause;
+      throw new GatewayError('unavailable', 'The upstream credential is not configured.', { detail: `access token for provider ${target.providerId}: ${cause instanceof Error ? cause.message : String(cause)}` });
+    }
+    headers.set('authorization', `Bearer ${token}`);
+    return { url: normalizedUrl(joined), init: init() };
+  }
+  const value = await read(c.secret);
   if (c.kind === 'bearer') headers.set('authorization', `Bearer ${value}`);
   else if (c.kind === 'header') headers.set(c.header, value);
   else {

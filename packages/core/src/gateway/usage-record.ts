@@ -120,6 +120,19 @@ export interface UsageRecord {
   policy_prompts: string[];
   registry_revision: string;
   policy_revision: string | null;
+  /**
+   * What the request did: `generate`, `count_tokens` (free: cost 0) or `embed`. The gateway
+   * always writes it (optional in the type only for records made elsewhere before it existed).
+   */
+  kind?: 'generate' | 'count_tokens' | 'embed';
+  /** For `count_tokens`: the input tokens counted (what the caller was told), else null. Always written. */
+  counted_tokens?: number | null;
+  /**
+   * How many things the translation had to drop or change (a reasoning signature another vendor
+   * cannot read, a field with no equivalent, …), request and answer; 0 on identity plans. The
+   * answer names them in `x-tollgate-warnings`. Always written.
+   */
+  translation_warnings?: number;
 }
 
 /** What a sink did with the records handed to it (the sinks of `@tollgate/adapters-node` report these). */

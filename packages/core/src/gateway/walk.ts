@@ -9,7 +9,9 @@ import {
 } from '@tollgate/codecs/base';
 import { decideAccess, defaultMaxTokens, type Policy, type Principal, type SpendNotification } from '@tollgate/policy';
 import type { IdentityResolver } from '../identity/index.js';
-import { candidates as candidatesFor, pickWeighted, resolveEntry, resolveModel, type Candidate, type Model, type Registry } from '../registry/index.js';
+import { candidates as candidatesFor, pickWeighted, resolveEntry, resolveModel, type Candidate, type EntryMatch, type Model, type Registry } from '../registry/index.js';
+import type { KindEntry, OperationKinds } from './kinds.js';
+import type { TokenCounterTable } from './token-counters.js';
 import { maxWorstCase } from '../pricing/index.js';
 import type { StateStore } from '../store/types.js';
 import { admit, AdmissionRefused, type Admission } from './admission.js';
@@ -65,6 +67,10 @@ export interface WalkDeps {
   trackDeferred(work: () => Promise<void>): () => Promise<void>;
   notify?: (notification: SpendNotification, principal: Principal) => void;
   cacheShaping?: CacheShapingOptions;
+  /** Local token counters by encoding, for count_tokens requests no deployment counts. */
+  tokenizers: TokenCounterTable;
+  /** What serves count_tokens and embed routes (none: the gateway refused a registry with any). */
+  kinds: OperationKinds | null;
   tenantOf?: TenantOf;
 }
 
@@ -88,6 +94,12 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   if (entry === null) {
     ctx.entryFormat = guessFormat(request, path);
     return refuse(deps, ctx, new GatewayError('not_found', `No route for ${request.method} ${path}.`), 'route_not_found');
+  }
+  // Token counting and embeddings walk their own module (same stages, same order).
+  if (entry.kind !== 'generate') {
+    // Never reached: a gateway without `kinds` refuses a registry with such routes.
+    if (deps.kinds === null) return refuse(deps, ctx, new GatewayError('unsupported_feature', `${entry.kind} is not served here.`), 'format_unsupported');
+    return deps.kinds.walk(request, ctx, deps, entry as KindEntry);
   }
   const format = entry.format;
   ctx.entryFormat = format;
@@ -120,6 +132,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     if (entry.model !== null) decodeOptions.model = entry.model;
     if (entry.stream) decodeOptions.stream = true;
     const decoded = codec.decodeRequest(body, decodeOptions);
+    ctx.decodeWarnings = decoded.warnings;
     ir = decoded.request;
     ctx.unclassified = decoded.unclassified.length;
   } catch (error) {
@@ -138,6 +151,8 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     new GatewayError('model_not_found', `The model '${requested ?? ''}' does not exist or you do not have access to it.`, { param: 'model' });
   if (model === null || model.staged) return refuse(deps, ctx, notFound(), 'model_not_found');
   ctx.model = model.id;
+  // An embedding model is reached through embed routes only.
+  if (model.kind !== 'generate') return refuse(deps, ctx, notFound(), 'kind_not_offered');
   if (deps.policy !== null) {
     const access = decideAccess({ policy: deps.policy, registry: deps.registry, principal, model: model.id, now: deps.now() });
     for (const d of access.wouldDeny) if (!ctx.wouldBlock.includes(d.detail)) ctx.wouldBlock.push(d.detail);
@@ -292,8 +307,8 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
         model: target.upstreamModel,
         ...(maxTokensEdit !== undefined ? { maxTokens: maxTokensEdit } : {}),
         includeUsage: ir.stream && !ctx.includeUsage,
-      }, deps.cacheShaping);
-      return buildUpstreamCall(target, encoded, ir.stream, request.headers, (n) => deps.secrets.get(n), clientSignal);
+      }, deps.cacheShaping, ctx);
+      return buildUpstreamCall(target, encoded, ir.stream, request.headers, deps.secrets, clientSignal);
     },
     deps.fetch,
     deps.breakers,

@@ -17,11 +17,15 @@ import type {
   EntryRoute,
   Model,
   Operation,
+  OperationKind,
   Provider,
   Registry,
   WireFormatInfo,
 } from './types.js';
 import { operationKey } from './validate-wiring.js';
+
+/** The scope a service account token has when the credential names none. */
+export const GOOGLE_CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 
 export interface ParamRoute {
   readonly prefix: string;
@@ -35,7 +39,10 @@ export interface RegistryIndex {
   readonly paramRoutes: readonly ParamRoute[];
   /** Served (non-staged) models by canonical id and by alias. */
   readonly names: ReadonlyMap<string, Model>;
+  /** Per model and entry format: the deployments of the model's own kind (generate or embed). */
   readonly candidates: ReadonlyMap<string, ReadonlyMap<WireFormat, readonly Candidate[]>>;
+  /** Per generation model and entry format: the deployments whose provider counts tokens. */
+  readonly countCandidates: ReadonlyMap<string, ReadonlyMap<WireFormat, readonly Candidate[]>>;
 }
 
 const INDEXES = new WeakMap<Registry, RegistryIndex>();
@@ -54,7 +61,7 @@ export function buildRegistry(file: ParsedFile, revision: string): Registry {
 
   const entryRoutes: EntryRoute[] = file.entry_routes.map((r) => {
     const format = r.format as WireFormat;
-    return { path: r.path, format, family: familyOf(format), stream: r.stream ?? false };
+    return { path: r.path, format, family: familyOf(format), stream: r.stream ?? false, kind: r.kind };
   });
   const converters: Converter[] = file.converters.map((c) => ({ from: c.from as WireFormat, to: c.to as WireFormat }));
 
@@ -73,19 +80,21 @@ export function buildRegistry(file: ParsedFile, revision: string): Registry {
   }
 
   const operations: Operation[] = file.operations.map((o) => ({
+    kind: o.kind,
     provider: o.provider,
     format: o.format as WireFormat,
     family: o.family,
     path: o.path,
     streamPath: o.stream_path ?? null,
   }));
-  const operationsByKey = new Map(operations.map((o) => [operationKey(o.provider, o.format, o.family), o]));
+  const operationsByKey = new Map(operations.map((o) => [operationKey(o.provider, o.format, o.family, o.kind), o]));
   const converterSet = new Set(converters.map((c) => `${c.from}\u0000${c.to}`));
 
   const models: Record<string, Model> = Object.create(null);
   const deployments: Record<string, Deployment> = Object.create(null);
   const names = new Map<string, Model>();
   const candidates = new Map<string, Map<WireFormat, Candidate[]>>();
+  const countCandidates = new Map<string, Map<WireFormat, Candidate[]>>();
 
   for (const [id, decl] of file.models) {
     if (decl === null) continue;
@@ -104,6 +113,8 @@ export function buildRegistry(file: ParsedFile, revision: string): Registry {
     const model: Model = {
       id,
       brand: decl.brand,
+      kind: decl.kind,
+      tokenizer: decl.tokenizer ?? null,
       entryFormats: decl.entry_formats as WireFormat[],
       aliases: [...decl.aliases],
       tags: ['all', ...decl.tags.filter((t) => t !== 'all')],
@@ -118,27 +129,31 @@ export function buildRegistry(file: ParsedFile, revision: string): Registry {
     names.set(id, model);
     for (const alias of model.aliases) names.set(alias, model);
 
-    const byFormat = new Map<WireFormat, Candidate[]>();
-    for (const entryFormat of model.entryFormats) {
-      const list: { candidate: Candidate; order: number }[] = [];
-      modelDeployments.forEach((deployment, order) => {
-        if (!deployment.enabled) return;
-        const operation = operationsByKey.get(operationKey(deployment.provider, deployment.format, familyOf(deployment.format)));
-        if (operation === undefined) return;
-        if (entryFormat !== deployment.format && !converterSet.has(`${entryFormat}\u0000${deployment.format}`)) return;
-        const provider = providers[deployment.provider] as Provider;
-        list.push({ candidate: makeCandidate(id, deployment, provider, operation, entryFormat, familyOf), order });
-      });
-      list.sort(
-        (a, b) =>
-          a.candidate.deployment.priority - b.candidate.deployment.priority ||
-          PLAN_RANK[a.candidate.plan] - PLAN_RANK[b.candidate.plan] ||
-          b.candidate.deployment.weight - a.candidate.deployment.weight ||
-          a.order - b.order,
-      );
-      byFormat.set(entryFormat, list.map((c) => c.candidate));
-    }
-    candidates.set(id, byFormat);
+    const ordered = (kind: OperationKind): Map<WireFormat, Candidate[]> => {
+      const byFormat = new Map<WireFormat, Candidate[]>();
+      for (const entryFormat of model.entryFormats) {
+        const list: { candidate: Candidate; order: number }[] = [];
+        modelDeployments.forEach((deployment, order) => {
+          if (!deployment.enabled) return;
+          const operation = operationsByKey.get(operationKey(deployment.provider, deployment.format, familyOf(deployment.format), kind));
+          if (operation === undefined) return;
+          if (entryFormat !== deployment.format && !converterSet.has(`${entryFormat}\u0000${deployment.format}`)) return;
+          const provider = providers[deployment.provider] as Provider;
+          list.push({ candidate: makeCandidate(id, deployment, provider, operation, entryFormat, familyOf), order });
+        });
+        list.sort(
+          (a, b) =>
+            a.candidate.deployment.priority - b.candidate.deployment.priority ||
+            PLAN_RANK[a.candidate.plan] - PLAN_RANK[b.candidate.plan] ||
+            b.candidate.deployment.weight - a.candidate.deployment.weight ||
+            a.order - b.order,
+        );
+        byFormat.set(entryFormat, list.map((c) => c.candidate));
+      }
+      return byFormat;
+    };
+    candidates.set(id, ordered(model.kind));
+    if (model.kind === 'generate') countCandidates.set(id, ordered('count_tokens'));
   }
 
   const registry: Registry = deepFreeze({
@@ -153,7 +168,8 @@ export function buildRegistry(file: ParsedFile, revision: string): Registry {
     deployments,
   });
   deepFreeze(candidates);
-  INDEXES.set(registry, buildIndex(registry.entryRoutes, names, candidates));
+  deepFreeze(countCandidates);
+  INDEXES.set(registry, buildIndex(registry.entryRoutes, names, candidates, countCandidates));
   return registry;
 }
 
@@ -161,20 +177,21 @@ function buildIndex(
   routes: readonly EntryRoute[],
   names: Map<string, Model>,
   candidates: Map<string, Map<WireFormat, Candidate[]>>,
+  countCandidates: Map<string, Map<WireFormat, Candidate[]>>,
 ): RegistryIndex {
   const exactRoutes = new Map<string, EntryMatch>();
   const paramRoutes: ParamRoute[] = [];
   for (const route of routes) {
     const at = route.path.indexOf('{model}');
     if (at < 0) {
-      exactRoutes.set(route.path, Object.freeze({ route, format: route.format, family: route.family, stream: route.stream, model: null }));
+      exactRoutes.set(route.path, Object.freeze({ route, kind: route.kind, format: route.format, family: route.family, stream: route.stream, model: null }));
     } else {
       paramRoutes.push({ prefix: route.path.slice(0, at), suffix: route.path.slice(at + '{model}'.length), route });
     }
   }
   // The most specific template wins when two could match.
   paramRoutes.sort((a, b) => b.prefix.length + b.suffix.length - (a.prefix.length + a.suffix.length));
-  return { exactRoutes, paramRoutes, names, candidates };
+  return { exactRoutes, paramRoutes, names, candidates, countCandidates };
 }
 
 function makeCandidate(
@@ -217,6 +234,18 @@ function toCredential(name: string, decl: CredentialDecl): Credential {
       return { name, kind: 'bearer', secret: decl.secret };
     case 'query':
       return { name, kind: 'query', param: decl.param, secret: decl.secret };
+    case 'aws_sigv4':
+      return {
+        name,
+        kind: 'aws_sigv4',
+        region: decl.region,
+        service: decl.service,
+        accessKeyId: decl.access_key_id,
+        secretAccessKey: decl.secret_access_key,
+        sessionToken: decl.session_token ?? null,
+      };
+    case 'google_service_account':
+      return { name, kind: 'google_service_account', secret: decl.secret, scopes: decl.scopes ?? [GOOGLE_CLOUD_PLATFORM_SCOPE] };
   }
 }
 

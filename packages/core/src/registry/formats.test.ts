@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ISSUER_OF_FORMAT, WIRE_FORMATS, codecs } from '@tollgate/codecs';
-import { conversionPlan, DEFAULT_ENTRY_ROUTES, DEFAULT_WIRE_FORMATS, FORMAT_ISSUER, KNOWN_FORMATS } from './formats.js';
+import { ISSUER_OF_FORMAT, WIRE_FORMATS, codecs, countTokensCodecs, embeddingsCodecs } from '@tollgate/codecs';
+import { conversionPlan, DEFAULT_ENTRY_ROUTES, DEFAULT_WIRE_FORMATS, FORMAT_ISSUER, KIND_FORMATS, KNOWN_FORMATS } from './formats.js';
 import { loadRegistry } from './load.js';
 
 describe('format data', () => {
@@ -19,6 +19,14 @@ describe('format data', () => {
     expect(conversionPlan('openai_chat', 'openai_responses', family)).toBe('translate');
     expect(conversionPlan('openai_chat', 'anthropic_messages', family)).toBe('translate');
     expect(conversionPlan('gemini_generate_content', 'gemini_generate_content', family)).toBe('identity');
+    // Bedrock carries Claude's signatures (same issuer) in its own grammar: never a raw plan.
+    expect(conversionPlan('anthropic_messages', 'bedrock_converse', family)).toBe('translate');
+    expect(conversionPlan('bedrock_converse', 'anthropic_vertex', family)).toBe('translate');
+  });
+
+  it('KIND_FORMATS names exactly the formats whose codec counts tokens or embeds', () => {
+    expect([...KIND_FORMATS.count_tokens].sort()).toEqual(Object.keys(countTokensCodecs).sort());
+    expect([...KIND_FORMATS.embed].sort()).toEqual(Object.keys(embeddingsCodecs).sort());
   });
 
   it('the defaults can be spread into a registry', () => {

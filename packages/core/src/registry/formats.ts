@@ -1,6 +1,6 @@
 // Types only: the registry needs no codec code at run time (and scripts run from source).
 import type { Family, Issuer, WireFormat } from '@tollgate/codecs/base';
-import type { ConversionPlan } from './types.js';
+import type { ConversionPlan, OperationKind } from './types.js';
 
 /** Every wire format tollgate speaks, with its family: spread it into a registry's `wire_formats`. */
 export const DEFAULT_WIRE_FORMATS: Readonly<Record<WireFormat, { readonly family: Family }>> = Object.freeze({
@@ -9,6 +9,7 @@ export const DEFAULT_WIRE_FORMATS: Readonly<Record<WireFormat, { readonly family
   anthropic_messages: Object.freeze({ family: 'chat' }),
   anthropic_vertex: Object.freeze({ family: 'chat' }),
   gemini_generate_content: Object.freeze({ family: 'chat' }),
+  bedrock_converse: Object.freeze({ family: 'chat' }),
 });
 
 /** The paths each vendor SDK calls, as entry routes: spread them into a registry's `entry_routes`. */
@@ -19,6 +20,8 @@ export const DEFAULT_ENTRY_ROUTES: readonly { readonly path: string; readonly fo
     Object.freeze({ path: '/v1/messages', format: 'anthropic_messages' }),
     Object.freeze({ path: '/v1beta/models/{model}:generateContent', format: 'gemini_generate_content' }),
     Object.freeze({ path: '/v1beta/models/{model}:streamGenerateContent', format: 'gemini_generate_content', stream: true }),
+    Object.freeze({ path: '/model/{model}/converse', format: 'bedrock_converse' }),
+    Object.freeze({ path: '/model/{model}/converse-stream', format: 'bedrock_converse', stream: true }),
   ] as const);
 
 /**
@@ -31,6 +34,16 @@ export const FORMAT_ISSUER: Readonly<Record<WireFormat, Issuer>> = Object.freeze
   anthropic_messages: 'anthropic',
   anthropic_vertex: 'anthropic',
   gemini_generate_content: 'google',
+  bedrock_converse: 'anthropic',
+});
+
+/**
+ * Formats that share one request grammar in different envelopes: only between these is a raw
+ * plan possible (Bedrock carries Claude's signatures too, but in its own grammar: it translates).
+ */
+const ENVELOPE_FAMILY: Readonly<Partial<Record<WireFormat, string>>> = Object.freeze({
+  anthropic_messages: 'anthropic',
+  anthropic_vertex: 'anthropic',
 });
 
 /** Every wire format tollgate speaks, in codecs' order. */
@@ -42,13 +55,14 @@ export function isKnownFormat(name: string): name is WireFormat {
 
 /**
  * The conversion plan from an entry format to an upstream format, given that a route exists:
- * identity for the same format; raw between formats of one envelope family — the same issuer
- * of opaque state and the same request family (anthropic_messages ⇄ anthropic_vertex);
- * translate otherwise.
+ * identity for the same format; raw between formats of one envelope family — one request
+ * grammar, the same issuer of opaque state and the same request family (anthropic_messages ⇄
+ * anthropic_vertex); translate otherwise.
  */
 export function conversionPlan(from: WireFormat, to: WireFormat, familyOf: (f: WireFormat) => Family): ConversionPlan {
   if (from === to) return 'identity';
-  if (FORMAT_ISSUER[from] === FORMAT_ISSUER[to] && familyOf(from) === familyOf(to)) return 'raw';
+  const envelope = ENVELOPE_FAMILY[from];
+  if (envelope !== undefined && envelope === ENVELOPE_FAMILY[to] && FORMAT_ISSUER[from] === FORMAT_ISSUER[to] && familyOf(from) === familyOf(to)) return 'raw';
   return 'translate';
 }
 
@@ -64,4 +78,19 @@ export function templateProblems(path: string): { unknown: string[]; modelCount:
     return '';
   });
   return { unknown, modelCount, strayBrace: /[{}]/.test(stripped) };
+}
+
+/**
+ * The formats with a token-counting and an embeddings endpoint (the codecs' `countTokens` and
+ * `embeddings`; a test keeps the two equal). Entry routes and operations of those kinds must use
+ * one of them.
+ */
+export const KIND_FORMATS: Readonly<Record<Exclude<OperationKind, 'generate'>, readonly WireFormat[]>> = Object.freeze({
+  count_tokens: Object.freeze(['anthropic_messages', 'openai_responses', 'gemini_generate_content', 'bedrock_converse'] as WireFormat[]),
+  embed: Object.freeze(['openai_chat', 'gemini_generate_content'] as WireFormat[]),
+});
+
+/** True when `format` has an endpoint of `kind` (every format generates). */
+export function formatHasKind(format: string, kind: OperationKind): boolean {
+  return kind === 'generate' ? isKnownFormat(format) : (KIND_FORMATS[kind] as readonly string[]).includes(format);
 }

@@ -1,5 +1,6 @@
 export { loadRegistry } from './load.js';
-export { resolveEntry, resolveModel, candidates, isRegistry } from './resolve.js';
+export { resolveEntry, resolveModel, candidates, countCandidates, isRegistry } from './resolve.js';
+export { KIND_FORMATS } from './formats.js';
 export { pickWeighted } from './weighted.js';
 export { listModels } from './discovery.js';
 export type { DiscoveryFormat, OpenAIModelList, AnthropicModelList, GeminiModelList, ModelListByFormat } from './discovery.js';
@@ -9,7 +10,10 @@ export { formatRegistryIssues } from './issues.js';
 export { RegistrySchema } from './schema.js';
 export type { RegistryFile, RegistryFileInput } from './schema.js';
 export { registryJsonSchema } from './json-schema.js';
+export { credentialSecrets } from './credentials.js';
 export type {
+  AwsSigV4Credential,
+  GoogleServiceAccountCredential,
   Candidate,
   Capabilities,
   ConversionPlan,
@@ -21,6 +25,8 @@ export type {
   LoadRegistryResult,
   Model,
   Operation,
+  OperationKind,
+  TokenizerName,
   Provider,
   Registry,
   RegistryIssue,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { baseRegistry } from './__tests__/fixtures.js';
+import { credentialSecrets } from './credentials.js';
 import { loadRegistry } from './load.js';
+import { candidates, countCandidates, resolveEntry } from './resolve.js';
 import { RegistrySchema } from './schema.js';
 import type { RegistryIssue } from './types.js';
 
@@ -13,6 +15,7 @@ function errorsOf(raw: unknown): RegistryIssue[] {
 }
 
 const sonnet = (r: Raw) => r.models['claude-sonnet'];
+const AWS = { kind: 'aws_sigv4', region: 'us-east-1', service: 'bedrock', access_key_id: 'AWS_ACCESS_KEY_ID', secret_access_key: 'AWS_SECRET_ACCESS_KEY' };
 const dep = (r: Raw, i = 1) => sonnet(r).deployments[i];
 
 /** One row per rule: a way to break the base registry, and the violation it must produce. */
@@ -33,7 +36,12 @@ const VIOLATIONS: [name: string, mutate: (r: Raw) => void, path: string, message
   ['converter from an undeclared format', (r) => r.converters.push({ from: 'nope', to: 'openai_chat' }), 'converters[4].from', /"nope" is not declared/],
   ['identity converter', (r) => r.converters.push({ from: 'openai_chat', to: 'openai_chat' }), 'converters[4]', /implicit \(identity\)/],
   ['duplicate converter', (r) => r.converters.push({ from: 'openai_chat', to: 'anthropic_messages' }), 'converters[4]', /duplicate converter: same as converters\[0\]/],
-  ['unsupported credential kind', (r) => (r.credentials.aws = { kind: 'aws_sigv4', secret: 'AWS' }), 'credentials.aws.kind', /./],
+  ['unsupported credential kind', (r) => (r.credentials.aws = { kind: 'aws_iam_role', secret: 'AWS' }), 'credentials.aws.kind', /./],
+  ['aws_sigv4 with a secret of another kind', (r) => (r.credentials.aws1 = { ...AWS, secret: 'AWS' }), 'credentials.aws1.secret', /unknown key/],
+  ['aws_sigv4 without its secret access key', (r) => (r.credentials.aws2 = { ...AWS, secret_access_key: undefined }), 'credentials.aws2.secret_access_key', /missing required key/],
+  ['aws_sigv4 with a region that is not one', (r) => (r.credentials.aws3 = { ...AWS, region: 'US East' }), 'credentials.aws3.region', /AWS region/],
+  ['aws_sigv4 for another service', (r) => (r.credentials.aws4 = { ...AWS, service: 's3' }), 'credentials.aws4.service', /./],
+  ['aws_sigv4 key given as a value, not a secret name', (r) => (r.credentials.aws5 = { ...AWS, access_key_id: 'AKIA/EXAMPLE+KEY' }), 'credentials.aws5.access_key_id', /must name a secret/],
   ['credential missing its header', (r) => delete r.credentials.anthropic.header, 'credentials.anthropic.header', /missing required key "header"/],
   ['credential with a key of another kind', (r) => (r.credentials.openai.param = 'key'), 'credentials.openai.param', /unknown key/],
   ['provider credential unresolved', (r) => (r.providers.openai.credential = 'openai-prod'), 'providers.openai.credential', /credential "openai-prod" is not declared/],
@@ -75,9 +83,21 @@ const VIOLATIONS: [name: string, mutate: (r: Raw) => void, path: string, message
   ['entry format with no converter', (r) => (r.models['gemini-flash'].entry_formats = ['gemini_generate_content', 'anthropic_messages']), 'models.gemini-flash.entry_formats[1]', /not serviceable: no enabled deployment takes anthropic_messages/],
   ['entry format served only by a disabled deployment', (r) => (r.models['gpt-5'].deployments[1].enabled = false), 'models.gpt-5.entry_formats[1]', /not serviceable: .*openai_responses/],
   ['converter removed under a model', (r) => r.converters.splice(3, 1), 'models.claude-sonnet.entry_formats[2]', /not serviceable: .*openai_responses/],
+  ['google_service_account with a scope that is not a URL', (r) => (r.credentials.gsa1 = { kind: 'google_service_account', secret: 'VERTEX_SA_KEY', scopes: ['cloud-platform'] }), 'credentials.gsa1.scopes[0]', /OAuth scope URL/],
+  ['google_service_account with the key inline, not a secret name', (r) => (r.credentials.gsa2 = { kind: 'google_service_account', secret: '{"type":"service_account"}' }), 'credentials.gsa2.secret', /must name a secret/],
+  ['google_service_account with an empty scope list', (r) => (r.credentials.gsa3 = { kind: 'google_service_account', secret: 'VERTEX_SA_KEY', scopes: [] }), 'credentials.gsa3.scopes', /./],
+  ['count route on a format that cannot count', (r) => r.entry_routes.push({ path: '/v1/chat/count', format: 'openai_chat', kind: 'count_tokens' }), 'entry_routes[5].kind', /openai_chat has no count_tokens endpoint/],
+  ['a streaming count route', (r) => r.entry_routes.push({ path: '/v1/messages/count_tokens', format: 'anthropic_messages', kind: 'count_tokens', stream: true }), 'entry_routes[5].stream', /does not stream/],
+  ['an unknown route kind', (r) => r.entry_routes.push({ path: '/v1/rerank', format: 'openai_chat', kind: 'rerank' }), 'entry_routes[5].kind', /./],
+  ['an embed operation on a format without embeddings', (r) => r.operations.push({ provider: 'anthropic', format: 'anthropic_messages', family: 'chat', path: '/v1/embed', kind: 'embed' }), 'operations[6].kind', /anthropic_messages has no embed endpoint/],
+  ['a Gemini embed operation not on batchEmbedContents', (r) => r.operations.push({ provider: 'google', format: 'gemini_generate_content', family: 'chat', path: '/v1beta/models/{model}:embedContent', kind: 'embed' }), 'operations[6].path', /batchEmbedContents/],
+  ['an embedding model with no embed operation', (r) => (r.models['embed-x'] = { brand: 'openai', kind: 'embed', entry_formats: ['openai_chat'], deployments: [{ id: 'e@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'text-embedding-3-small', pricing: { unit: 'usd_per_mtok', input: '0.02', output: '0' } }] }), 'models.embed-x.deployments[0]', /no operation for \(openai, openai_chat, chat, embed\)/],
+  ['an embedding model priced for output', (r) => (r.models['embed-y'] = { brand: 'openai', kind: 'embed', entry_formats: ['openai_chat'], deployments: [{ id: 'e2@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'text-embedding-3-large', pricing: { unit: 'usd_per_mtok', input: '0.13', output: '1' } }] }), 'models.embed-y.deployments[0].pricing.output', /must be 0/],
+  ['an embedding model offered in a format without embeddings', (r) => (r.models['embed-z'] = { brand: 'openai', kind: 'embed', entry_formats: ['anthropic_messages'], deployments: [] }), 'models.embed-z.entry_formats[0]', /has no embeddings endpoint/],
+  ['an unknown tokenizer', (r) => (sonnet(r).tokenizer = 'claude-v3'), 'models.claude-sonnet.tokenizer', /./],
 ];
 
-const STRUCTURAL = new Set(['unknown top-level key', 'unknown key in a model', 'unknown key in pricing', 'missing model key', 'invalid model id', 'entry route with a query', 'unsupported credential kind', 'credential missing its header', 'credential with a key of another kind', 'provider base_url not http(s)', 'provider base_url with a query', 'negative price', 'negative numeric price', 'price in exponent notation', 'price with a comma', 'price that is not a number', 'unknown price unit', 'fractional weight', 'negative priority', 'unknown visibility', 'no entry formats']);
+const STRUCTURAL = new Set(['unknown top-level key', 'unknown key in a model', 'unknown key in pricing', 'missing model key', 'invalid model id', 'entry route with a query', 'unsupported credential kind', 'aws_sigv4 with a secret of another kind', 'aws_sigv4 without its secret access key', 'aws_sigv4 with a region that is not one', 'aws_sigv4 for another service', 'aws_sigv4 key given as a value, not a secret name', 'an unknown route kind', 'an unknown tokenizer', 'google_service_account with a scope that is not a URL', 'google_service_account with the key inline, not a secret name', 'google_service_account with an empty scope list', 'credential missing its header', 'credential with a key of another kind', 'provider base_url not http(s)', 'provider base_url with a query', 'negative price', 'negative numeric price', 'price in exponent notation', 'price with a comma', 'price that is not a number', 'unknown price unit', 'fractional weight', 'negative priority', 'unknown visibility', 'no entry formats']);
 const SECTION = new Set(['missing section', 'section of the wrong type']);
 
 describe('loadRegistry', () => {
@@ -210,6 +230,69 @@ describe('loadRegistry', () => {
     expect(registry.models['gpt-5']).toMatchObject({ visibility: 'listed', tags: ['all', 'gpt', 'frontier'], aliases: [] });
     expect(registry.providers.openai!.baseUrl).toBe('https://api.openai.com');
     expect(registry.providers.local!.credential).toBeNull();
+  });
+
+  it('an aws_sigv4 credential: region and service as given, the three keys as secret names', () => {
+    const raw = baseRegistry();
+    raw.credentials.aws = { ...AWS, session_token: 'AWS_SESSION_TOKEN' };
+    raw.providers.openai.credential = 'aws';
+    const result = loadRegistry(raw);
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    expect(result.registry.providers.openai!.credential).toEqual({
+      name: 'aws',
+      kind: 'aws_sigv4',
+      region: 'us-east-1',
+      service: 'bedrock',
+      accessKeyId: 'AWS_ACCESS_KEY_ID',
+      secretAccessKey: 'AWS_SECRET_ACCESS_KEY',
+      sessionToken: 'AWS_SESSION_TOKEN',
+    });
+    expect(credentialSecrets(result.registry.credentials.aws!)).toEqual(['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN']);
+  });
+
+  it('a google_service_account credential: the secret name, and the cloud-platform scope by default', () => {
+    const raw = baseRegistry();
+    raw.credentials.vertex = { kind: 'google_service_account', secret: 'VERTEX_SA_KEY' };
+    raw.credentials.other = { kind: 'google_service_account', secret: 'OTHER_KEY', scopes: ['https://www.googleapis.com/auth/generative-language'] };
+    const result = loadRegistry(raw);
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    expect(result.registry.providers.vertex!.credential).toEqual({ name: 'vertex', kind: 'google_service_account', secret: 'VERTEX_SA_KEY', scopes: ['https://www.googleapis.com/auth/cloud-platform'] });
+    expect(result.registry.credentials.other).toMatchObject({ scopes: ['https://www.googleapis.com/auth/generative-language'] });
+    expect(credentialSecrets(result.registry.credentials.vertex!)).toEqual(['VERTEX_SA_KEY']);
+  });
+
+  it('count_tokens and embed routes and operations: the count candidates of a generation model, the embed candidates of an embedding model', () => {
+    const raw = baseRegistry();
+    raw.entry_routes.push(
+      { path: '/v1/messages/count_tokens', format: 'anthropic_messages', kind: 'count_tokens' },
+      { path: '/v1/embeddings', format: 'openai_chat', kind: 'embed' },
+      { path: '/v1beta/models/{model}:batchEmbedContents', format: 'gemini_generate_content', kind: 'embed' },
+    );
+    raw.converters.push({ from: 'gemini_generate_content', to: 'openai_chat' });
+    raw.operations.push(
+      { provider: 'anthropic', format: 'anthropic_messages', family: 'chat', path: '/v1/messages/count_tokens', kind: 'count_tokens' },
+      { provider: 'openai', format: 'openai_chat', family: 'chat', path: '/v1/embeddings', kind: 'embed' },
+    );
+    raw.models['text-embedding'] = {
+      brand: 'openai',
+      kind: 'embed',
+      entry_formats: ['openai_chat', 'gemini_generate_content'],
+      deployments: [{ id: 'emb@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'text-embedding-3-small', pricing: { unit: 'usd_per_mtok', input: '0.02', output: '0' } }],
+    };
+    sonnet(raw).tokenizer = 'o200k_base';
+    const result = loadRegistry(raw);
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    const { registry } = result;
+    expect(resolveEntry(registry, 'POST', '/v1/messages/count_tokens')).toMatchObject({ kind: 'count_tokens', format: 'anthropic_messages' });
+    expect(resolveEntry(registry, 'POST', '/v1/messages')).toMatchObject({ kind: 'generate' });
+    expect(countCandidates(registry, 'claude-sonnet', 'anthropic_messages').map((c) => [c.deployment.id, c.path])).toEqual([
+      ['sonnet@anthropic', '/v1/messages/count_tokens'],
+      ['sonnet@anthropic-eu', '/v1/messages/count_tokens'],
+    ]);
+    expect(countCandidates(registry, 'gpt-5', 'openai_chat')).toEqual([]);
+    expect(candidates(registry, 'text-embedding', 'gemini_generate_content').map((c) => [c.deployment.id, c.plan, c.path])).toEqual([['emb@openai', 'translate', '/v1/embeddings']]);
+    expect(registry.models['text-embedding']).toMatchObject({ kind: 'embed', tokenizer: null });
+    expect(registry.models['claude-sonnet']).toMatchObject({ kind: 'generate', tokenizer: 'o200k_base' });
   });
 
   it('passes a loaded registry through', () => {

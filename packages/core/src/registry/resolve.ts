@@ -35,7 +35,7 @@ export function resolveEntry(registry: Registry, method: string, path: string): 
       } catch {
         return null;
       }
-      return { route: p.route, format: p.route.format, family: p.route.family, stream: p.route.stream, model };
+      return { route: p.route, kind: p.route.kind, format: p.route.format, family: p.route.family, stream: p.route.stream, model };
     }
   }
   return null;
@@ -57,4 +57,16 @@ export function candidates(registry: Registry, model: Model | string, entryForma
   const id = typeof model === 'string' ? idx.names.get(model)?.id : model.id;
   if (id === undefined) return EMPTY;
   return idx.candidates.get(id)?.get(entryFormat) ?? EMPTY;
+}
+
+/**
+ * The ordered deployments that can count the input tokens of a `entryFormat` request for a
+ * generation model: those whose provider has a `count_tokens` operation for the deployment's
+ * format (and, across formats, a declared converter). Empty when none does.
+ */
+export function countCandidates(registry: Registry, model: Model | string, entryFormat: WireFormat): readonly Candidate[] {
+  const idx = index(registry);
+  const id = typeof model === 'string' ? idx.names.get(model)?.id : model.id;
+  if (id === undefined) return EMPTY;
+  return idx.countCandidates.get(id)?.get(entryFormat) ?? EMPTY;
 }

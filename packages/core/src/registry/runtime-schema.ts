@@ -33,18 +33,41 @@ export const Family = z.enum(['chat', 'responses']);
 
 export const WireFormatDecl = z.strictObject({ family: Family });
 
+/** What a path does: generate an answer (the default), count a request's input tokens, or embed inputs. */
+export const OperationKind = z.enum(['generate', 'count_tokens', 'embed']);
+
 export const EntryRouteDecl = z.strictObject({
   path: EntryPath,
   format: Name,
   stream: z.optional(z.boolean()),
+  kind: z._default(OperationKind, 'generate'),
 });
 
 export const ConverterDecl = z.strictObject({ from: Name, to: Name });
+
+/** An AWS region name (`us-east-1`, `eu-central-2`, `us-gov-west-1`). */
+const AwsRegion = z.string().check(z.regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, { error: 'must be an AWS region, e.g. us-east-1' }));
 
 export const CredentialDecl = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('header'), header: HeaderName, secret: SecretName }),
   z.strictObject({ kind: z.literal('bearer'), secret: SecretName }),
   z.strictObject({ kind: z.literal('query'), param: z.string().check(z.regex(/^[A-Za-z0-9_.~-]+$/)), secret: SecretName }),
+  z
+    .strictObject({
+      kind: z.literal('aws_sigv4'),
+      region: AwsRegion,
+      service: z.literal('bedrock'),
+      access_key_id: SecretName,
+      secret_access_key: SecretName,
+      session_token: z.optional(SecretName),
+    }),
+  z
+    .strictObject({
+      kind: z.literal('google_service_account'),
+      secret: SecretName,
+      scopes: z
+        .optional(z.array(z.string().check(z.regex(/^https:\/\/[^\s]+$/, { error: 'must be an OAuth scope URL' }))).check(z.minLength(1))),
+    }),
 ]);
 
 export const ProviderDecl = z.strictObject({
@@ -59,6 +82,7 @@ export const OperationDecl = z.strictObject({
   family: Family,
   path: UpstreamPath,
   stream_path: z.optional(UpstreamPath),
+  kind: z._default(OperationKind, 'generate'),
 });
 
 const PRICE_ERROR = 'must be a non-negative decimal: a string like "3.75" or a number';
@@ -111,8 +135,14 @@ export const CapabilitiesDecl = z.strictObject({
   max_output_tokens: z.optional(z.int().check(z.positive())),
 });
 
+/** Public tokenizers a model may declare for local token counts (OpenAI's encodings, gpt-tokenizer). */
+export const TokenizerName = z.enum(['o200k_base', 'o200k_harmony', 'cl100k_base', 'p50k_base', 'r50k_base']);
+
 export const ModelDecl = z.strictObject({
   brand: Name,
+  kind: z._default(z.enum(['generate', 'embed']), 'generate'),
+  tokenizer: z
+    .optional(TokenizerName),
   entry_formats: z.array(Name).check(z.minLength(1)),
   aliases: z._default(z.array(Name), []),
   tags: z._default(z.array(Name), []),

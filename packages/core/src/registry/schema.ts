@@ -31,18 +31,44 @@ export const Family = z.enum(['chat', 'responses']);
 
 export const WireFormatDecl = z.strictObject({ family: Family });
 
+/** What a path does: generate an answer (the default), count a request's input tokens, or embed inputs. */
+export const OperationKind = z.enum(['generate', 'count_tokens', 'embed']);
+
 export const EntryRouteDecl = z.strictObject({
   path: EntryPath.check(z.describe('May contain {model}, e.g. "/v1beta/models/{model}:generateContent".')),
   format: Name,
   stream: z.optional(z.boolean()).check(z.describe('Requests on this path stream (Gemini :streamGenerateContent).')),
+  kind: z._default(OperationKind, 'generate').check(z.describe('generate (default), count_tokens (e.g. /v1/messages/count_tokens) or embed (e.g. /v1/embeddings).')),
 });
 
 export const ConverterDecl = z.strictObject({ from: Name, to: Name });
+
+/** An AWS region name (`us-east-1`, `eu-central-2`, `us-gov-west-1`). */
+const AwsRegion = z.string().check(z.regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, { error: 'must be an AWS region, e.g. us-east-1' }));
 
 export const CredentialDecl = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('header'), header: HeaderName, secret: SecretName }),
   z.strictObject({ kind: z.literal('bearer'), secret: SecretName }),
   z.strictObject({ kind: z.literal('query'), param: z.string().check(z.regex(/^[A-Za-z0-9_.~-]+$/)), secret: SecretName }),
+  z
+    .strictObject({
+      kind: z.literal('aws_sigv4'),
+      region: AwsRegion,
+      service: z.literal('bedrock').check(z.describe('The AWS service the signature is for.')),
+      access_key_id: SecretName.check(z.describe('The name of the secret holding the access key id.')),
+      secret_access_key: SecretName.check(z.describe('The name of the secret holding the secret access key.')),
+      session_token: z.optional(SecretName).check(z.describe('The name of the secret holding a session token (temporary credentials).')),
+    })
+    .check(z.describe('Every call is signed with AWS Signature Version 4 (Amazon Bedrock).')),
+  z
+    .strictObject({
+      kind: z.literal('google_service_account'),
+      secret: SecretName.check(z.describe('The name of the secret holding the service account JSON key.')),
+      scopes: z
+        .optional(z.array(z.string().check(z.regex(/^https:\/\/[^\s]+$/, { error: 'must be an OAuth scope URL' }))).check(z.minLength(1)))
+        .check(z.describe('OAuth scopes of the access token; default https://www.googleapis.com/auth/cloud-platform.')),
+    })
+    .check(z.describe('A Google access token from a service account key (Vertex AI): a JWT grant signed with the key, exchanged at its token_uri, cached until a minute before it expires.')),
 ]);
 
 export const ProviderDecl = z.strictObject({
@@ -57,6 +83,7 @@ export const OperationDecl = z.strictObject({
   family: Family,
   path: UpstreamPath.check(z.describe('Appended to base_url; {model} is replaced by the upstream model.')),
   stream_path: z.optional(UpstreamPath).check(z.describe('Used instead of path for streaming requests.')),
+  kind: z._default(OperationKind, 'generate').check(z.describe('What the path does: generate (default), count_tokens or embed.')),
 });
 
 const PRICE_ERROR = 'must be a non-negative decimal: a string like "3.75" or a number';
@@ -109,8 +136,15 @@ export const CapabilitiesDecl = z.strictObject({
   max_output_tokens: z.optional(z.int().check(z.positive())),
 });
 
+/** Public tokenizers a model may declare for local token counts (OpenAI's encodings, gpt-tokenizer). */
+export const TokenizerName = z.enum(['o200k_base', 'o200k_harmony', 'cl100k_base', 'p50k_base', 'r50k_base']);
+
 export const ModelDecl = z.strictObject({
   brand: Name,
+  kind: z._default(z.enum(['generate', 'embed']), 'generate').check(z.describe('A generation model (default) or an embedding model.')),
+  tokenizer: z
+    .optional(TokenizerName)
+    .check(z.describe("The model's public tokenizer: token counts are computed locally when no deployment has a count_tokens operation.")),
   entry_formats: z.array(Name).check(z.minLength(1)),
   aliases: z._default(z.array(Name), []),
   tags: z._default(z.array(Name), []),

@@ -4,13 +4,14 @@ import type { Family, WireFormat } from '@tollgate/codecs';
 import { loadRegistry } from './load.js';
 import { candidates } from './resolve.js';
 
-const FORMATS: WireFormat[] = ['openai_chat', 'openai_responses', 'anthropic_messages', 'anthropic_vertex', 'gemini_generate_content'];
+const FORMATS: WireFormat[] = ['openai_chat', 'openai_responses', 'anthropic_messages', 'anthropic_vertex', 'gemini_generate_content', 'bedrock_converse'];
 const FAMILY: Record<WireFormat, Family> = {
   openai_chat: 'chat',
   openai_responses: 'responses',
   anthropic_messages: 'chat',
   anthropic_vertex: 'chat',
   gemini_generate_content: 'chat',
+  bedrock_converse: 'chat',
 };
 const PROVIDERS = ['p0', 'p1', 'p2'];
 

@@ -14,8 +14,15 @@ export interface WireFormatInfo {
   readonly family: Family;
 }
 
+/** What a path does: generate an answer, count a request's input tokens, or embed inputs. */
+export type OperationKind = 'generate' | 'count_tokens' | 'embed';
+
+/** OpenAI's public encodings, which a model may declare for local token counts. */
+export type TokenizerName = 'o200k_base' | 'o200k_harmony' | 'cl100k_base' | 'p50k_base' | 'r50k_base';
+
 export interface EntryRoute {
   readonly path: string;
+  readonly kind: OperationKind;
   readonly format: WireFormat;
   readonly family: Family;
   /** Requests on this path stream regardless of the body (Gemini `:streamGenerateContent`). */
@@ -25,6 +32,7 @@ export interface EntryRoute {
 /** The entry route a request path matched. */
 export interface EntryMatch {
   readonly route: EntryRoute;
+  readonly kind: OperationKind;
   readonly format: WireFormat;
   readonly family: Family;
   readonly stream: boolean;
@@ -37,11 +45,36 @@ export interface Converter {
   readonly to: WireFormat;
 }
 
-/** How a credential is presented upstream. `secret` names the secret; its value is never in the registry. */
+/**
+ * How a credential is presented upstream. `secret` (and the AWS keys) name secrets; their values
+ * are never in the registry.
+ */
 export type Credential =
   | { readonly name: string; readonly kind: 'header'; readonly header: string; readonly secret: string }
   | { readonly name: string; readonly kind: 'bearer'; readonly secret: string }
-  | { readonly name: string; readonly kind: 'query'; readonly param: string; readonly secret: string };
+  | { readonly name: string; readonly kind: 'query'; readonly param: string; readonly secret: string }
+  | AwsSigV4Credential
+  | GoogleServiceAccountCredential;
+
+/** A Google OAuth access token minted from a service account key (Vertex AI). `secret` names the JSON key. */
+export interface GoogleServiceAccountCredential {
+  readonly name: string;
+  readonly kind: 'google_service_account';
+  readonly secret: string;
+  readonly scopes: readonly string[];
+}
+
+/** Every call signed with AWS Signature Version 4. The three keys name secrets. */
+export interface AwsSigV4Credential {
+  readonly name: string;
+  readonly kind: 'aws_sigv4';
+  readonly region: string;
+  readonly service: 'bedrock';
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly sessionToken: string | null;
+}
+
 
 export interface Provider {
   readonly id: string;
@@ -52,6 +85,7 @@ export interface Provider {
 }
 
 export interface Operation {
+  readonly kind: OperationKind;
   readonly provider: string;
   readonly format: WireFormat;
   readonly family: Family;
@@ -88,6 +122,10 @@ export type Visibility = 'listed' | 'hidden';
 export interface Model {
   readonly id: string;
   readonly brand: string;
+  /** A generation model or an embedding model: which entry routes and operations serve it. */
+  readonly kind: 'generate' | 'embed';
+  /** The public tokenizer for local token counts, or null. */
+  readonly tokenizer: TokenizerName | null;
   readonly entryFormats: readonly WireFormat[];
   readonly aliases: readonly string[];
   /** The declared tags, and `all`. */

@@ -7,6 +7,7 @@ import { RATE_KINDS } from '../pricing/types.js';
 import type { IssueList, PathSegment } from './issues.js';
 import type { ParsedFile } from './parse.js';
 import type { ModelDecl, PricingDecl } from './schema.js';
+import { formatHasKind, isKnownFormat, KIND_FORMATS } from './formats.js';
 import { unservedEntryFormats } from './serviceability.js';
 import type { Facts } from './validate-wiring.js';
 
@@ -55,6 +56,9 @@ function checkModel(id: string, model: ModelDecl, facts: Facts, deploymentIds: M
     if (!facts.declared('wire_formats', format)) {
       issues.add([...base, 'entry_formats', i], facts.undeclared('wire_formats', format));
     }
+    if (model.kind === 'embed' && isKnownFormat(format) && !formatHasKind(format, 'embed')) {
+      issues.add([...base, 'entry_formats', i], `${format} has no embeddings endpoint; an embedding model is reached in ${KIND_FORMATS.embed.join(', ')}`);
+    }
     if (seenFormats.has(format)) issues.add([...base, 'entry_formats', i], `entry format "${format}" is listed twice`);
     seenFormats.add(format);
   });
@@ -79,11 +83,15 @@ function checkModel(id: string, model: ModelDecl, facts: Facts, deploymentIds: M
         issues.add([...path, 'pricing'], 'an enabled deployment must be priced (an unpriced route would settle at 0 and silently disable budgets)');
       }
       const family = facts.familyOf(d.format);
-      if (providerOk && family !== undefined && facts.operationsComplete && !facts.hasOperation(d.provider, d.format, family)) {
-        issues.add(path, `no operation for (${d.provider}, ${d.format}, ${family}); declare it in operations or disable the deployment`);
+      if (providerOk && family !== undefined && facts.operationsComplete && !facts.hasOperation(d.provider, d.format, family, model.kind)) {
+        const what = model.kind === 'embed' ? `${d.provider}, ${d.format}, ${family}, embed` : `${d.provider}, ${d.format}, ${family}`;
+        issues.add(path, `no operation for (${what}); declare it in operations or disable the deployment`);
       }
     }
     if (d.pricing !== undefined) checkPricing(d.pricing, [...path, 'pricing'], issues);
+    if (model.kind === 'embed' && d.pricing !== undefined && !isZero(d.pricing.output)) {
+      issues.add([...path, 'pricing', 'output'], 'an embedding deployment produces no output tokens: its output price must be 0');
+    }
   });
 
   if (facts.operationsComplete && facts.convertersComplete && !unresolved) {
@@ -92,10 +100,14 @@ function checkModel(id: string, model: ModelDecl, facts: Facts, deploymentIds: M
       const i = model.entry_formats.indexOf(format);
       issues.add(
         [...base, 'entry_formats', i],
-        `not serviceable: no enabled deployment takes ${format} (same format, or a converter from ${format} to its format, and an operation for its provider, format and family)`,
+        `not serviceable: no enabled deployment takes ${format} (same format, or a converter from ${format} to its format, and ${model.kind === 'embed' ? 'an embed operation' : 'an operation'} for its provider, format and family)`,
       );
     }
   }
+}
+
+function isZero(price: string | number): boolean {
+  return Number(price) === 0;
 }
 
 function checkPricing(pricing: PricingDecl, path: PathSegment[], issues: IssueList): void {

@@ -4,7 +4,8 @@
  */
 import type { Family } from '@tollgate/codecs/base';
 import { didYouMean } from '@tollgate/policy';
-import { DEFAULT_WIRE_FORMATS, isKnownFormat, KNOWN_FORMATS, templateProblems } from './formats.js';
+import { DEFAULT_WIRE_FORMATS, formatHasKind, isKnownFormat, KIND_FORMATS, KNOWN_FORMATS, templateProblems } from './formats.js';
+import type { OperationKind } from './types.js';
 import type { IssueList, PathSegment } from './issues.js';
 import type { ParsedFile } from './parse.js';
 
@@ -15,19 +16,19 @@ export interface Facts {
   /** `section "x" is not declared in section`, with the nearest declared name when one is close. */
   undeclared(section: 'wire_formats' | 'credentials' | 'providers', name: string): string;
   familyOf(format: string): Family | undefined;
-  hasOperation(provider: string, format: string, family: Family): boolean;
+  hasOperation(provider: string, format: string, family: Family, kind?: OperationKind): boolean;
   hasConverter(from: string, to: string): boolean;
   /** False when a structural error could hide an operation or converter. */
   readonly operationsComplete: boolean;
   readonly convertersComplete: boolean;
 }
 
-export const operationKey = (provider: string, format: string, family: string): string =>
-  `${provider}\u0000${format}\u0000${family}`;
+export const operationKey = (provider: string, format: string, family: string, kind: OperationKind = 'generate'): string =>
+  `${provider}\u0000${format}\u0000${family}\u0000${kind}`;
 const converterKey = (from: string, to: string): string => `${from}\u0000${to}`;
 
 export function buildFacts(file: ParsedFile): Facts {
-  const operations = new Set(file.operations.map((o) => operationKey(o.provider, o.format, o.family)));
+  const operations = new Set(file.operations.map((o) => operationKey(o.provider, o.format, o.family, o.kind)));
   const converters = new Set(file.converters.map((c) => converterKey(c.from, c.to)));
   return {
     declared: (section, name) => file[section].has(name) || file.incomplete.has(section),
@@ -38,7 +39,7 @@ export function buildFacts(file: ParsedFile): Facts {
     },
     // A format's family is fixed by the format; the file's declaration is only checked against it.
     familyOf: (format) => (isKnownFormat(format) && file.wire_formats.has(format) ? DEFAULT_WIRE_FORMATS[format].family : undefined),
-    hasOperation: (provider, format, family) => operations.has(operationKey(provider, format, family)),
+    hasOperation: (provider, format, family, kind) => operations.has(operationKey(provider, format, family, kind)),
     hasConverter: (from, to) => converters.has(converterKey(from, to)),
     operationsComplete: !file.incomplete.has('operations') && !file.incomplete.has('wire_formats'),
     convertersComplete: !file.incomplete.has('converters'),
@@ -69,6 +70,10 @@ export function validateWiring(file: ParsedFile, facts: Facts, issues: IssueList
     if (t.unknown.length > 0 || t.strayBrace || t.modelCount > 1) {
       issues.add(['entry_routes', i, 'path'], 'an entry path may contain only one placeholder, {model}');
     }
+    if (route.kind !== 'generate' && isKnownFormat(route.format) && !formatHasKind(route.format, route.kind)) {
+      issues.add(['entry_routes', i, 'kind'], `${route.format} has no ${route.kind} endpoint; ${route.kind} routes take ${KIND_FORMATS[route.kind].join(', ')}`);
+    }
+    if (route.kind !== 'generate' && route.stream === true) issues.add(['entry_routes', i, 'stream'], `a ${route.kind} route does not stream`);
     const earlier = routePaths.get(route.path);
     if (earlier !== undefined) issues.add(['entry_routes', i, 'path'], `duplicate entry route: entry_routes[${earlier}] has the same path`);
     else routePaths.set(route.path, i);
@@ -117,10 +122,20 @@ export function validateWiring(file: ParsedFile, facts: Facts, issues: IssueList
       const t = templateProblems(template);
       if (t.unknown.length > 0 || t.strayBrace) issues.add([...path, key], 'the only placeholder an operation path may contain is {model}');
     }
-    const k = operationKey(op.provider, op.format, op.family);
+    if (op.kind !== 'generate') {
+      if (isKnownFormat(op.format) && !formatHasKind(op.format, op.kind)) {
+        issues.add([...path, 'kind'], `${op.format} has no ${op.kind} endpoint; ${op.kind} operations take ${KIND_FORMATS[op.kind].join(', ')}`);
+      }
+      if (op.stream_path !== undefined) issues.add([...path, 'stream_path'], `a ${op.kind} operation does not stream`);
+      // The Gemini embeddings codec writes batchEmbedContents requests (one input or many).
+      if (op.kind === 'embed' && op.format === 'gemini_generate_content' && !op.path.endsWith(':batchEmbedContents')) {
+        issues.add([...path, 'path'], 'a Gemini embed operation calls :batchEmbedContents (the gateway sends every embedding request as a batch)');
+      }
+    }
+    const k = operationKey(op.provider, op.format, op.family, op.kind);
     const earlier = operations.get(k);
     if (earlier !== undefined) {
-      issues.add(path, `duplicate operation for (${op.provider}, ${op.format}, ${op.family}): same key as operations[${earlier}]`);
+      issues.add(path, `duplicate operation for (${op.provider}, ${op.format}, ${op.family}${op.kind === 'generate' ? '' : `, ${op.kind}`}): same key as operations[${earlier}]`);
     } else operations.set(k, i);
   });
 }

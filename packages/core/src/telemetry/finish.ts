@@ -47,7 +47,7 @@ export function finishRequest(tel: Telemetry, request: ObservedRequest, attempts
   const record = end.record;
   const last = attempts[attempts.length - 1];
   if (last !== undefined && last.error === null && record.status !== 'ok' && record.status !== 'cancelled' && record.reason !== null) last.error = reasonClass(record.reason);
-  for (const a of attempts) finishAttempt(tel, a, a === last ? record : null);
+  for (const a of attempts) finishAttempt(tel, a, a === last ? record : null, record.kind ?? null);
   const provider = providerFor(record, last, request);
   endServerSpan(request.serverSpan(tel), record, provider, end.endedAt);
   if (tel.metrics !== null) recordMetrics(tel, record, provider);
@@ -58,14 +58,14 @@ function providerFor(record: UsageRecord, last: FinishedAttempt | undefined, req
   return record.model === null ? OTHER : brandProvider(request.brand(record.model));
 }
 
-function finishAttempt(tel: Telemetry, a: FinishedAttempt, record: UsageRecord | null): void {
+function finishAttempt(tel: Telemetry, a: FinishedAttempt, record: UsageRecord | null, kind: string | null): void {
   const t = a.target;
   const errorType = a.error === null ? null : tel.errorTypes.value(a.error);
   const m = tel.metrics;
   if (m !== null) {
-    const attrs = cached(m.attributes, `c\u0000${t.deploymentId}\u0000${t.upstreamModel}\u0000${errorType ?? ''}`, () => {
+    const attrs = cached(m.attributes, `c\u0000${kind ?? ''}\u0000${t.deploymentId}\u0000${t.upstreamModel}\u0000${errorType ?? ''}`, () => {
       const x: Attributes = {
-        [ATTR.operation]: operationName(t.upstreamFormat),
+        [ATTR.operation]: operationName(t.upstreamFormat, kind),
         [ATTR.provider]: providerName(t.upstreamFormat, t.baseUrl),
         [ATTR.requestModel]: t.upstreamModel,
         [ATTR.deployment]: t.deploymentId,
@@ -89,7 +89,7 @@ function finishAttempt(tel: Telemetry, a: FinishedAttempt, record: UsageRecord |
 
 function endServerSpan(span: Span | null, record: UsageRecord, provider: string, endedAt: number): void {
   if (span === null) return;
-  const op = operationName(record.entry_format);
+  const op = operationName(record.entry_format, record.kind);
   // Span names stay low-cardinality (trace backends index them): the catalog model, never a
   // model name a client typed (that is on `gen_ai.request.model`, cut to a sane length).
   span.updateName(record.model === null ? op : `${op} ${record.model}`);
@@ -130,9 +130,9 @@ function recordMetrics(tel: Telemetry, record: UsageRecord, provider: string): v
 
   // Attribute sets are made once per distinct combination and reused: bounded, and cheap per request.
   const errorType = status === 'ok' ? null : tel.errorTypes.value(record.reason === null ? status : reasonClass(record.reason));
-  const server = cached(m.attributes, `s\u0000${entry}\u0000${provider}\u0000${requested}\u0000${model}\u0000${errorType ?? ''}`, () => {
+  const server = cached(m.attributes, `s\u0000${record.kind ?? ''}\u0000${entry}\u0000${provider}\u0000${requested}\u0000${model}\u0000${errorType ?? ''}`, () => {
     const a: Attributes = {
-      [ATTR.operation]: operationName(record.entry_format),
+      [ATTR.operation]: operationName(record.entry_format, record.kind),
       [ATTR.provider]: provider,
       [ATTR.requestModel]: requested,
       [ATTR.responseModel]: model,
@@ -144,8 +144,8 @@ function recordMetrics(tel: Telemetry, record: UsageRecord, provider: string): v
   m.serverDuration.record(record.duration_ms / 1000, server);
 
   if (status === 'ok' && record.stream && record.ttfb_ms !== null) {
-    const ok = cached(m.attributes, `t\u0000${entry}\u0000${provider}\u0000${requested}\u0000${model}`, () => ({
-      [ATTR.operation]: operationName(record.entry_format),
+    const ok = cached(m.attributes, `t\u0000${record.kind ?? ''}\u0000${entry}\u0000${provider}\u0000${requested}\u0000${model}`, () => ({
+      [ATTR.operation]: operationName(record.entry_format, record.kind),
       [ATTR.provider]: provider,
       [ATTR.requestModel]: requested,
       [ATTR.responseModel]: model,
@@ -161,8 +161,8 @@ function recordMetrics(tel: Telemetry, record: UsageRecord, provider: string): v
   if (usage !== null && deployment !== null) {
     const upstreamModel = record.upstream_model ?? model;
     const tokens = (type: string) =>
-      cached(m.attributes, `u\u0000${deployment}\u0000${provider}\u0000${upstreamModel}\u0000${type}`, () => ({
-        [ATTR.operation]: operationName(record.upstream_format),
+      cached(m.attributes, `u\u0000${record.kind ?? ''}\u0000${deployment}\u0000${provider}\u0000${upstreamModel}\u0000${type}`, () => ({
+        [ATTR.operation]: operationName(record.upstream_format, record.kind),
         [ATTR.provider]: provider,
         [ATTR.requestModel]: upstreamModel,
         [ATTR.deployment]: deployment,

@@ -21,6 +21,10 @@ describe('GenAI semantic-convention values', () => {
   it('names the operation and the provider flavour as the spec lists them', () => {
     expect(operationName('openai_chat')).toBe('chat');
     expect(operationName('gemini_generate_content')).toBe('generate_content');
+    expect(operationName('gemini_generate_content', 'embed')).toBe('embeddings');
+    expect(operationName('anthropic_messages', 'count_tokens')).toBe('count_tokens');
+    expect(operationName('openai_chat', 'generate')).toBe('chat');
+    expect(providerName('bedrock_converse')).toBe('aws.bedrock');
     expect(providerName('anthropic_messages')).toBe('anthropic');
     expect(providerName('anthropic_vertex')).toBe('gcp.vertex_ai');
     expect(providerName('openai_responses')).toBe('openai');

@@ -101,7 +101,7 @@ export class RequestObserver extends RequestTiming {
         const server = this.serverSpan(tel)!;
         const serverContext = trace.setSpan(parent, server);
         // What a sampler may decide on is given at creation (the spec's list); the rest is set after the answer.
-        const operation = operationName(target.upstreamFormat);
+        const operation = operationName(target.upstreamFormat, this.kind);
         const attributes: Attributes = {
           [ATTR.operation]: operation,
           [ATTR.provider]: providerName(target.upstreamFormat, target.baseUrl),

@@ -60,7 +60,10 @@ export const ATTR = {
 } as const;
 
 /** `gen_ai.operation.name` by the caller's (or upstream's) wire format. */
-export function operationName(format: string | null): string {
+export function operationName(format: string | null, kind?: string | null): string {
+  // `embeddings` is the spec's own name; counting has none, so it is named for what it is.
+  if (kind === 'embed') return 'embeddings';
+  if (kind === 'count_tokens') return 'count_tokens';
   return format === 'gemini_generate_content' ? 'generate_content' : 'chat';
 }
 

@@ -12,6 +12,7 @@ export const SHORT: Record<WireFormat, string> = {
   anthropic_messages: 'anthropic_messages',
   anthropic_vertex: 'anthropic_vertex',
   gemini_generate_content: 'gemini',
+  bedrock_converse: 'bedrock',
 };
 
 /**
@@ -24,6 +25,8 @@ export const OPAQUE_CARRIER: Record<WireFormat, Issuer | undefined> = {
   anthropic_messages: 'anthropic',
   anthropic_vertex: 'anthropic',
   gemini_generate_content: 'google',
+  // Claude's signatures and redacted thinking, in Converse's reasoningContent.
+  bedrock_converse: 'anthropic',
 };
 
 /** Formats that share a request grammar for reasoning (a client's reasoning can go back verbatim). */
@@ -47,6 +50,8 @@ export const USAGE_CAPS: Record<WireFormat, ReadonlySet<UsageKind>> = {
   anthropic_messages: new Set(['input', 'output', 'cacheRead', 'cacheWrite', 'cacheWrite1h', 'reasoning']),
   anthropic_vertex: new Set(['input', 'output', 'cacheRead', 'cacheWrite', 'cacheWrite1h', 'reasoning']),
   gemini_generate_content: new Set(['input', 'output', 'cacheRead', 'reasoning']),
+  // Converse splits cache writes by TTL (cacheDetails) but reports no reasoning count.
+  bedrock_converse: new Set(['input', 'output', 'cacheRead', 'cacheWrite', 'cacheWrite1h']),
 };
 
 /** How a format folds the kinds it cannot report into those it can. */
@@ -94,6 +99,15 @@ export const ERROR_ALIASES: Record<WireFormat, Partial<Record<ErrorCode, ErrorCo
     quota_exceeded: 'rate_limited',
     overloaded: 'unavailable',
     stream_incomplete: 'upstream_error',
+  },
+  bedrock_converse: {
+    unsupported_feature: 'invalid_request',
+    request_too_large: 'invalid_request',
+    model_not_found: 'not_found',
+    overloaded: 'unavailable',
+    stream_incomplete: 'upstream_error',
+    internal: 'upstream_error',
+    cancelled: 'upstream_error',
   },
 };
 

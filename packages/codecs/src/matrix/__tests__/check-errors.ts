@@ -7,7 +7,8 @@ import { expect } from 'vitest';
 import { ERROR_CODES, type ErrorInfo } from '../../errors/gateway-error.js';
 import type { WireFormat } from '../../ir/wire-format.js';
 import { codecs } from '../../registry.js';
-import { createSseReader, type SseMessage } from '../../sse/parse.js';
+import type { SseMessage } from '../../sse/parse.js';
+import { createFrameReader } from '../../stream-framing.js';
 import { alias } from './capabilities.js';
 import { HTTP_ERRORS, PARTIAL, STREAM_ERROR, cutStream, errorStream } from './fixtures.js';
 import { runStream } from './io.js';
@@ -21,6 +22,11 @@ const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && 
 export function assertErrorShape(format: WireFormat, body: unknown): void {
   expect(isObj(body)).toBe(true);
   const b = body as Json;
+  if (format === 'bedrock_converse') {
+    // `{ message }`; the exception name travels in the x-amzn-errortype header.
+    expect(typeof b['message'], JSON.stringify(body)).toBe('string');
+    return;
+  }
   const error = b['error'];
   expect(isObj(error), JSON.stringify(body)).toBe(true);
   const e = error as Json;
@@ -51,14 +57,14 @@ export async function httpErrorCell(from: WireFormat, to: WireFormat): Promise<O
   for (const original of HTTP_ERRORS) {
     const upstream = codecs[from].renderError(original);
     assertErrorShape(from, upstream.body);
-    const info = codecs[from].decodeError(upstream.status, structuredClone(upstream.body));
+    const info = codecs[from].decodeError(upstream.status, structuredClone(upstream.body), new Headers(upstream.headers ?? {}));
     // A `retry-after` header is the gateway's to read (core does), not the body codec's.
     const header = upstream.headers?.['retry-after'];
     if (info.retryAfterS === undefined && header !== undefined) info.retryAfterS = Number(header);
     const rendered = codecs[to].renderError(info);
     assertErrorShape(to, rendered.body);
     expect(rendered.status).toBeGreaterThanOrEqual(400);
-    const seen = codecs[to].decodeError(rendered.status, structuredClone(rendered.body));
+    const seen = codecs[to].decodeError(rendered.status, structuredClone(rendered.body), new Headers(rendered.headers ?? {}));
     const expected = alias(to, alias(from, original.code));
     expect(seen.code, `${original.code}: ${from} → ${to}`).toBe(expected);
     // Retryable stays retryable and final stays final; a spent quota that arrives as a rate limit
@@ -73,17 +79,17 @@ export async function httpErrorCell(from: WireFormat, to: WireFormat): Promise<O
   return findings.outcome();
 }
 
-function messages(wire: string): SseMessage[] {
+function messages(format: WireFormat, wire: Uint8Array): SseMessage[] {
   const out: SseMessage[] = [];
-  const reader = createSseReader((m) => out.push(m), () => {});
+  const reader = createFrameReader(codecs[format], (m) => out.push(m), () => {});
   reader.feed(wire);
   reader.end();
   return out;
 }
 
-/** The last SSE event is `format`'s error event, and nothing in the stream says it finished cleanly. */
-export function assertEndsWithError(format: WireFormat, wire: string): void {
-  const all = messages(wire);
+/** The last event is `format`'s error event, and nothing in the stream says it finished cleanly. */
+export function assertEndsWithError(format: WireFormat, wire: Uint8Array): void {
+  const all = messages(format, wire);
   const last = all[all.length - 1];
   expect(last, 'the stream is empty').toBeDefined();
   const data = (m: SseMessage): Json => {
@@ -115,6 +121,11 @@ export function assertEndsWithError(format: WireFormat, wire: string): void {
       expect(isObj(data(last!)['error']), `last event: ${last!.data}`).toBe(true);
       expect(all.some((m) => ((data(m)['candidates'] as Json[] | undefined) ?? []).some((c) => c['finishReason'] != null))).toBe(false);
       break;
+    case 'bedrock_converse':
+      expect(last!.exception, `last frame: ${last!.event}`).toBe(true);
+      expect(typeof data(last!)['message']).toBe('string');
+      expect(all.some((m) => m.event === 'messageStop' || m.event === 'metadata')).toBe(false);
+      break;
   }
 }
 
@@ -134,7 +145,7 @@ export async function streamErrorCell(from: WireFormat, to: WireFormat): Promise
   expect(reference.terminal).toBe('error');
   const expected = alias(to, alias(from, STREAM_ERROR.code));
   assertFailedStream(streamView(run.decoded), { ...STREAM_ERROR, code: expected });
-  assertEndsWithError(to, run.wire);
+  assertEndsWithError(to, run.bytes);
   if (expected !== STREAM_ERROR.code) findings.loss(`${STREAM_ERROR.code} arrives as ${expected}`);
   return findings.outcome();
 }
@@ -146,6 +157,6 @@ export async function cutStreamCell(from: WireFormat, to: WireFormat): Promise<O
   const got = streamView(cut.decoded);
   assertFailedStream(got, undefined);
   expect(ERROR_CODES[got.error!.code].retryable).toBe(true);
-  assertEndsWithError(to, cut.wire);
+  assertEndsWithError(to, cut.bytes);
   return new Findings().outcome();
 }

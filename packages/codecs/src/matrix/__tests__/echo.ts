@@ -12,7 +12,7 @@ import type { Request } from '../../ir/request.js';
 import type { WireFormat } from '../../ir/wire-format.js';
 import { codecs } from '../../registry.js';
 import { isSyntheticCallId } from '../../shared/tool-call-id.js';
-import { TIME_RESULT, TOOLS, WEATHER_RESULT } from './fixtures.js';
+import { MODEL_IN_URL, TIME_RESULT, TOOLS, WEATHER_RESULT } from './fixtures.js';
 import { CLIENT_MODEL, UPSTREAM_MODEL, type Json } from './io.js';
 import { assistantSemantic, parseArgs, type ToolCallView } from './semantic.js';
 
@@ -36,6 +36,8 @@ export function clientCalls(format: WireFormat, body: Json): ToolCallView[] {
         return view;
       });
     }
+    case 'bedrock_converse':
+      return ((j.output?.message?.content ?? []) as any[]).filter((b) => b.toolUse !== undefined).map((b) => ({ id: b.toolUse.toolUseId, name: b.toolUse.name, args: b.toolUse.input }));
   }
 }
 
@@ -59,7 +61,7 @@ export function echoRequest(client: WireFormat, calls: ToolCallView[]): Request 
     stream: false,
     maxTokens: 1024,
   };
-  if (client !== 'gemini_generate_content' && client !== 'anthropic_vertex') request.model = CLIENT_MODEL;
+  if (!MODEL_IN_URL.has(client)) request.model = CLIENT_MODEL;
   return request;
 }
 

@@ -54,6 +54,9 @@ export const TIME_RESULT = '{"time":"18:04"}';
 
 const isGemini = (f: WireFormat) => f === 'gemini_generate_content';
 
+/** Formats whose requests carry the model in the URL, not the body. */
+export const MODEL_IN_URL: ReadonlySet<WireFormat> = new Set(['gemini_generate_content', 'anthropic_vertex', 'bedrock_converse']);
+
 /** A tool-call id as `format` issues it. Gemini often sends none: the codec numbers calls per scope. */
 export function nativeCallId(format: WireFormat, n: number, scope?: string): string {
   switch (format) {
@@ -66,6 +69,8 @@ export function nativeCallId(format: WireFormat, n: number, scope?: string): str
       return ['toolu_01A09q90qw90lq917835lq9', 'toolu_01B7bqSeMW1nPd2bXZ5c3yT4', 'toolu_01C'][n]!;
     case 'gemini_generate_content':
       return syntheticCallId(n, scope);
+    case 'bedrock_converse':
+      return ['tooluse_kZJMlvQmRJ6eAyJE5GIl7Q', 'tooluse_Xb2nYt8JhS5eFgQw1rT0aA', 'tooluse_C'][n]!;
   }
 }
 
@@ -83,7 +88,7 @@ function result(id: string, text: string): Extract<Message, { role: 'tool' }>['c
 
 function request(format: WireFormat, messages: Message[], extra: Partial<Request> = {}): Request {
   const req: Request = { system: [{ type: 'text', text: 'You are terse.' }], messages, tools: [], stream: false, maxTokens: 8192, ...extra };
-  if (format !== 'gemini_generate_content' && format !== 'anthropic_vertex') req.model = 'client-model';
+  if (!MODEL_IN_URL.has(format)) req.model = 'client-model';
   return req;
 }
 
@@ -133,6 +138,8 @@ export function nativeReasoning(format: WireFormat): ReasoningPart[] {
       return [{ type: 'reasoning', text: REASONING_TEXT, itemId: 'rs_0a1b2c', encryptedContent: OPAQUE.openaiEncrypted, issuer: 'openai' }];
     case 'anthropic_messages':
     case 'anthropic_vertex':
+    case 'bedrock_converse':
+      // Claude on Bedrock signs and redacts its thinking as on Anthropic's own API.
       return [
         { type: 'reasoning', text: REASONING_TEXT, signature: OPAQUE.anthropicSignature, issuer: 'anthropic' },
         { type: 'reasoning', text: '', redactedData: OPAQUE.anthropicRedacted, issuer: 'anthropic' },
@@ -154,6 +161,7 @@ export function reasoningConfig(format: WireFormat): ReasoningConfig {
       return { effort: 'medium', summary: 'auto' };
     case 'anthropic_messages':
     case 'anthropic_vertex':
+    case 'bedrock_converse':
       return { enabled: true, budgetTokens: 4096 };
     case 'gemini_generate_content':
       return { budgetTokens: 4096, includeThoughts: true };
@@ -203,11 +211,19 @@ export function geminiCallRequest(format: WireFormat): Request {
 
 export const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 export const IMAGE_URL = 'https://upload.example.com/photos/cat.jpg';
+/** Bedrock takes images inline or from S3, never from the web. */
+export const S3_IMAGE_URL = 's3://example-bucket/photos/cat.jpg';
+
+/** The image URL a client of `format` can send. */
+export function imageUrlFor(format: WireFormat): string {
+  return format === 'bedrock_converse' ? S3_IMAGE_URL : IMAGE_URL;
+}
 
 export function imageRequest(format: WireFormat): Request {
+  const url = imageUrlFor(format);
   const images: ImagePart[] = [
     { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: PNG_BASE64 } },
-    { type: 'image', source: isGemini(format) ? { kind: 'url', url: IMAGE_URL, mediaType: 'image/jpeg' } : { kind: 'url', url: IMAGE_URL } },
+    { type: 'image', source: isGemini(format) || format === 'bedrock_converse' ? { kind: 'url', url, mediaType: 'image/jpeg' } : { kind: 'url', url } },
   ];
   // The Responses API requires the `detail` hint on every input image.
   if (format === 'openai_responses') for (const image of images) image.detail = 'auto';
@@ -226,6 +242,8 @@ const RESPONSE_IDS: Record<WireFormat, string> = {
   anthropic_messages: 'msg_01XFDUDYJgAACzvnptvVoYEL',
   anthropic_vertex: 'msg_vrtx_01XFDUDYJgAACzvnptvVoYEL',
   gemini_generate_content: RESPONSE_ID_GEMINI,
+  // Converse answers carry no id.
+  bedrock_converse: '',
 };
 
 export function responseId(format: WireFormat): string {
