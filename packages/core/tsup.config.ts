@@ -10,6 +10,8 @@ export default defineConfig({
     'google-service-account': 'src/google-service-account.ts',
     tokenizers: 'src/tokenizers.ts',
     kinds: 'src/kinds.ts',
+    telemetry: 'src/telemetry/index.ts',
+    jwt: 'src/jwt.ts',
   },
   format: ['esm', 'cjs'],
   dts: { compilerOptions: { composite: false, incremental: false } },

@@ -12,7 +12,7 @@ import type {
   AccessRule, BusinessUnit, DlpCustomPattern, DlpUseCase, LimitedAccess, Pilot, PolicyPrompt, RateLimitRule, RegionRule, SpendEntry, ToolAllowList,
 } from './policy-types.js';
 import type { PopulationSpec } from './principal.js';
-import { PROMPT_FORMATS } from './schema.js';
+import { PROMPT_FORMATS } from './runtime-schema.js';
 import { compilePopulation } from './principal.js';
 import { aliasOwner, deploymentRegions, isKnownScope, knownScopes, modelsInScope, type RegistryView } from './registry-view.js';
 import { didYouMean } from './suggest.js';

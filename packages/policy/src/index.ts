@@ -19,7 +19,7 @@ export type { PolicyIssue } from './issues.js';
 export { parsePolicy, type ParsePolicyOptions, type ParsePolicyResult } from './parse.js';
 export type { PolicyFileInput } from './schema.js';
 export type { DlpValidation } from './checks.js';
-export { PROMPT_FORMATS } from './schema.js';
+export { PROMPT_FORMATS } from './runtime-schema.js';
 export {
   allowedModels, decideAccess, type AccessDecision, type AccessDenial, type AccessInput, type AccessLayer,
 } from './access.js';

@@ -12,7 +12,7 @@ import type { RegistryView } from './registry-view.js';
 import {
   AccessRuleSchema, BusinessUnitSchema, DlpCustomSchema, DlpUseCaseSchema, LimitedAccessSchema, PilotSchema, PolicySchema, PromptSchema,
   RateLimitSchema, RegionRuleSchema, SpendEntrySchema, SpendRuleSchema, ToolAllowListSchema,
-} from './schema.js';
+} from './runtime-schema.js';
 
 export interface ParsePolicyOptions {
   /** When given, scopes must be registry tags or model ids and model references must exist. */

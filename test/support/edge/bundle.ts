@@ -38,7 +38,9 @@ export function nodeBuiltinGuard(found: NodeImport[]): esbuild.Plugin {
 }
 
 export interface EdgeBundleOptions {
-  entryPoints: string[] | Record<string, string>;
+  entryPoints?: string[] | Record<string, string>;
+  /** An entry given as source text instead (resolved from the repository root), e.g. a variant of an example. */
+  stdin?: { contents: string; sourcefile: string };
   minify?: boolean;
   /** `neutral` (default) or `browser` (what Worker tooling uses, with the `workerd`/`worker` conditions). */
   platform?: 'neutral' | 'browser';
@@ -68,7 +70,7 @@ export async function bundleEdge(options: EdgeBundleOptions): Promise<EdgeBundle
   try {
     const result = await esbuild.build({
       absWorkingDir: ROOT,
-      entryPoints: options.entryPoints,
+      ...(options.stdin === undefined ? { entryPoints: options.entryPoints ?? [] } : { stdin: { ...options.stdin, resolveDir: ROOT, loader: 'ts' as const } }),
       bundle: true,
       write: false,
       outdir: options.outdir ?? 'out',

@@ -12,7 +12,11 @@ import {
   BUILTIN_DETECTORS, compileCustom, redactionMarker, replaceFindings, resolveOverlaps, scanText, surrogateFor,
   type Detector, type Finding, type OutputAction, type OutputRules, type Recognizer,
 } from '@tollgate/policy/detectors';
+import type { AnswerDlp } from '../gateway/answer-guard.js';
 import { mapRequestTexts, requestTexts } from '../gateway/ir-texts.js';
+import type { DlpDeps } from '../gateway/policy-stage.js';
+import { answerDlp } from './answer.js';
+import { dlpStage, type DlpStageOptions } from './stage.js';
 
 export interface DlpCount {
   action: DlpAction;
@@ -47,6 +51,10 @@ export interface DlpEngine {
   validation(recognizers: readonly Recognizer[]): DlpValidation;
   prepare(policy: Policy, recognizers: readonly Recognizer[]): PreparedDlp;
   apply(prepared: PreparedDlp, input: RequestDlpInput): Promise<RequestDlpResult>;
+  /** The answer's guard from `RequestDlpResult.output`; `enforced` false (shadow mode) scans and counts, changes nothing. */
+  guardAnswer(rules: OutputRules, enforced: boolean): AnswerDlp;
+  /** Request-side DLP as one gateway runs it (its recognizers and surrogate key), failing closed. */
+  stage(options: DlpStageOptions): DlpDeps;
 }
 
 export interface RequestDlpInput {
@@ -206,5 +214,9 @@ export const dlpEngine: DlpEngine = {
     return p;
   },
   apply,
+  guardAnswer: answerDlp,
+  stage(options) {
+    return dlpStage(dlpEngine, options);
+  },
 };
 

@@ -3,4 +3,7 @@
  * (`dlp: { engine: dlpEngine }`); `@tollgate/core` passes it by default.
  */
 export { dlpEngine, type DlpEngine, type DlpCount, type PreparedDlp, type RequestDlpInput, type RequestDlpResult } from './engine.js';
-export type { Recognizer, Finding, Detector } from '@tollgate/policy/detectors';
+export type { AnswerDlp } from '../gateway/answer-guard.js';
+export type { DlpDeps, DlpStageResult } from '../gateway/policy-stage.js';
+export type { DlpStageOptions } from './stage.js';
+export type { Recognizer, Finding, Detector, OutputRules } from '@tollgate/policy/detectors';

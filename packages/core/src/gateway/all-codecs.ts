@@ -1,6 +1,8 @@
 import { codecs } from '@tollgate/codecs';
 import { awsSigV4Signer } from './aws-sigv4.js';
 import { dlpEngine } from '../dlp/engine.js';
+import { jwtEngine } from '../identity/jwt.js';
+import { openTelemetry } from '../telemetry/engine.js';
 import { createGateway as createWithCodecs } from './create.js';
 import { googleServiceAccountSigner } from './google-service-account.js';
 import { operationKinds } from './kinds.js';
@@ -10,8 +12,9 @@ import type { Gateway, GatewayOptions } from './options.js';
  * Create a gateway: the governed pipeline from `Request` to `Response`. It speaks every wire
  * format unless `options.codecs` lists fewer, so every codec is in a bundle that uses it; to
  * bundle only some formats, use `createGateway` from `@tollgate/core/minimal`. It brings every
- * upstream signer (AWS SigV4, Google service accounts) unless `options.signers` lists others, and what serves token
- * counting and embeddings routes (`operationKinds`). Refuses to start
+ * upstream signer (AWS SigV4, Google service accounts) unless `options.signers` lists others,
+ * what serves token counting and embeddings routes (`operationKinds`), DLP, JWT verification
+ * and OpenTelemetry (the minimal entry takes each only when given). Refuses to start
  * (throws `GatewayConfigError` listing every violation) on an invalid registry, policy or
  * identity configuration.
  */
@@ -22,5 +25,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     signers: options.signers ?? [awsSigV4Signer, googleServiceAccountSigner],
     kinds: options.kinds ?? operationKinds,
     dlp: { ...options.dlp, engine: options.dlp?.engine ?? dlpEngine },
+    jwt: { ...options.jwt, engine: options.jwt?.engine ?? jwtEngine },
+    telemetry: options.telemetry === false ? false : { ...options.telemetry, engine: options.telemetry?.engine ?? openTelemetry },
   });
 }

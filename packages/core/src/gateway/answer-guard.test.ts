@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '@tollgate/codecs/base';
 import { BUILTIN_DETECTORS, redactionMarker, type OutputRules } from '@tollgate/policy/detectors';
+import { dlpEngine } from '../dlp/engine.js';
 import { guardStream, type AnswerGuard } from './answer-guard.js';
 import { RequestContext } from './context.js';
 
@@ -17,7 +18,7 @@ const restoreOnly: OutputRules = { restore: new Map([[SURROGATE, ORIGINAL]]), de
 const scanning: OutputRules = { ...restoreOnly, detectors: [BUILTIN_DETECTORS.email], action: () => 'redact' };
 
 function run(rules: OutputRules, events: StreamEvent[]): Array<{ after: string; out: StreamEvent[] }> {
-  const guard: AnswerGuard = { tools: null, output: rules };
+  const guard: AnswerGuard = { tools: null, output: dlpEngine.guardAnswer(rules, true) };
   const transform = guardStream(guard, new RequestContext(() => 0, 'r', null));
   return events.map((event) => {
     const out: StreamEvent[] = [];

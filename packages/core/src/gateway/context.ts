@@ -1,7 +1,7 @@
 import type { ConversionWarning, Request as IRRequest, Usage, WireFormat } from '@tollgate/codecs/base';
 import type { Principal, RateConstraint, SpendDecision } from '@tollgate/policy';
-import type { RequestObserver } from '../telemetry/request.js';
 import type { AnswerGuard } from './answer-guard.js';
+import type { RequestTiming } from './timing.js';
 import type { CostMicros, RecordDecision, RecordDlp, RecordStatus, UsageRecord } from './usage-record.js';
 
 /** Everything the gateway learns about one request as it walks the stages; becomes the usage record. */
@@ -75,7 +75,7 @@ export class RequestContext {
   /** Where work that need not delay the answer goes (`reply`'s `defer`), or null: do it first. */
   defer: ((work: () => Promise<void>) => void) | null = null;
   /** Timings and telemetry of this request (spans, metrics, `server-timing`). */
-  observer: RequestObserver | null = null;
+  observer: RequestTiming | null = null;
   /** What admission decided over: the record's `decision`, for `tollgate explain` and `what-if`. */
   private admitted: { worstCaseMicros: number; tokenBound: number; rate: readonly RateConstraint[]; spend: SpendDecision | null; at: number } | null = null;
   private recorded = false;

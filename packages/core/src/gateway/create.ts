@@ -21,9 +21,8 @@ import { SecretCache, secretResolver } from './secrets.js';
 import { toUsageSink, type SinkStats } from './usage-record.js';
 import { walk, type WalkDeps } from './walk.js';
 import { policyRevisionOf } from '../replay/replay.js';
-import { createTelemetry } from '../telemetry/instruments.js';
-import { RequestObserver } from '../telemetry/request.js';
-import { instrumentStore } from '../telemetry/store.js';
+import type { GatewayTelemetry, TelemetryOption } from '../telemetry/options.js';
+import { RequestTiming } from './timing.js';
 import type { UsageStats } from './options.js';
 
 /** Each gateway's `reply` → the `handle` made with it. */
@@ -58,19 +57,6 @@ function usesDlp(policy: Policy): boolean {
   return Object.keys(d.default ?? {}).length > 0 || (d.use_cases ?? []).length > 0 || (d.custom ?? []).length > 0 || d.scan_responses === true;
 }
 
-/** The surrogate key: from `options.dlp.key`, else random; made on first use (Workers allow no randomness at start). */
-function dlpKey(secret: string | undefined): () => Promise<CryptoKey> {
-  let key: Promise<CryptoKey> | undefined;
-  return () =>
-    (key ??= crypto.subtle.importKey(
-      'raw',
-      secret === undefined ? crypto.getRandomValues(new Uint8Array(32)) : new TextEncoder().encode(secret),
-      { name: 'HMAC', hash: 'SHA-256' },
-      false,
-      ['sign'],
-    ));
-}
-
 /** Load and validate the registry, or refuse to start listing every violation. */
 function registryFrom(raw: unknown): Registry {
   if (isRegistry(raw)) return raw;
@@ -94,12 +80,30 @@ function policyFrom(raw: unknown, registry: Registry, dlp: DlpOptions = {}): { p
   return { policy: parsed.policy, revision: policyRevisionOf(raw) };
 }
 
-function identityFrom(options: Pick<GatewayOptions, 'identity' | 'jwksFetch'>): IdentityResolver {
+function identityFrom(options: Pick<GatewayOptions, 'identity' | 'jwksFetch' | 'jwt'>): IdentityResolver {
   try {
-    return createIdentityResolver(options.identity, options.jwksFetch === undefined ? {} : { fetch: options.jwksFetch });
+    return createIdentityResolver(options.identity, {
+      ...(options.jwksFetch === undefined ? {} : { fetch: options.jwksFetch }),
+      ...(options.jwt?.engine === undefined ? {} : { jwtEngine: options.jwt.engine }),
+    });
   } catch (error) {
     throw new GatewayConfigError('identity', [{ path: 'identity', message: error instanceof Error ? error.message : String(error) }]);
   }
+}
+
+/**
+ * The gateway's telemetry: made by the engine the options name. Telemetry options without an
+ * engine are refused (`createGateway` of `@tollgate/core` always passes one).
+ */
+function telemetryFrom(option: TelemetryOption | undefined): GatewayTelemetry | null {
+  if (option === undefined || option === false) return null;
+  if (option.engine === undefined) {
+    throw new GatewayConfigError('options', [{
+      path: 'telemetry',
+      message: "telemetry options need an engine here: pass telemetry: { engine: openTelemetry } (import { openTelemetry } from '@tollgate/core/telemetry'), or use createGateway from '@tollgate/core'",
+    }]);
+  }
+  return option.engine(option);
 }
 
 /**
@@ -123,18 +127,18 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   let policyInput: unknown = options.policy;
   let policyRevision = first.revision;
   const identity = identityFrom(options);
+  // Null without an engine, when no OpenTelemetry SDK is installed, or with `telemetry: false`: then nothing is observed.
+  const telemetry = telemetryFrom(options.telemetry);
   const now = options.now ?? Date.now;
   const ownsStore = options.store === undefined;
   const store = options.store ?? createMemoryStore();
   const sinkStats: SinkStats = { written: 0, failed: 0 };
   const sink = toUsageSink(options.usage, sinkStats);
   const stats = { requests: 0 };
-  // Null when no OpenTelemetry SDK is installed (or `telemetry: false`): then nothing is observed.
-  const telemetry = createTelemetry(options.telemetry);
-  const observedStore = telemetry?.metrics == null ? store : instrumentStore(store, telemetry.metrics, (work) => telemetry.deferred.add(work));
+  const observedStore = telemetry === null ? store : telemetry.store(store);
   const reservationTtlMs = options.reservationTtlMs ?? 5 * 60_000;
   // Renewals and settle retries go through the observed store: their round trips and retries are measured.
-  const holds = new HoldKeeper(observedStore, reservationTtlMs, options.settleRetry, () => void telemetry?.metrics?.settleFailures.add(1));
+  const holds = new HoldKeeper(observedStore, reservationTtlMs, options.settleRetry, () => telemetry?.settleFailed());
   const usageStats = (): UsageStats => {
     const handed = sinkStats.written + sinkStats.failed;
     const own = sink.stats?.();
@@ -167,7 +171,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     sizing: options.sizing ?? {},
     reservationTtlMs,
     filters: options.filters ?? [],
-    dlp: options.dlp?.engine === undefined ? null : { engine: options.dlp.engine, recognizers: options.dlp.recognizers ?? [], key: dlpKey(options.dlp.key) },
+    dlp: options.dlp?.engine === undefined ? null : options.dlp.engine.stage({ recognizers: options.dlp.recognizers ?? [], key: options.dlp.key }),
     now,
     timezone: first.policy?.timezone ?? 'UTC',
     holds,
@@ -208,7 +212,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     stats.requests++;
     const current = deps;
     const ctx = new RequestContext(now, current.registry.revision, policyRevision);
-    const observer = new RequestObserver(telemetry, request.headers, brandOf);
+    const observer = telemetry === null ? new RequestTiming() : telemetry.request(request.headers, brandOf);
     ctx.observer = observer;
     if (replyOptions?.defer !== undefined) ctx.defer = replyOptions.defer;
     if (closed) {
@@ -251,7 +255,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   };
 
   PAIRS.set(reply, handle);
-  if (telemetry !== null) PENDING.set(handle, () => (telemetry.deferred.pending === 0 ? null : telemetry.deferred.idle()));
+  if (telemetry !== null) PENDING.set(handle, () => telemetry.pending());
 
   const gatewayFetch = ((input: RequestInfo | URL, init?: RequestInit) => handle(new Request(input, init))) as typeof fetch;
 
@@ -318,7 +322,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       // Settles the store failed are retried until the drain time is up; what is left is counted.
       await holds.drain(drainUntil);
       // Spans and metrics the requests left for after their answers go to the SDK now.
-      telemetry?.deferred.drain();
+      telemetry?.flush();
       await sink.flush().catch(() => {});
       await sink.close().catch(() => {});
       if (ownsStore) await store.close().catch(() => {});

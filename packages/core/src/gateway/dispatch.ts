@@ -10,7 +10,7 @@ export interface FailoverOptions {
   deadlineMs?: number;
 }
 
-/** Hooks into each upstream attempt (timings, spans, trace context): `RequestObserver` is one. */
+/** Hooks into each upstream attempt (timings, spans, trace context): `RequestTiming` is one. */
 export interface AttemptObserver {
   /** The call is built and about to be sent; its headers may still be added to. */
   attemptStarted(target: UpstreamTarget, headers: Headers): void;

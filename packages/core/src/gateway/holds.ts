@@ -1,5 +1,5 @@
-import pRetry from 'p-retry';
 import type { RateAdjustment, SettleRequest, StateStore } from '../store/types.js';
+import { retry } from '../util/backoff.js';
 
 /** How settles the store failed are retried (`GatewayOptions.settleRetry`). */
 export interface SettleRetryOptions {
@@ -46,7 +46,7 @@ const permanent = (error: unknown): boolean => error instanceof RangeError || er
  *   within half a TTL of expiring while its request lives. A request shorter than that costs
  *   no renewal at all.
  * - **Settle retries.** A settle is tried at once; when the store fails it, it goes to an outbox
- *   and is retried with exponential backoff (p-retry) while its hold is still renewed, so the
+ *   and is retried with exponential backoff (util/backoff.ts) while its hold is still renewed, so the
  *   money it stands for keeps counting against the cap. Settles are idempotent in the store, so
  *   a retry of one whose answer was lost charges nothing twice.
  * - **Drain.** `drain` (on `close`) retries what is still in the outbox at once, until it is
@@ -178,20 +178,18 @@ export class HoldKeeper {
     const entry: Pending = {
       request,
       controller,
-      done: pRetry(
+      done: retry(
         async () => {
           this.stats.retries++;
           await this.store.settle(request);
         },
         {
-          retries: Number.POSITIVE_INFINITY,
-          minTimeout: this.retry.minDelayMs,
-          maxTimeout: this.retry.maxDelayMs,
-          factor: 2,
+          minDelayMs: this.retry.minDelayMs,
+          maxDelayMs: this.retry.maxDelayMs,
           randomize: true,
-          maxRetryTime: this.retry.maxRetryMs,
+          maxRetryMs: this.retry.maxRetryMs,
           signal: controller.signal,
-          shouldRetry: ({ error: e }) => !permanent(e),
+          shouldRetry: (e) => !permanent(e),
           unref: true,
         },
       ).then(
@@ -232,18 +230,16 @@ export class HoldKeeper {
     this.outbox.set(id, { request, controller: new AbortController(), done: Promise.resolve() });
     this.stats.pending = this.outbox.size;
     try {
-      await pRetry(
+      await retry(
         async (attempt) => {
           if (attempt > 1) this.stats.retries++;
           await this.store.settle(request);
         },
         {
-          retries: Number.POSITIVE_INFINITY,
-          minTimeout: 25,
-          maxTimeout: 500,
-          factor: 2,
-          maxRetryTime: Math.max(0, deadline - this.clock()),
-          shouldRetry: ({ error }) => !permanent(error),
+          minDelayMs: 25,
+          maxDelayMs: 500,
+          maxRetryMs: Math.max(0, deadline - this.clock()),
+          shouldRetry: (error) => !permanent(error),
           unref: true,
         },
       );

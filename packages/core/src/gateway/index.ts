@@ -4,7 +4,8 @@ export type { GatewayReply, GatewayRequest, ReplyOptions, HeaderReader, Upstream
 export { GatewayConfigError, type ConfigIssue } from './config-error.js';
 export type { RequestFilter, FilterContext } from './filters.js';
 export type { UsageRecord, UsageSink, UsageSinkStats, UsageOption, RecordPrincipal, RecordUsage, RecordStatus, RecordDecision, RecordSpendRule, RecordDlp } from './usage-record.js';
-export type { TelemetryOptions, TelemetryOption } from '../telemetry/options.js';
+export type { GatewayTelemetry, TelemetryEngine, TelemetryOptions, TelemetryOption, TelemetrySources } from '../telemetry/options.js';
+export { RequestTiming, type UpstreamAttempt } from './timing.js';
 export type { SecretsOption } from './secrets.js';
 export type { UpstreamSigner, AwsSigV4Signer, AwsKeys, SignableCall, GoogleServiceAccountSigner, AccessToken } from './signers.js';
 export type { TokenCounter } from './token-counters.js';

@@ -53,23 +53,9 @@ export async function embedPolicy(input: KindPolicyInput, request: EmbedRequest)
     stream: false,
     ...(request.user === undefined ? {} : { user: request.user }),
   };
-  let result;
-  try {
-    const prepared = dlp.engine.prepare(policy, dlp.recognizers);
-    result = await dlp.engine.apply(prepared, { policy, principal: input.principal, ir, key: await dlp.key(), enforce });
-  } catch (error) {
-    const e = GatewayError.isInstance(error)
-      ? error
-      : new GatewayError('unavailable', 'A data-protection check could not complete; the request was not sent.', { cause: error });
-    return { ok: false, error: e, reason: 'dlp_unavailable' };
-  }
-  ctx.dlp = result.counts;
-  if (result.blocked !== null) {
-    const reason = `dlp_block:${result.blocked}`;
-    if (enforce) return { ok: false, error: new GatewayError('invalid_request', `The request contains data the policy does not let leave (${result.blocked}); it was not sent.`), reason };
-    ctx.wouldBlock.push(reason);
-  }
-  if (result.scanned && request.inputs.some((i) => typeof i !== 'string')) {
+  const result = await dlp.run({ policy, principal: input.principal, ir, ctx });
+  if (!result.ok) return result;
+  if (result.reencode && request.inputs.some((i) => typeof i !== 'string')) {
     const reason = 'dlp_unscannable:token_ids';
     if (enforce) {
       return { ok: false, error: new GatewayError('invalid_request', 'Token-id inputs cannot be checked by the data-protection policy that applies to you; send text.', { param: 'input' }), reason };

@@ -1,6 +1,6 @@
 import type { CacheShapingOptions, Codec } from '@tollgate/codecs/base';
 import type { Policy, PolicyFileInput, Principal, SpendNotification } from '@tollgate/policy';
-import type { IdentityOptions } from '../identity/index.js';
+import type { IdentityOptions, JwtEngine } from '../identity/index.js';
 import type { Registry, RegistryFileInput } from '../registry/index.js';
 import type { StateStore } from '../store/types.js';
 import type { GatewayReply, GatewayRequest, ReplyOptions, UpstreamFetch } from './request.js';
@@ -89,6 +89,12 @@ export interface GatewayOptions {
   /** JWKS fetching (identity): the fetch to use and its cache timings. */
   jwksFetch?: typeof fetch;
   /**
+   * JWT verification for the identity section's `jwt` entries. `createGateway` of
+   * `@tollgate/core` uses `jwtEngine` (jose) by default; the one of `@tollgate/core/minimal`
+   * refuses `jwt` entries unless given `jwt: { engine: jwtEngine }` from `@tollgate/core/jwt`.
+   */
+  jwt?: { engine?: JwtEngine };
+  /**
    * Prompt-cache shaping for Anthropic-family upstreams (opt-in): breakpoints after the last
    * tool, the system prompt and the latest message, at most four, never removing the client's.
    */
@@ -132,9 +138,11 @@ export interface GatewayOptions {
    */
   kinds?: OperationKinds;
   /**
-   * OpenTelemetry metrics and traces (GenAI semantic conventions): default the global providers
-   * of `@opentelemetry/api` — a no-op, at no cost, until the host installs an SDK (before
-   * creating the gateway). `false` turns them off.
+   * OpenTelemetry metrics and traces (GenAI semantic conventions). With `createGateway` of
+   * `@tollgate/core`: default the global providers of `@opentelemetry/api` — a no-op, at no
+   * cost, until the host installs an SDK (before creating the gateway); `false` turns them off.
+   * With the one of `@tollgate/core/minimal`: off unless `telemetry.engine` is given
+   * (`openTelemetry` of `@tollgate/core/telemetry`); options without it are refused.
    */
   telemetry?: TelemetryOption;
 }

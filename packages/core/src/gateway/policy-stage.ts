@@ -7,18 +7,24 @@
  */
 import { GatewayError, type Request as IRRequest, type TextPart, type WireFormat } from '@tollgate/codecs/base';
 import { decidePrompts, decideTools, type Policy, type Principal } from '@tollgate/policy';
-import type { Recognizer } from '@tollgate/policy/detectors';
-import type { DlpEngine } from '../dlp/engine.js';
 import type { Registry } from '../registry/index.js';
-import type { AnswerGuard } from './answer-guard.js';
+import type { AnswerDlp, AnswerGuard } from './answer-guard.js';
 import type { RequestContext } from './context.js';
 import type { RequestFilter } from './filters.js';
 
+/** What request-side DLP (stage 7) did: the request to send, or why it may not be sent. */
+export type DlpStageResult =
+  | { ok: true; ir: IRRequest; reencode: boolean; output: AnswerDlp | null }
+  | { ok: false; error: GatewayError; reason: string };
+
+/** DLP for one gateway, made by its engine (`DlpEngine.stage`); the stage calls it for every request when there is a policy. */
 export interface DlpDeps {
-  engine: DlpEngine;
-  recognizers: readonly Recognizer[];
-  /** The HMAC key surrogates derive from, made on first use. */
-  key(): Promise<CryptoKey>;
+  /**
+   * Scan and rewrite the request's texts per the policy, counting into `ctx` (`dlp`, and
+   * `wouldBlock` in shadow mode). `reencode`: send the request encoded from the scanned IR,
+   * never as the client's bytes; `output`: how its answer is guarded.
+   */
+  run(input: { policy: Policy; principal: Principal; ir: IRRequest; ctx: RequestContext }): Promise<DlpStageResult>;
 }
 
 export interface PolicyStageInput {
@@ -111,28 +117,11 @@ export async function policyStage(input: PolicyStageInput): Promise<PolicyStageR
 
   // DLP over every text the client sends.
   if (policy !== null && input.dlp !== null) {
-    const enforce = (policy.enforcement ?? 'enforce') !== 'shadow';
-    let result;
-    try {
-      const prepared = input.dlp.engine.prepare(policy, input.dlp.recognizers);
-      result = await input.dlp.engine.apply(prepared, { policy, principal, ir, key: await input.dlp.key(), enforce });
-    } catch (error) {
-      const e = GatewayError.isInstance(error)
-        ? error
-        : new GatewayError('unavailable', 'A data-protection check could not complete; the request was not sent.', { cause: error });
-      return { ok: false, error: e, reason: 'dlp_unavailable' };
-    }
-    ctx.dlp = result.counts;
-    if (result.blocked !== null) {
-      const reason = `dlp_block:${result.blocked}`;
-      if (enforce) {
-        return { ok: false, error: new GatewayError('invalid_request', `The request contains data the policy does not let leave (${result.blocked}); it was not sent.`), reason };
-      }
-      ctx.wouldBlock.push(reason);
-    }
+    const result = await input.dlp.run({ policy, principal, ir, ctx });
+    if (!result.ok) return result;
     ir = result.ir;
-    reencode = result.scanned;
-    guard = { ...guard, output: result.output, outputEnforced: enforce };
+    reencode = result.reencode;
+    guard = { ...guard, output: result.output };
   }
 
   // Policy prompts, before the client's own system prompt, in file order: a stable prefix.

@@ -180,8 +180,8 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     }
     // The upstream's own bytes only when nothing guards the answer's content, or the guard
     // changed nothing and scanned nothing: a scanned answer is re-encoded from what was scanned.
-    const scanned = ctx.answerGuard?.output?.detectors.length ?? 0;
-    if (target.upstreamFormat === entry && target.plan === 'identity' && answer === decoded.response && scanned === 0) out = text;
+    const scanned = ctx.answerGuard?.output?.scanning ?? false;
+    if (target.upstreamFormat === entry && target.plan === 'identity' && answer === decoded.response && !scanned) out = text;
     else {
       const encoded = entryCodec.encodeResponse(answer, { model: input.clientModel });
       out = JSON.stringify(encoded.body);

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SignJWT, exportSPKI } from 'jose';
-import { createIdentityResolver, type AuthResult } from './resolver.js';
+import type { AuthResult } from './resolver.js';
+import { createIdentityResolver } from './with-jwt.js';
 import { AUDIENCE, ISSUER, JWKS_URL, b64url, bearer, fakeJwksServer, makeKey, sign } from './__tests__/fixtures.js';
 
 const entry = { issuer: ISSUER, audience: AUDIENCE, jwks_url: JWKS_URL };

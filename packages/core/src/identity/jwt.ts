@@ -11,14 +11,9 @@ import type { JSONWebKeySet, JWTVerifyGetKey } from 'jose';
 import { principalFromClaims } from './claims.js';
 import { createJwksProvider, JwksUnavailableError, type Jose, type JwksOptions } from './jwks.js';
 import type { Principal } from '@tollgate/policy';
-import { DEFAULT_JWT_ALGORITHMS, type JwtEntry } from './schema.js';
+import { DEFAULT_JWT_ALGORITHMS, type JwtEntry } from './runtime-schema.js';
 
-const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
-
-/** A token is treated as a JWT when it has three base64url segments. */
-export function isJwtShape(token: string): boolean {
-  return JWT_SHAPE.test(token);
-}
+export { isJwtShape } from './jwt-shape.js';
 
 export type JwtOutcome =
   | { ok: true; principal: Principal }
@@ -28,6 +23,13 @@ export type JwtOutcome =
 export interface JwtVerifier {
   verify(token: string): Promise<JwtOutcome>;
 }
+
+/**
+ * Makes the verifier of a gateway's `identity.jwt` entries: `jwtEngine` of `@tollgate/core/jwt`
+ * (jose, loaded on the first token). `@tollgate/core` uses it by default; `@tollgate/core/minimal`
+ * refuses `jwt` entries without it, so a bundle that verifies no JWT carries none of jose.
+ */
+export type JwtEngine = (entries: readonly JwtEntry[], options: JwksOptions) => JwtVerifier;
 
 interface Compiled {
   entry: JwtEntry;
@@ -121,3 +123,6 @@ function classify(jose: Jose, err: unknown): JwtOutcome {
   }
   return { ok: false, reason: 'unavailable', detail: `jwt: ${err instanceof Error ? err.name : 'error'}` };
 }
+
+/** The JWT engine (`jwt.engine` of the gateway options, `jwtEngine` of `createIdentityResolver`). */
+export const jwtEngine: JwtEngine = createJwtVerifier;

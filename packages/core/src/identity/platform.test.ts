@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_TAGS, pickTags } from './claims.js';
-import { createIdentityResolver } from './resolver.js';
+import { createIdentityResolver } from './with-jwt.js';
 import { ISSUER, bearer, makeKey, sign } from './__tests__/fixtures.js';
 
 const PLATFORM_ISSUER = 'https://agents.example.com';

@@ -6,10 +6,11 @@
 import { GatewayError } from '@tollgate/codecs/base';
 import { extractCredential } from './credentials.js';
 import type { HeaderReader } from '../gateway/request.js';
-import { createJwtVerifier, isJwtShape, type JwtVerifier } from './jwt.js';
+import type { JwtEngine, JwtVerifier } from './jwt.js';
+import { isJwtShape } from './jwt-shape.js';
 import type { JwksOptions } from './jwks.js';
 import type { Principal } from '@tollgate/policy';
-import { parseIdentityConfig, type IdentityConfigInput } from './schema.js';
+import { parseIdentityConfig, type IdentityConfigInput } from './runtime-schema.js';
 import { sha256 } from '../util/sha256.js';
 import { constantTimeEqual, hashBytes, isVirtualKeyShape, toHex } from './virtual-key.js';
 
@@ -25,8 +26,19 @@ export type AuthResult =
   | { ok: true; principal: Principal; method: AuthMethod; keyHash?: string }
   | { ok: false; error: GatewayError };
 
-/** Injectable fetch and JWKS timings (cool-down, max age, timeout, failure back-off). */
-export type IdentityResolverOptions = JwksOptions;
+/** Injectable fetch and JWKS timings (cool-down, max age, timeout, failure back-off), and the JWT engine. */
+export interface IdentityResolverOptions extends JwksOptions {
+  /**
+   * Verifies the `jwt` entries' tokens: `jwtEngine` of `@tollgate/core/jwt`. The
+   * `createIdentityResolver` of `@tollgate/core` uses it by default; the one of
+   * `@tollgate/core/minimal` refuses `jwt` entries without it.
+   */
+  jwtEngine?: JwtEngine;
+}
+
+/** Said when `jwt` entries are configured and no JWT engine was given (the minimal entry). */
+export const NO_JWT_ENGINE =
+  "jwt: these entries need the JWT engine here: pass jwt: { engine: jwtEngine } to the gateway (jwtEngine: jwtEngine to createIdentityResolver; import { jwtEngine } from '@tollgate/core/jwt'), or use '@tollgate/core'";
 
 export interface IdentityResolver {
   authenticate(request: { headers: HeaderReader; url: string }): Promise<AuthResult>;
@@ -71,7 +83,12 @@ export function createIdentityResolver(identity: IdentityOptions, options: Ident
     if (a.team !== undefined) principal.team = a.team;
     keys.set(a.hash, { bytes: hashBytes(a.hash), principal: Object.freeze(principal), method: 'application' });
   }
-  const jwt: JwtVerifier | null = parsed.jwt?.length ? createJwtVerifier(parsed.jwt, options) : null;
+  let jwt: JwtVerifier | null = null;
+  if (parsed.jwt?.length) {
+    const { jwtEngine, ...jwks } = options;
+    if (jwtEngine === undefined) throw new Error(NO_JWT_ENGINE);
+    jwt = jwtEngine(parsed.jwt, jwks);
+  }
 
   return {
     async authenticate(request) {

@@ -16,7 +16,7 @@ import {
   type OperationDecl,
   type ProviderDecl,
   type WireFormatDecl,
-} from './schema.js';
+} from './runtime-schema.js';
 
 type SectionName = keyof typeof SECTIONS;
 

@@ -23,19 +23,11 @@ import {
 } from '@opentelemetry/api';
 import { DeferredWork } from './deferred.js';
 import { BoundedLabel } from './labels.js';
-import type { TelemetryOption } from './options.js';
+import type { TelemetryOption, TelemetrySources } from './options.js';
 import { ATTR, DURATION_BUCKETS, METRIC, STORE_BUCKETS, TOKEN_BUCKETS, TPOT_BUCKETS, TTFT_BUCKETS } from './semconv.js';
 
 const SCOPE = 'tollgate';
 const SCOPE_VERSION = '0.1.0';
-
-/** What the observable instruments read when a reader collects. */
-export interface TelemetrySources {
-  /** Usage records: handed to the sink, written, queued, dropped, failed. */
-  usage(): { handed: number; written: number; queued: number; dropped: number; failed: number };
-  /** Circuit breaker state per enabled deployment: 0 closed, 1 open, 2 half-open (probing). */
-  breakers(): Iterable<[deployment: string, state: 0 | 1 | 2]>;
-}
 
 /**
  * A monotonic sum kept by the gateway and read by an observable counter when a reader

@@ -1,13 +1,14 @@
 /**
- * One request as telemetry sees it. On the request's path it only takes times (always, for
- * `server-timing`) and, when tracing, starts what must exist before an upstream call: the CLIENT
- * span whose context the call carries as `traceparent`, and the SERVER span that is its parent.
+ * One request as telemetry sees it. On the request's path it only takes times (`RequestTiming`,
+ * kept for every request for `server-timing`) and, when tracing, starts what must exist before
+ * an upstream call: the CLIENT span whose context the call carries as `traceparent`, and the
+ * SERVER span that is its parent.
  * Everything else — span attributes and ends, metric records — is handed to the SDK after the
  * answer (`Telemetry.deferred`), with the times measured here. Never throws into the request path.
  */
 import { SpanKind, context, propagation, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import type { HeaderReader } from '../gateway/request.js';
-import type { UpstreamTarget } from '../gateway/upstream.js';
+import { RequestTiming, type UpstreamAttempt } from '../gateway/timing.js';
 import type { UsageRecord } from '../gateway/usage-record.js';
 import { finishRequest, type FinishedAttempt } from './finish.js';
 import type { Telemetry } from './instruments.js';
@@ -42,32 +43,29 @@ function addressOf(baseUrl: string): Address | null {
   return a;
 }
 
-const fmt = (ms: number) => (Math.round(ms * 10) / 10).toString();
+/** An attempt as the SDK's share of the request reads it: its error label and CLIENT span. */
+function finished(a: UpstreamAttempt, span: Span | undefined): FinishedAttempt {
+  const error = a.failed ? errorName(a.cause) : a.status !== 0 && (a.status < 200 || a.status > 299) ? String(a.status) : null;
+  return { target: a.target, n: a.n, startedAt: a.startedAt, headAt: a.headAt, endedAt: a.endedAt, status: a.status, error, span: span ?? null };
+}
 
-export class RequestObserver {
-  readonly startedAt = performance.now();
-  /** The context active when the request arrived (in-process: the caller's), when tracing or propagating. */
+/** A request's timings (`RequestTiming`) with its spans, trace context and metrics. */
+export class RequestObserver extends RequestTiming {
+  /** The context active when the request arrived (in-process: the caller's). */
   private readonly active: Context | null = null;
   /** The parent of the SERVER span: the caller's `traceparent` continued, else the active context. */
   private parentContext: Context | null = null;
   /** The SERVER span: started with the request's arrival time when the first upstream call needs a parent, else after the answer. */
   private span: Span | null = null;
-  private readonly attempts: FinishedAttempt[] = [];
-  private current: FinishedAttempt | null = null;
-  /** Time spent in upstream attempts already over. */
-  private upstreamMs = 0;
-  /** When the answer that is relayed had its head (-1: none yet). */
-  private answeredAt = -1;
-  private finished = false;
-  /** A request that does not generate (`count_tokens`, `embed`): set by its walk, named in spans and metrics. */
-  kind: string | null = null;
+  /** Each attempt's CLIENT span. */
+  private readonly spans = new WeakMap<UpstreamAttempt, Span>();
 
   constructor(
-    private readonly tel: Telemetry | null,
+    private readonly tel: Telemetry,
     private readonly headers: HeaderReader | null,
     private readonly brandOf: (model: string) => string | undefined,
   ) {
-    if (tel === null) return;
+    super();
     try {
       this.active = context.active();
     } catch {
@@ -92,13 +90,10 @@ export class RequestObserver {
     return this.span;
   }
 
-  /** An upstream call is about to be sent: time it, and give it a span and a `traceparent`. */
-  attemptStarted(target: UpstreamTarget, headers: Headers): void {
-    const a: FinishedAttempt = { target, n: this.attempts.length + 1, startedAt: performance.now(), headAt: -1, endedAt: -1, status: 0, error: null, span: null };
-    this.attempts.push(a);
-    this.current = a;
+  /** An upstream call is about to be sent: give it a span and a `traceparent`. */
+  protected override onAttemptStarted(a: UpstreamAttempt, headers: Headers): void {
     const tel = this.tel;
-    if (tel === null) return;
+    const target = a.target;
     try {
       const parent = this.parent(tel);
       let ctx = parent;
@@ -118,7 +113,7 @@ export class RequestObserver {
           attributes[ATTR.serverPort] = address.port;
         }
         const span = tel.tracer.startSpan(`${operation} ${target.upstreamModel}`, { kind: SpanKind.CLIENT, attributes, startTime: a.startedAt }, serverContext);
-        a.span = span;
+        this.spans.set(a, span);
         ctx = trace.setSpan(serverContext, span);
       }
       // Trace context only: baggage (the caller's, or the host's own) is free-form data, and the
@@ -129,70 +124,23 @@ export class RequestObserver {
     }
   }
 
-  /** The attempt failed before an answer (connection error, timeout, cancel). */
-  attemptFailed(error: unknown): void {
-    const a = this.current;
-    if (a === null || a.endedAt >= 0) return;
-    a.error = errorName(error);
-    this.endAttempt(a, performance.now());
-  }
-
-  /** The attempt answered with a head; `final` false when that answer is dropped for another attempt. */
-  attemptAnswered(status: number, final: boolean): void {
-    const a = this.current;
-    if (a === null || a.endedAt >= 0) return;
-    a.headAt = performance.now();
-    a.status = status;
-    if (status < 200 || status > 299) a.error = String(status);
-    if (final) this.answeredAt = a.headAt;
-    else this.endAttempt(a, a.headAt);
-  }
-
-  /** The gateway is done reading the answering attempt's body (or gave it up). */
-  upstreamDone(): void {
-    const a = this.current;
-    if (a !== null && a.endedAt < 0) this.endAttempt(a, performance.now());
-  }
-
-  private endAttempt(a: FinishedAttempt, at: number): void {
-    a.endedAt = at;
-    this.upstreamMs += at - a.startedAt;
-  }
-
-  /** The `server-timing` header: time in the gateway, in upstream calls, and to the upstream's first byte. */
-  serverTiming(): string {
-    const now = performance.now();
-    let upstream = this.upstreamMs;
-    const a = this.current;
-    if (a !== null && a.endedAt < 0) upstream += (a.headAt >= 0 ? a.headAt : now) - a.startedAt;
-    const ttfb = this.answeredAt >= 0 ? this.answeredAt - this.startedAt : null;
-    const total = now - this.startedAt;
-    const parts = [`gateway;dur=${fmt(Math.max(0, total - upstream))}`, `upstream;dur=${fmt(upstream)}`];
-    if (ttfb !== null) parts.push(`ttfb;dur=${fmt(ttfb)}`);
-    return parts.join(', ');
-  }
-
-  /** The request's usage record was written: its spans and metrics go to the SDK after the answer (once). */
-  recorded(record: UsageRecord): void {
-    if (this.finished) return;
-    this.finished = true;
+  /** The request's usage record was written: its spans and metrics go to the SDK after the answer. */
+  protected override onRecorded(record: UsageRecord, attemptEndedAt: number): void {
     const tel = this.tel;
-    const a = this.current;
-    if (tel === null && (a === null || a.endedAt >= 0)) return;
-    const endedAt = performance.now();
-    if (a !== null && a.endedAt < 0) this.endAttempt(a, endedAt);
-    if (tel === null) return;
-    tel.deferred.add(() => finishRequest(tel, this, this.attempts, { type: 'recorded', record, endedAt }));
+    const endedAt = attemptEndedAt >= 0 ? attemptEndedAt : performance.now();
+    tel.deferred.add(() => finishRequest(tel, this, this.finishedAttempts(), { type: 'recorded', record, endedAt }));
   }
 
   /** A request that writes no usage record (model discovery, a refusal while closing): its span ends after the answer. */
-  unrecorded(status: number): void {
-    if (this.finished) return;
-    this.finished = true;
+  protected override onUnrecorded(status: number): void {
     const tel = this.tel;
-    if (tel === null || tel.tracer === null) return;
+    if (tel.tracer === null) return;
     const endedAt = performance.now();
-    tel.deferred.add(() => finishRequest(tel, this, this.attempts, { type: 'unrecorded', status, endedAt }));
+    tel.deferred.add(() => finishRequest(tel, this, this.finishedAttempts(), { type: 'unrecorded', status, endedAt }));
+  }
+
+  private finishedAttempts(): FinishedAttempt[] {
+    return this.attempts.map((a) => finished(a, this.spans.get(a)));
   }
 
   /** `gen_ai.provider.name` for a request refused before a deployment was chosen: its model's brand. */
