@@ -35,6 +35,7 @@ const PolicyDate = z.string().check(z.refine(isPolicyDate, 'a date (YYYY-MM-DD) 
 export const PopulationShape = {
   users: z.optional(Ids),
   tiers: z.optional(Ids),
+  teams: z.optional(Ids),
   bus: z.optional(Ids),
   leaders: z.optional(Ids),
   applications: z.optional(Ids),
@@ -44,7 +45,9 @@ export const PopulationShape = {
 const Population = z.strictObject(PopulationShape);
 const ScopedPopulation = z.strictObject({ ...PopulationShape, scope: z.optional(Id) });
 const Window = z
-  .enum(['daily', 'weekly', 'monthly', 'quarterly', 'yearly']);
+  .enum(['daily', 'weekly', 'monthly', 'quarterly', 'yearly', 'rolling_24h', 'rolling_7d']);
+const Per = z
+  .enum(['user', 'team', 'bu', 'application', 'workflow', 'platform', 'org']);
 const Enforcement = z.enum(['enforce', 'shadow']);
 const Message = z.optional(z.string().check(z.minLength(1)));
 
@@ -68,15 +71,56 @@ export const SpendActionSchema = z.discriminatedUnion('type', [
 
 const Actions = z.array(SpendActionSchema).check(z.minLength(1, 'an entry needs at least one action'));
 
-export const SpendEntrySchema = z.strictObject({
-  match: z.strictObject({
-    ...PopulationShape,
-    scope: Id,
-    window: Window,
-    at_or_above_usd: UsdSchema,
-  }),
-  actions: Actions,
-});
+/** Pools that a `teams` population can narrow meaningfully: the team itself, or its members. */
+const SEES_TEAMS: ReadonlySet<unknown> = new Set(['user', 'team', undefined]);
+const WHOLE: Record<string, string> = { bu: 'business unit', application: 'application', workflow: 'workflow', platform: 'platform', org: 'organisation' };
+
+/** `teams` on an entry pooled by BU, application, workflow, platform or org: the pool does not follow teams. */
+function teamsVisible(match: unknown, per: unknown, path: PropertyKey[], ctx: { addIssue(issue: { code: 'custom'; path: PropertyKey[]; message: string }): void }): void {
+  const teams = typeof match === 'object' && match !== null ? (match as { teams?: unknown }).teams : undefined;
+  if (teams === undefined || SEES_TEAMS.has(per) || typeof per !== 'string' || !(per in WHOLE)) return;
+  ctx.addIssue({ code: 'custom', path, message: `teams cannot narrow a per: ${per} pool: it counts the whole ${WHOLE[per]}, whatever the team; use per: team (a pool per team) or per: user` });
+}
+
+/** Soft actions that happen once per window: they need a window that starts and ends. */
+const CALENDAR_ACTIONS: Record<string, string> = {
+  pause: 'it pauses once per window, until the window ends at the latest',
+  notify: 'it notifies once per window',
+  substitute: 'it substitutes until the window rolls over',
+};
+
+export const SpendEntrySchema = z
+  .strictObject({
+    match: z.strictObject({
+      ...PopulationShape,
+      scope: Id,
+      window: Window,
+      per: z._default(Per, 'user'),
+      at_or_above_usd: UsdSchema,
+    }),
+    actions: Actions,
+  })
+  .check(
+    z.superRefine(
+      (e, ctx) => {
+        // Runs even when other keys are invalid (`when`), so the input is only loosely typed here.
+        const match = (e as { match?: unknown }).match;
+        const m = typeof match === 'object' && match !== null ? (match as { window?: unknown; per?: unknown }) : {};
+        teamsVisible(match, m.per, ['match', 'teams'], ctx);
+        const actions = (e as { actions?: unknown }).actions;
+        if (m.window !== 'rolling_24h' && m.window !== 'rolling_7d' || !Array.isArray(actions)) return;
+        actions.forEach((a: unknown, k) => {
+          const type = typeof a === 'object' && a !== null ? (a as { type?: unknown }).type : undefined;
+          if (typeof type !== 'string' || !Object.hasOwn(CALENDAR_ACTIONS, type)) return;
+          ctx.addIssue({
+            code: 'custom', path: ['actions', k, 'type'],
+            message: `a ${type} action needs a calendar window (${CALENDAR_ACTIONS[type]}), not ${m.window as string}; use daily, weekly, monthly, quarterly or yearly`,
+          });
+        });
+      },
+      { when: isObjectPayload },
+    ),
+  );
 
 export const SpendRuleSchema = z.strictObject({
   id: Id,
@@ -92,8 +136,11 @@ export const RateLimitSchema = z
   .strictObject({
     id: Id,
     match: z._default(ScopedPopulation, {}),
+    per: z._default(Per, 'user'),
     rpm: z.optional(PositiveInt),
     tpm: z.optional(PositiveInt),
+    concurrent: z
+      .optional(PositiveInt),
     unlimited: z.optional(z.boolean()),
     on_store_error: z._default(z.enum(['open', 'closed']), 'closed'),
     enforcement: z.optional(Enforcement),
@@ -104,13 +151,15 @@ export const RateLimitSchema = z
         // Runs even when other keys are invalid (`when`), so the input is only loosely typed here.
         const rpm = (r as { rpm?: unknown }).rpm;
         const tpm = (r as { tpm?: unknown }).tpm;
+        const concurrent = (r as { concurrent?: unknown }).concurrent;
         const unlimited = (r as { unlimited?: unknown }).unlimited === true;
-        if (unlimited && (rpm !== undefined || tpm !== undefined)) {
-          ctx.addIssue({ code: 'custom', path: ['unlimited'], message: 'unlimited: true cannot also set rpm or tpm' });
+        if (unlimited && (rpm !== undefined || tpm !== undefined || concurrent !== undefined)) {
+          ctx.addIssue({ code: 'custom', path: ['unlimited'], message: 'unlimited: true cannot also set rpm, tpm or concurrent' });
         }
-        if (!unlimited && rpm === undefined && tpm === undefined) {
-          ctx.addIssue({ code: 'custom', path: [], message: 'set rpm, tpm, or unlimited: true' });
+        if (!unlimited && rpm === undefined && tpm === undefined && concurrent === undefined) {
+          ctx.addIssue({ code: 'custom', path: [], message: 'set rpm, tpm, concurrent, or unlimited: true' });
         }
+        teamsVisible((r as { match?: unknown }).match, (r as { per?: unknown }).per, ['match', 'teams'], ctx);
       },
       { when: isObjectPayload },
     ),
@@ -150,7 +199,7 @@ export const PilotSchema = z.strictObject({
   id: Id,
   models: z.array(Id).check(z.minLength(1, 'a pilot needs at least one model or tag')),
   cohort: z.strictObject({
-    users: z.optional(Ids), tiers: z.optional(Ids), bus: z.optional(Ids), leaders: z.optional(Ids), applications: z.optional(Ids),
+    users: z.optional(Ids), tiers: z.optional(Ids), teams: z.optional(Ids), bus: z.optional(Ids), leaders: z.optional(Ids), applications: z.optional(Ids),
   }),
   enforcement: z.enum(['off', 'shadow', 'authoritative']),
   starts: z.optional(PolicyDate),

@@ -22,6 +22,7 @@ export const VirtualKeyEntrySchema = z.strictObject({
   principal: z.strictObject({
     user: Id,
     tier: z.optional(Id),
+    team: z.optional(Id),
     bu: z.optional(Id),
     leaders: z.optional(z.array(Id)),
     application: z.optional(Id),
@@ -35,6 +36,7 @@ export const ApplicationEntrySchema = z.strictObject({
   hash: KeyHashSchema,
   bu: z.optional(Id),
   tier: z.optional(Id),
+  team: z.optional(Id),
 });
 
 /** Asymmetric JWS algorithms only: never `none`, never HS* (no HS/RS confusion). */
@@ -79,6 +81,7 @@ export const JwtEntrySchema = z
       z.strictObject({
         user: z.optional(Claim),
         tier: z.optional(Claim),
+        team: z.optional(Claim),
         bu: z.optional(Claim),
         leaders: z.optional(Claim),
         application: z.optional(Claim),
