@@ -22,7 +22,8 @@
  * SERVE_BENCH_REDIS=0 (skip the Redis-backed tollgate), SERVE_BENCH_PROFILE=<dir> (run
  * tollgate serve with --cpu-prof into that folder), SERVE_BENCH_DELAYS (default "0,20"),
  * SERVE_BENCH_ROUNDS (default 3), SERVE_BENCH_SKIP=portkey,proxy,pipe,tollgate-redis (peers to
- * leave out), SERVE_BENCH_TRANSPORTS=undici,undici-request,fetch (tollgate serve
+ * leave out), SERVE_BENCH_MODES=stream and SERVE_BENCH_CONNS=8 (only those cases: the other
+ * targets then read n/a), SERVE_BENCH_TRANSPORTS=undici,undici-request,fetch (tollgate serve
  * again on each of these upstream transports, test/bench/serve/tollgate-transport.ts).
  */
 import { rmSync } from 'node:fs';
@@ -71,6 +72,11 @@ const LABEL = new Proxy(FIXED_LABEL, {
 }) as Record<PeerId, string>;
 /** The connection counts of every case; the raw pipe runs the first two only. */
 const CONNS = [1, 8, 32];
+/** SERVE_BENCH_CONNS=8 / SERVE_BENCH_MODES=stream: only these cases (a focused look at one target). */
+const ONLY_CONNS = (process.env.SERVE_BENCH_CONNS ?? '').split(',').filter((c) => c !== '').map(Number);
+const ONLY_MODES = (process.env.SERVE_BENCH_MODES ?? '').split(',').filter((m) => m !== '');
+const runsCase = (stream: boolean, conns: number) =>
+  (ONLY_CONNS.length === 0 || ONLY_CONNS.includes(conns)) && (ONLY_MODES.length === 0 || ONLY_MODES.includes(stream ? 'stream' : 'non-stream'));
 
 interface Peer {
   id: PeerId;
@@ -342,6 +348,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     for (const peer of peers) {
       for (const stream of [false, true]) {
         if (peer.service === undefined || failures.has(key(peer.id, delays[0]!, stream))) continue;
+        if (ONLY_MODES.length > 0 && !ONLY_MODES.includes(stream ? 'stream' : 'non-stream')) continue;
         await closedLoop(peer.shot(delays[0]!, stream), { connections: 16, warmupMs: 0, durationMs: stream ? 800 : 1200 });
       }
     }
@@ -350,6 +357,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     for (const d of delays) {
       for (const stream of [false, true]) {
         for (const conns of CONNS) {
+          if (!runsCase(stream, conns)) continue;
           const inCase = peers.filter((peer) => (peer.delays === undefined || peer.delays.includes(d)) && (peer.conns === undefined || peer.conns.includes(conns)));
           const rounds = new Map<PeerId, LoadResult[]>();
           const cpu = new Map<PeerId, number>();

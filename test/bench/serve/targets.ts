@@ -329,9 +329,17 @@ export async function writeTollgateSetup(upstream: string, delays: number[], sto
   return { dir, config: join(dir, 'tollgate.yaml'), key, usageFile: join(dir, 'usage.jsonl') };
 }
 
-export async function startTollgate(setup: TollgateSetup, name = 'tollgate serve', nodeFlags: string[] = [], env: Record<string, string> = {}, cliArgs: string[] = []): Promise<Service> {
-  buildPackages();
-  const command = FROM_SOURCE ? ['--conditions=@tollgate/source', '--import', 'tsx', TOLLGATE_CLI] : [TOLLGATE_BIN];
+export async function startTollgate(
+  setup: TollgateSetup,
+  name = 'tollgate serve',
+  nodeFlags: string[] = [],
+  env: Record<string, string> = {},
+  cliArgs: string[] = [],
+  /** Another build's `tollgate` command (bin/tollgate.js of another checkout), to compare builds in one run. */
+  bin?: string,
+): Promise<Service> {
+  if (bin === undefined) buildPackages();
+  const command = bin !== undefined ? [bin] : FROM_SOURCE ? ['--conditions=@tollgate/source', '--import', 'tsx', TOLLGATE_CLI] : [TOLLGATE_BIN];
   return startService({
     name,
     args: [...nodeFlags, ...command, 'serve', '--config', setup.config, ...cliArgs],
