@@ -43,6 +43,11 @@ export const COUNTER_TTL_MS = 400 * 24 * 3600 * 1000;
  * sees the spend.
  */
 export function chargeKeys(tag: string, principal: Principal, model: string, now: number, timezone: string): Array<{ counter: string; ttlMs: number }> {
+  return chargeKeyList(tag, principal, model, now, timezone).slice();
+}
+
+/** `chargeKeys` as the shared list itself (frozen entries): for a caller that only reads it. */
+export function chargeKeyList(tag: string, principal: Principal, model: string, now: number, timezone: string): ReadonlyArray<{ readonly counter: string; readonly ttlMs: number }> {
   const windows = windowKeys(now, timezone);
   const buckets = bucketCharges(now);
   // Every calendar window's key changes only when the local day does (the daily key names it),
@@ -53,7 +58,7 @@ export function chargeKeys(tag: string, principal: Principal, model: string, now
   if (byPrincipal === undefined) chargeMemo.set(principal, (byPrincipal = new Map()));
   const memoKey = `${tag}\n${model}\n${timezone}`;
   const hit = byPrincipal.get(memoKey);
-  if (hit !== undefined && hit.period === period) return hit.charges.slice();
+  if (hit !== undefined && hit.period === period) return hit.charges;
   const out: Array<{ counter: string; ttlMs: number }> = [];
   for (const pool of poolKeys(principal)) {
     if (pool === null) continue;
@@ -63,7 +68,7 @@ export function chargeKeys(tag: string, principal: Principal, model: string, now
   // A principal is asked for with few models and tags; one that is not is not kept for all of them.
   if (byPrincipal.size >= 64) byPrincipal.clear();
   byPrincipal.set(memoKey, { period, charges: out });
-  return out.slice();
+  return out;
 }
 
 /** The last charge keys per principal (a principal object lives as long as its key or token cache entry). */
