@@ -2,7 +2,7 @@
  * A quick look at one case of the serve benchmark while working on the hot path (not part of
  * `npm run bench`): mock upstream, bare proxy, tollgate serve (and optionally Portkey), closed
  * loop at QUICK_CONNS connections for QUICK_SECONDS each, non-stream and stream; prints req/s and
- * CPU µs per request of each peer's process, and (QUICK_ROUNDS rounds) the median p50 added over direct (for streams also the time to first byte); QUICK_DELAY=20 uses the upstream that answers after 20 ms; QUICK_PIPE=1 adds the raw byte pipe, QUICK_PROXY=0 leaves the bare proxy out. QUICK_PROFILE=<dir> writes a CPU profile of
+ * CPU µs per request of each peer's process, and (QUICK_ROUNDS rounds) the median p50 added over direct (for streams also the time to first byte); QUICK_DELAY=20 uses the upstream that answers after 20 ms; QUICK_PIPE=1 adds the raw byte pipe, QUICK_PROXY=0 leaves the bare proxy out, QUICK_WARMUP=<s> warms every peer up that long in each mode. QUICK_PROFILE=<dir> writes a CPU profile of
  * tollgate serve there, QUICK_PROFILE_PROXY=<dir> one of the bare proxy. To compare builds or
  * settings side by side in one run, QUICK_VARIANTS=base:,other:ENV=value;NODE_FLAGS=--flag starts
  * one tollgate serve per variant (its own environment; NODE_FLAGS are given to node, ARGS to
@@ -83,7 +83,12 @@ if (withPortkey) {
     }),
   });
 }
-for (const p of peers) await closedLoop(p.shot(false), { connections: 16, warmupMs: 0, durationMs: 1500 });
+// JIT warm-up (QUICK_WARMUP seconds per peer and mode, default 1.5 s of non-stream only): tollgate's code needs thousands of requests to be optimized.
+const warmup = process.env.QUICK_WARMUP === undefined ? null : Number(process.env.QUICK_WARMUP);
+for (const p of peers) {
+  if (warmup === null) await closedLoop(p.shot(false), { connections: 16, warmupMs: 0, durationMs: 1500 });
+  else for (const mode of modes) await closedLoop(p.shot(mode === 'stream'), { connections: 16, warmupMs: 0, durationMs: warmup * 1000 });
+}
 let direct = 0;
 let directTtfb = 0;
 for (const mode of modes) {
