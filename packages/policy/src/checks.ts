@@ -9,7 +9,17 @@ import { parseUsdMicros } from './money.js';
 import { overrideTarget } from './overrides.js';
 import { BUILTIN_DLP_ENTITIES } from './dlp-entities.js';
 import type {
-  AccessRule, BusinessUnit, DlpCustomPattern, DlpUseCase, LimitedAccess, Pilot, PolicyPrompt, RateLimitRule, RegionRule, SpendEntry, ToolAllowList,
+  AccessRule,
+  BusinessUnit,
+  DlpCustomPattern,
+  DlpUseCase,
+  LimitedAccess,
+  Pilot,
+  PolicyPrompt,
+  RateLimitRule,
+  RegionRule,
+  SpendEntry,
+  ToolAllowList,
 } from './policy-types.js';
 import type { PopulationSpec } from './principal.js';
 import { PROMPT_FORMATS } from './runtime-schema.js';
@@ -106,7 +116,10 @@ function teamsVisible(teams: readonly string[] | undefined, per: string | undefi
   const p = per ?? 'user';
   if (teams === undefined || SEES_TEAMS.has(p)) return;
   const whole: Record<string, string> = { bu: 'business unit', application: 'application', workflow: 'workflow', platform: 'platform', org: 'organisation' };
-  issues.add(path, `teams cannot narrow a per: ${p} pool: it counts the whole ${whole[p] ?? p}, whatever the team; use per: team (a pool per team) or per: user`);
+  issues.add(
+    path,
+    `teams cannot narrow a per: ${p} pool: it counts the whole ${whole[p] ?? p}, whatever the team; use per: team (a pool per team) or per: user`,
+  );
 }
 
 const WINDOW_RANK: Record<SpendWindow, number> = { daily: 0, rolling_24h: 0, weekly: 1, rolling_7d: 1, monthly: 2, quarterly: 3, yearly: 4 };
@@ -129,8 +142,7 @@ function spendChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issu
           if (registry === undefined) return;
           if (!Object.hasOwn(registry.models, model)) {
             issues.add([...at, 'actions', k, 'to', j], `unknown model "${model}"${didYouMean(model, Object.keys(registry.models))}`);
-          }
-          else if (inScope.includes(model)) {
+          } else if (inScope.includes(model)) {
             issues.add([...at, 'actions', k, 'to', j], `substitute "${model}" is inside the entry's own scope "${m.scope}"`);
           }
         });
@@ -146,7 +158,10 @@ function spendChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issu
     for (const a of list) {
       for (const b of list) {
         if (WINDOW_RANK[a.window] < WINDOW_RANK[b.window] && a.micros > b.micros) {
-          issues.add(a.path, `the ${a.window} cap "${a.usd}" is above the ${b.window} cap "${b.usd}" for the same scope and population; caps must not shrink as the window grows`);
+          issues.add(
+            a.path,
+            `the ${a.window} cap "${a.usd}" is above the ${b.window} cap "${b.usd}" for the same scope and population; caps must not shrink as the window grows`,
+          );
         }
       }
     }
@@ -167,9 +182,12 @@ function overrideChecks(p: SalvagedPolicy, registry: RegistryView | undefined, i
       const target = overrideTarget(rule.matches, o);
       if ('error' in target) {
         const which = o.actions === undefined ? '' : ` with actions ${o.actions.map((a) => a.type).join('+')}`;
-        return issues.add(at, target.error === 'none'
-          ? `rule "${o.rule}" has no ${o.window} entry for scope "${o.scope}"${which} to override`
-          : `rule "${o.rule}" has ${target.count} ${o.window} entries for scope "${o.scope}"; give actions to choose one`);
+        return issues.add(
+          at,
+          target.error === 'none'
+            ? `rule "${o.rule}" has no ${o.window} entry for scope "${o.scope}"${which} to override`
+            : `rule "${o.rule}" has ${target.count} ${o.window} entries for scope "${o.scope}"; give actions to choose one`,
+        );
       }
       const entry = rule.matches[target.index] as SpendEntry;
       const key = `${o.rule}#${target.index}`;
@@ -272,8 +290,11 @@ export function checkPolicy(p: SalvagedPolicy, registry: RegistryView | undefine
   p.pilots.forEach((pilot, i) => {
     if (pilot === undefined) return;
     pilot.models.forEach((s, j) => scope(registry, s, ['pilots', i, 'models', j], issues));
-    if (pilot.starts !== undefined && pilot.ends !== undefined &&
-        policyInstant(pilot.ends, p.timezone, 'end') <= policyInstant(pilot.starts, p.timezone, 'start')) {
+    if (
+      pilot.starts !== undefined &&
+      pilot.ends !== undefined &&
+      policyInstant(pilot.ends, p.timezone, 'end') <= policyInstant(pilot.starts, p.timezone, 'start')
+    ) {
       issues.add(['pilots', i, 'ends'], `the pilot ends ("${pilot.ends}") before it starts ("${pilot.starts}")`);
     }
   });

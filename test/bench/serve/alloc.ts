@@ -33,7 +33,13 @@ try {
       const [name = 'branch', bin = ''] = variant.split(':');
       const out = `${setup.dir}/alloc-${name}-${round}.heapprofile`;
       const service = await startTollgate(setup, name, ['--import', SAMPLER], { ALLOC_OUT: out }, [], bin === '' ? undefined : bin);
-      const shot = { port: service.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.key}` }, body, expect: ['[DONE]'] };
+      const shot = {
+        port: service.port,
+        path: '/v1/chat/completions',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.key}` },
+        body,
+        expect: ['[DONE]'],
+      };
       await closedLoop(shot, { connections: conns, warmupMs: 0, durationMs: Number(process.env.ALLOC_WARMUP_S ?? 10) * 1000 });
       process.kill(service.pid, 'SIGUSR2');
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -43,7 +49,9 @@ try {
       await service.stop();
       const kib = allocated((JSON.parse(readFileSync(out, 'utf8')) as { head: ProfileNode }).head) / r.completed / 1024;
       results.set(name, [...(results.get(name) ?? []), { kib, cpuUs, rps: r.rps }]);
-      console.log(`r${round} ${name}: ${r.completed} streams, ${Math.round(r.rps)} req/s, ${kib.toFixed(1)} KiB allocated and ${Math.round(cpuUs)} µs CPU per request${r.errors > 0 ? `, ${r.errors} errors: ${r.firstError}` : ''}`);
+      console.log(
+        `r${round} ${name}: ${r.completed} streams, ${Math.round(r.rps)} req/s, ${kib.toFixed(1)} KiB allocated and ${Math.round(cpuUs)} µs CPU per request${r.errors > 0 ? `, ${r.errors} errors: ${r.firstError}` : ''}`,
+      );
     }
   }
 } finally {
@@ -52,5 +60,7 @@ try {
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 for (const [name, rs] of results) {
-  console.log(`${name}: median ${median(rs.map((r) => r.kib)).toFixed(1)} KiB and ${Math.round(median(rs.map((r) => r.cpuUs)))} µs CPU per request, ${Math.round(median(rs.map((r) => r.rps)))} req/s`);
+  console.log(
+    `${name}: median ${median(rs.map((r) => r.kib)).toFixed(1)} KiB and ${Math.round(median(rs.map((r) => r.cpuUs)))} µs CPU per request, ${Math.round(median(rs.map((r) => r.rps)))} req/s`,
+  );
 }

@@ -115,7 +115,8 @@ export async function closeDispatcher(dispatcher: Dispatcher, graceMs = 1000): P
 
 /** A fetch over undici's dispatcher (undici's own `fetch`; a global `Request` passed on as its parts). */
 function undiciFetchOver(dispatcher: Dispatcher): typeof fetch {
-  const call = (input: string | URL, init: object) => undiciFetch(input, { ...init, dispatcher } as Parameters<typeof undiciFetch>[1]) as unknown as Promise<Response>;
+  const call = (input: string | URL, init: object) =>
+    undiciFetch(input, { ...init, dispatcher } as Parameters<typeof undiciFetch>[1]) as unknown as Promise<Response>;
   return ((input: string | URL | Request, init: RequestInit = {}) => {
     // A `Request` of the global fetch is not undici's own class: pass on what it holds.
     if (input instanceof Request) {
@@ -182,7 +183,10 @@ export function createNodeUpstream(options: NodeUpstreamOptions = {}): NodeUpstr
       if (body !== null && (method === 'GET' || method === 'HEAD')) return reject(new TypeError('Request with GET/HEAD method cannot have body.'));
       const exchange = new Exchange(bounds, resolve, reject, signal, init.redirect === 'error');
       try {
-        dispatcher.dispatch({ origin: where.origin, path: where.path, method: method as Dispatcher.HttpMethod, headers: flatHeaders(init.headers), body }, exchange);
+        dispatcher.dispatch(
+          { origin: where.origin, path: where.path, method: method as Dispatcher.HttpMethod, headers: flatHeaders(init.headers), body },
+          exchange,
+        );
       } catch (error) {
         exchange.onError(error as Error);
       }

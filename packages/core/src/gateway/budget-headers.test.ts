@@ -20,7 +20,11 @@ describe('budgetHeaders', () => {
       'x-tollgate-budget-reset': '2026-11-02T00:00:00.000Z',
       'x-tollgate-budget-utilization': '0.0000',
     });
-    expect(budgetHeaders({ ...monthly, remainingMicros: 0 })).toEqual({ ...first, 'x-tollgate-budget-remaining-usd': '0', 'x-tollgate-budget-utilization': '1.0000' });
+    expect(budgetHeaders({ ...monthly, remainingMicros: 0 })).toEqual({
+      ...first,
+      'x-tollgate-budget-remaining-usd': '0',
+      'x-tollgate-budget-utilization': '1.0000',
+    });
     expect(budgetHeaders({ ...monthly, resetsAt: Date.UTC(2027, 0, 1), limitMicros: 150_000_000 })['x-tollgate-budget-reset']).toBe('2027-01-01T00:00:00.000Z');
     expect(budgetHeaders({ ...monthly, limitMicros: 150_000_000 })['x-tollgate-budget-limit-usd']).toBe('150');
   });

@@ -37,7 +37,14 @@ export function budgetHeaders(view: BudgetView, into: Record<string, string> = {
   // A cap's rule, limit and reset are the same request after request (until its window moves
   // on): their texts are made again only when they change.
   if (view.ruleId !== last.ruleId || view.limitMicros !== last.limitMicros || view.resetsAt !== last.resetsAt) {
-    last = { ruleId: view.ruleId, limitMicros: view.limitMicros, resetsAt: view.resetsAt, rule: headerValue(view.ruleId), limit: formatMicros(view.limitMicros), reset: new Date(view.resetsAt).toISOString() };
+    last = {
+      ruleId: view.ruleId,
+      limitMicros: view.limitMicros,
+      resetsAt: view.resetsAt,
+      rule: headerValue(view.ruleId),
+      limit: formatMicros(view.limitMicros),
+      reset: new Date(view.resetsAt).toISOString(),
+    };
   }
   into['x-tollgate-budget-rule'] = last.rule;
   into['x-tollgate-budget-limit-usd'] = last.limit;

@@ -53,7 +53,11 @@ export async function settleUsage(input: SettleInput): Promise<void> {
   await input.holds.settle({
     id: ctx.id,
     // The caller's counters and those of every pool it belongs to: settle touches every pool.
-    charges: chargeKeyList(ctx.keyTag, ctx.principal, ctx.model, ctx.startedAt, input.timezone).map((c) => ({ counter: c.counter, amount: total, ttlMs: c.ttlMs })),
+    charges: chargeKeyList(ctx.keyTag, ctx.principal, ctx.model, ctx.startedAt, input.timezone).map((c) => ({
+      counter: c.counter,
+      amount: total,
+      ttlMs: c.ttlMs,
+    })),
     counterTtlMs: COUNTER_TTL_MS,
     ...(rate.length === 0 ? {} : { rate }),
   });

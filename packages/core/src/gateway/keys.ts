@@ -1,6 +1,4 @@
-import {
-  bucketCharges, keySegment, poolKeys, windowKeys, type CounterLayout, type HardCap, type Principal,
-} from '@tollgate/policy';
+import { bucketCharges, keySegment, poolKeys, windowKeys, type CounterLayout, type HardCap, type Principal } from '@tollgate/policy';
 
 /**
  * The tenant whose hash tag a principal's store keys carry (`GatewayOptions.tenantOf`). With
@@ -47,7 +45,13 @@ export function chargeKeys(tag: string, principal: Principal, model: string, now
 }
 
 /** `chargeKeys` as the shared list itself (frozen entries): for a caller that only reads it. */
-export function chargeKeyList(tag: string, principal: Principal, model: string, now: number, timezone: string): ReadonlyArray<{ readonly counter: string; readonly ttlMs: number }> {
+export function chargeKeyList(
+  tag: string,
+  principal: Principal,
+  model: string,
+  now: number,
+  timezone: string,
+): ReadonlyArray<{ readonly counter: string; readonly ttlMs: number }> {
   const windows = windowKeys(now, timezone);
   const buckets = bucketCharges(now);
   // Every calendar window's key changes only when the local day does (the daily key names it),

@@ -13,9 +13,7 @@ import type { RequestContext } from './context.js';
 import type { RequestFilter } from './filters.js';
 
 /** What request-side DLP (stage 7) did: the request to send, or why it may not be sent. */
-export type DlpStageResult =
-  | { ok: true; ir: IRRequest; reencode: boolean; output: AnswerDlp | null }
-  | { ok: false; error: GatewayError; reason: string };
+export type DlpStageResult = { ok: true; ir: IRRequest; reencode: boolean; output: AnswerDlp | null } | { ok: false; error: GatewayError; reason: string };
 
 /** DLP for one gateway, made by its engine (`DlpEngine.stage`); the stage calls it for every request when there is a policy. */
 export interface DlpDeps {
@@ -84,7 +82,11 @@ export async function policyStage(input: PolicyStageInput): Promise<PolicyStageR
     for (const name of d.wouldDeny) ctx.wouldBlock.push(`tool_not_allowed:${name}`);
     if (!d.allowed) {
       const name = d.denied[0]!;
-      return { ok: false, error: new GatewayError('permission_denied', `The tool '${name}' is not allowed for this caller.`, { param: 'tools' }), reason: `tool_not_allowed:${name}` };
+      return {
+        ok: false,
+        error: new GatewayError('permission_denied', `The tool '${name}' is not allowed for this caller.`, { param: 'tools' }),
+        reason: `tool_not_allowed:${name}`,
+      };
     }
     if (d.lists.length > 0) {
       const allowed = new Map<string, boolean>();
@@ -95,7 +97,8 @@ export async function policyStage(input: PolicyStageInput): Promise<PolicyStageR
           enforced: d.enforced,
           allowed(name) {
             let ok = allowed.get(name);
-            if (ok === undefined) allowed.set(name, (ok = decideTools({ policy, registry: input.registry, principal, model, tools: [name], enforcement: 'enforce' }).allowed));
+            if (ok === undefined)
+              allowed.set(name, (ok = decideTools({ policy, registry: input.registry, principal, model, tools: [name], enforcement: 'enforce' }).allowed));
             return ok;
           },
         },
