@@ -15,7 +15,7 @@ import { assertCodecsCover, codecTableFrom } from './codecs.js';
 import { assertSignersCover, signerTableFrom } from './signers.js';
 import { assertKindsServed } from './kind-routes.js';
 import { assertTokenizersCover, tokenCounterTableFrom } from './token-counters.js';
-import type { DlpOptions, Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
+import type { ContentOptions, DlpOptions, Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
 import { errorReply, replyToResponse } from './render.js';
 import { SecretCache, secretResolver } from './secrets.js';
 import { toUsageSink, type SinkStats } from './usage-record.js';
@@ -65,7 +65,7 @@ function registryFrom(raw: unknown): Registry {
   return loaded.registry;
 }
 
-function policyFrom(raw: unknown, registry: Registry, dlp: DlpOptions = {}): { policy: Policy | null; revision: string | null } {
+function policyFrom(raw: unknown, registry: Registry, dlp: DlpOptions = {}, content: ContentOptions = {}): { policy: Policy | null; revision: string | null } {
   if (raw === undefined || raw === null) return { policy: null, revision: null };
   const recognizers = dlp.recognizers ?? [];
   const validation = dlp.engine?.validation(recognizers) ?? { entities: recognizers.flatMap((r) => r.entities) };
@@ -76,6 +76,18 @@ function policyFrom(raw: unknown, registry: Registry, dlp: DlpOptions = {}): { p
       path: 'dlp',
       message: "the policy asks for DLP but this gateway has no DLP engine: pass dlp: { engine: dlpEngine } (import { dlpEngine } from '@tollgate/core/dlp'), or use createGateway from '@tollgate/core'",
     }]);
+  }
+  if (content.engine === undefined) {
+    const used = [
+      ...((parsed.policy.tools?.allow_lists ?? []).length > 0 ? ['tools.allow_lists'] : []),
+      ...((parsed.policy.prompts ?? []).length > 0 ? ['prompts'] : []),
+    ];
+    if (used.length > 0) {
+      throw new GatewayConfigError('policy', used.map((path) => ({
+        path,
+        message: `the policy has ${path} but this gateway has no content engine: pass content: { engine: contentEngine } (import { contentEngine } from '@tollgate/core/content'), or use createGateway from '@tollgate/core'`,
+      })));
+    }
   }
   return { policy: parsed.policy, revision: policyRevisionOf(raw) };
 }
@@ -123,7 +135,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   assertTokenizersCover(registry, tokenizers);
   const kinds = options.kinds ?? null;
   assertKindsServed(registry, kinds);
-  const first = policyFrom(options.policy, registry, options.dlp);
+  const first = policyFrom(options.policy, registry, options.dlp, options.content);
   let policyInput: unknown = options.policy;
   let policyRevision = first.revision;
   const identity = identityFrom(options);
@@ -172,6 +184,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     reservationTtlMs,
     filters: options.filters ?? [],
     dlp: options.dlp?.engine === undefined ? null : options.dlp.engine.stage({ recognizers: options.dlp.recognizers ?? [], key: options.dlp.key }),
+    content: options.content?.engine ?? null,
     now,
     timezone: first.policy?.timezone ?? 'UTC',
     holds,
@@ -282,7 +295,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       assertKindsServed(nextRegistry, deps.kinds);
       const nextInput = next.policy === undefined ? policyInput : next.policy;
       // The policy is checked against the registry it will run with, also when only the registry changed.
-      const loaded = policyFrom(nextInput, nextRegistry, options.dlp);
+      const loaded = policyFrom(nextInput, nextRegistry, options.dlp, options.content);
       // A new identity is a new resolver (its keys and issuers whole); JWKS are fetched again on first use.
       const nextIdentity = next.identity === undefined ? deps.identity : identityFrom({ ...options, identity: next.identity });
       deps = { ...deps, registry: nextRegistry, policy: loaded.policy, timezone: loaded.policy?.timezone ?? 'UTC', identity: nextIdentity };

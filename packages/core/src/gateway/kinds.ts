@@ -141,7 +141,7 @@ export async function walkKind(request: GatewayRequest, ctx: RequestContext, dep
   }
 
   // 7. what the policy says about the content that would leave
-  const policyInput = { policy: deps.policy, registry: deps.registry, filters: deps.filters, dlp: deps.dlp, ctx, principal, model: model.id, format };
+  const policyInput = { policy: deps.policy, registry: deps.registry, filters: deps.filters, dlp: deps.dlp, content: deps.content, ctx, principal, model: model.id, format };
   if (decoded.kind === 'count_tokens') {
     const staged = await countPolicy(policyInput, decoded.request);
     if (!staged.ok) return refuse(deps, ctx, staged.error, staged.reason);

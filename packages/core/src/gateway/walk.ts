@@ -20,7 +20,7 @@ import type { Breakers } from './breaker.js';
 import type { RequestContext } from './context.js';
 import { dispatch, type FailoverOptions } from './dispatch.js';
 import type { RequestFilter } from './filters.js';
-import { policyStage, type DlpDeps } from './policy-stage.js';
+import { policyStage, type ContentEngine, type DlpDeps } from './policy-stage.js';
 import type { GatewayReply, GatewayRequest, UpstreamFetch } from './request.js';
 import { listModelsFor } from './discovery-route.js';
 import { BUDGET_PATH, budgetRoute } from './budget-route.js';
@@ -60,6 +60,8 @@ export interface WalkDeps {
   filters: RequestFilter[];
   /** The DLP engine and its recognizers, or null (no DLP in this gateway). */
   dlp: DlpDeps | null;
+  /** Tool allow lists and policy prompts; null without the engine (the policy then has neither). */
+  content: ContentEngine | null;
   now: () => number;
   timezone: string;
   /** Renews holds from admission until settle, and retries failed settles. */
@@ -202,7 +204,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
 
   // 7. filters: tool allow lists, request filters, DLP, policy prompts
   const original = ir;
-  const filtered = await policyStage({ policy: deps.policy, registry: deps.registry, filters: deps.filters, dlp: deps.dlp, ctx, principal, model: model.id, format, ir });
+  const filtered = await policyStage({ policy: deps.policy, registry: deps.registry, filters: deps.filters, dlp: deps.dlp, content: deps.content, ctx, principal, model: model.id, format, ir });
   if (!filtered.ok) return refuse(deps, ctx, filtered.error, filtered.reason);
   ir = filtered.ir;
   // With DLP on, the client's bytes are never relayed: what leaves is encoded from what was scanned.
