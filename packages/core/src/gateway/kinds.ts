@@ -172,8 +172,11 @@ async function admitKind(ctx: RequestContext, deps: WalkDeps, principal: Princip
     worstCaseMicros,
     tokenBound,
     reservationTtlMs: deps.reservationTtlMs,
-    // Budget-tier substitution is for generation: a count or embedding of the model asked for.
+    // Budget-tier substitution is for generation: a count or embedding is of the model asked
+    // for, so no substitute can take it and a substitution in force refuses it as `block` would
+    // (never serves it outside its reservation).
     substituted: false,
+    canSubstitute: () => false,
     ...(deps.notify === undefined ? {} : { notify: deps.notify }),
     ...(deps.tenantOf === undefined ? {} : { tenantOf: deps.tenantOf }),
   });
