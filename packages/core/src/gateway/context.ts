@@ -102,6 +102,15 @@ export class RequestContext {
     this.admitted = { worstCaseMicros, tokenBound, rate, spend: null, at };
   }
 
+  /**
+   * The instant whose windows the request's cost is charged to: its (last) admission's, whose
+   * caps hold its reservation; the start when it was never admitted. A body read across
+   * midnight is admitted against the new day's caps, so it must be charged to the new day.
+   */
+  get chargedAt(): number {
+    return this.admitted?.at ?? this.startedAt;
+  }
+
   /** The spend decision admission made (the last one, with markers). */
   noteSpend(spend: SpendDecision): void {
     if (this.admitted !== null) this.admitted.spend = spend;
