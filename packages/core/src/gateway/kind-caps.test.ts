@@ -34,11 +34,12 @@ function registry(): RegistryFileInput {
 
 /** An embeddings upstream that bills 1,000 tokens per call. */
 function embedUpstream() {
-  const state = { calls: 0, billedMicros: 0 };
+  const state = { calls: 0, billedMicros: 0, gate: null as Promise<void> | null };
   const fetchImpl = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const body = (await new Request(input, init).json()) as { input: string | string[] };
     const inputs = Array.isArray(body.input) ? body.input : [body.input];
     state.calls++;
+    if (state.gate !== null) await state.gate;
     state.billedMicros += 1000;
     return new Response(
       JSON.stringify({ object: 'list', model: 'emb-large', data: inputs.map((_, index) => ({ object: 'embedding', index, embedding: [0.1, 0.2] })), usage: { prompt_tokens: 1000, total_tokens: 1000 } }),
@@ -48,7 +49,7 @@ function embedUpstream() {
   return { fetch: fetchImpl, state };
 }
 
-async function setup(policy: PolicyFileInput) {
+async function setup(policy: PolicyFileInput, options: { reservationTtlMs?: number } = {}) {
   const { key, hash } = await createVirtualKey();
   const upstream = embedUpstream();
   const records: UsageRecord[] = [];
@@ -61,6 +62,7 @@ async function setup(policy: PolicyFileInput) {
     fetch: upstream.fetch,
     store,
     usage: (r) => void records.push(r),
+    ...options,
   });
   open.push(store, gateway);
   const embed = async () => {
@@ -94,5 +96,25 @@ describe('hard caps on embeddings', () => {
     expect(statuses.slice(0, 2)).toEqual([200, 200]);
     expect(statuses.slice(2).every((s) => s === 429)).toBe(true);
     expect(records.slice(2).every((r) => r.reason === 'spend_limit:emb-budget')).toBe(true);
+  });
+});
+
+describe('in-flight limits on embeddings', () => {
+  it('a slow embedding keeps its in-flight place for as long as it runs, past the hold TTL', async () => {
+    vi.useRealTimers();
+    const policy = { rate_limits: [{ id: 'one-at-a-time', concurrent: 1 }] } as PolicyFileInput;
+    const { embed, upstream } = await setup(policy, { reservationTtlMs: 200 });
+    let release!: () => void;
+    upstream.state.gate = new Promise<void>((r) => (release = r));
+    const first = embed();
+    await vi.waitFor(() => expect(upstream.state.calls).toBe(1));
+    upstream.state.gate = null; // only the first call is slow
+    // Three TTLs later the first call still runs: its place is still taken.
+    await new Promise((r) => setTimeout(r, 600));
+    const second = await embed();
+    expect(second.status).toBe(429);
+    release();
+    expect((await first).status).toBe(200);
+    expect((await embed()).status).toBe(200);
   });
 });
