@@ -46,6 +46,8 @@ export class RequestContext {
   clientCancelled = false;
   outputBytes = 0;
   promptBound = 0;
+  /** The output bound admission priced (all choices, thinking included): what the upstream can bill as output at most. */
+  outputBound = Number.POSITIVE_INFINITY;
   /** What the request does: generate (the default), count_tokens or embed. */
   kind: 'generate' | 'count_tokens' | 'embed' = 'generate';
   /** What decoding the client's request could not carry into the canonical form. */

@@ -8,12 +8,15 @@ import type { UsageSink } from './usage-record.js';
 
 /**
  * The local estimate when the upstream never reported usage: the prompt bound plus the
- * output actually relayed (one token per delta at least, or a quarter of its bytes). Input
- * figures the upstream did report (Anthropic reports them at the start) are kept.
+ * output actually relayed (one token per delta at least, or a quarter of its bytes), never
+ * more than the output bound the request was admitted with (the upstream bills no more than
+ * that; long tokens such as runs of spaces are many bytes each, and the estimate must not pass
+ * the reservation). Input figures the upstream did report (Anthropic reports them at the
+ * start) are kept.
  */
 export function estimateUsage(ctx: RequestContext): Usage {
   const reported = ctx.usage;
-  const relayed = Math.max(ctx.outputDeltas, Math.ceil(ctx.outputBytes / 4));
+  const relayed = Math.min(Math.max(ctx.outputDeltas, Math.ceil(ctx.outputBytes / 4)), ctx.outputBound);
   const reportedPrompt = reported === null ? 0 : reported.input + reported.cacheRead + reported.cacheWrite + reported.cacheWrite1h;
   return {
     input: reportedPrompt > 0 ? reported!.input : ctx.promptBound,
