@@ -172,8 +172,11 @@ async function admitKind(ctx: RequestContext, deps: WalkDeps, principal: Princip
     worstCaseMicros,
     tokenBound,
     reservationTtlMs: deps.reservationTtlMs,
-    // Budget-tier substitution is for generation: a count or embedding of the model asked for.
+    // Budget-tier substitution is for generation: a count or embedding is of the model asked
+    // for, so no substitute can take it and a substitution in force refuses it as `block` would
+    // (never serves it outside its reservation).
     substituted: false,
+    canSubstitute: () => false,
     ...(deps.notify === undefined ? {} : { notify: deps.notify }),
     ...(deps.tenantOf === undefined ? {} : { tenantOf: deps.tenantOf }),
   });
@@ -209,7 +212,7 @@ async function countTokens(
     throw error;
   }
   ctx.reservedMicros = admission.reserved;
-  if (admission.reserved > 0) deps.holds.track(ctx.id);
+  if (admission.held) deps.holds.track(ctx.id);
   const finish = async (tokens: number): Promise<GatewayReply> => {
     ctx.countedTokens = tokens;
     ctx.usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0, measured: true };
@@ -275,7 +278,7 @@ async function embed(
     throw error;
   }
   ctx.reservedMicros = admission.reserved;
-  if (admission.reserved > 0) deps.holds.track(ctx.id);
+  if (admission.held) deps.holds.track(ctx.id);
   const answer = await call(request, ctx, deps, list, (target) => embeddingsCodecs[target.upstreamFormat]!.encodeRequest(embedRequest, { model: target.upstreamModel }).body);
   if (answer.reply !== undefined) return answer.reply;
   const candidate = list.find((c) => c.deployment.id === answer.target.deploymentId)!;

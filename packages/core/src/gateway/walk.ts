@@ -239,6 +239,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     }
     const bounds = requestBounds(ir, codec, m, raw.byteLength, deps.sizing);
     ctx.promptBound = bounds.promptTokens;
+    ctx.outputBound = bounds.outputTokens;
     if (!substituted) asked = { first: candidates[0]!, bounds };
     return admit({
       ctx,
