@@ -66,6 +66,19 @@ describe('public API of every package entry point', () => {
     await expect(`${JSON.stringify(surface, null, 2)}\n`).toMatchFileSnapshot('./public-api.json');
   });
 
+  // A root entry documents itself as "everything in the narrower entry, plus ..." and lists those
+  // names one by one: a name added to the narrower entry alone fails here.
+  it.each([
+    ['@tollgate/core', '@tollgate/core/minimal'],
+    ['@tollgate/adapters-edge', '@tollgate/adapters-edge/minimal'],
+    ['@tollgate/codecs', '@tollgate/codecs/base'],
+  ])('%s exports every value and type of %s', (root, narrower) => {
+    const surface = JSON.parse(readFileSync(join(REPO, 'test/public-api.json'), 'utf8')) as Record<string, { values: string[]; types: string[] }>;
+    const names = (id: string) => [...surface[id]!.values, ...surface[id]!.types];
+    expect(names(narrower).length).toBeGreaterThan(0);
+    expect(names(narrower).filter((name) => !names(root).includes(name))).toEqual([]);
+  });
+
   it('keeps internal helpers out of every entry', async () => {
     for (const entry of entries) {
       const mod = (await import(pathToFileURL(entry.source).href)) as Record<string, unknown>;
