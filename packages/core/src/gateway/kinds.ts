@@ -307,15 +307,15 @@ async function call(
   bodyFor: (target: UpstreamTarget) => Record<string, unknown>,
 ): Promise<{ reply: GatewayReply; target?: undefined; text?: undefined } | { reply?: undefined; target: UpstreamTarget; text: string }> {
   const signal = request.signal;
-  const result = await dispatch(
-    list.map(toTarget),
-    async (target) => buildUpstreamCall(target, JSON.stringify(bodyFor(target)), false, request.headers, deps.secrets, signal),
-    deps.fetch,
-    deps.breakers,
-    deps.failover,
-    signal,
-    ctx.observer,
-  ).catch((error: unknown) => error as Error);
+  const result = await dispatch({
+    targets: list.map(toTarget),
+    build: async (target) => buildUpstreamCall(target, JSON.stringify(bodyFor(target)), false, request.headers, deps.secrets, signal),
+    fetch: deps.fetch,
+    breakers: deps.breakers,
+    failover: deps.failover,
+    clientSignal: signal,
+    observer: ctx.observer,
+  }).catch((error: unknown) => error as Error);
   if (result instanceof Error) {
     await deps.holds.release(ctx.id, tokenAdjustments(ctx, 0));
     const e = GatewayError.from(result);

@@ -249,22 +249,33 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     if (watching) clientSignal.removeEventListener('abort', onClientAbort);
   };
   const parsed = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const result = await dispatch(
+  const result = await dispatch({
     targets,
-    async (target) => {
-      const encoded = upstreamBody(deps.codecs, target, raw, parsed, ir, format, irChanged, {
-        model: target.upstreamModel,
-        ...(maxTokensEdit !== undefined ? { maxTokens: maxTokensEdit } : {}),
-        includeUsage: ir.stream && !ctx.includeUsage,
-      }, deps.cacheShaping, ctx);
+    build: async (target) => {
+      const encoded = upstreamBody({
+        codecs: deps.codecs,
+        target,
+        raw,
+        parsed,
+        ir,
+        entryFormat: format,
+        irChanged,
+        edits: {
+          model: target.upstreamModel,
+          ...(maxTokensEdit !== undefined ? { maxTokens: maxTokensEdit } : {}),
+          includeUsage: ir.stream && !ctx.includeUsage,
+        },
+        cacheShaping: deps.cacheShaping,
+        report: ctx,
+      });
       return buildUpstreamCall(target, encoded, ir.stream, request.headers, deps.secrets, clientSignal);
     },
-    deps.fetch,
-    deps.breakers,
-    deps.failover,
+    fetch: deps.fetch,
+    breakers: deps.breakers,
+    failover: deps.failover,
     clientSignal,
-    ctx.observer,
-  ).catch((error: unknown) => error as Error);
+    observer: ctx.observer,
+  }).catch((error: unknown) => error as Error);
 
   if (!(result instanceof Error)) {
     const candidate = list.find((c) => c.deployment.id === result.target.deploymentId)!;
