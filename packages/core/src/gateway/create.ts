@@ -19,7 +19,8 @@ import type { ContentOptions, DlpOptions, Gateway, GatewayOptions, GatewayStats,
 import { errorReply, replyToResponse } from './render.js';
 import { SecretCache, secretResolver } from './secrets.js';
 import { toUsageSink, type SinkStats } from './usage-record.js';
-import { walk, type WalkDeps } from './walk.js';
+import { walk } from './walk.js';
+import type { WalkDeps } from './walk-deps.js';
 import { policyRevisionOf } from '../replay/replay.js';
 import type { GatewayTelemetry, TelemetryOption } from '../telemetry/options.js';
 import { RequestTiming } from './timing.js';

@@ -23,7 +23,7 @@ import {
 import { countTokensCodecs, embeddingsCodecs } from '@tollgate/codecs/kinds';
 import { decideAccess, type Principal } from '@tollgate/policy';
 import { maxWorstCase } from '../pricing/index.js';
-import { candidates as candidatesFor, countCandidates, pickWeighted, resolveModel, type Candidate, type EntryMatch, type Model } from '../registry/index.js';
+import { candidates as candidatesFor, countCandidates, pickWeighted, resolveModel, type Candidate, type Model } from '../registry/index.js';
 import { admit, AdmissionRefused, type Admission } from './admission.js';
 import { parseJsonBody, readBoundedBody } from './body.js';
 import type { RequestContext } from './context.js';
@@ -38,23 +38,14 @@ import { readBody, readText, upstreamErrorForClient } from './respond.js';
 import { utf8Length } from './sizing.js';
 import { countLocally } from './token-counters.js';
 import { buildUpstreamCall, type UpstreamTarget } from './upstream.js';
-import type { WalkDeps } from './walk.js';
+import type { KindEntry, OperationKinds, WalkDeps } from './walk-deps.js';
 
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 const MAX_ERROR_BYTES = 1024 * 1024;
 /** Per embedding input: separators and framing the vendor adds. */
 const PER_INPUT_TOKENS = 8;
 
-export type KindEntry = EntryMatch & { kind: 'count_tokens' | 'embed' };
-
-/**
- * What serves the routes of kind count_tokens and embed (`options.kinds`): `operationKinds` from
- * `@tollgate/core/kinds`. `createGateway` of `@tollgate/core` includes it; a gateway built on
- * `@tollgate/core/minimal` without it refuses a registry with such routes.
- */
-export interface OperationKinds {
-  readonly walk: (request: GatewayRequest, ctx: RequestContext, deps: WalkDeps, entry: KindEntry) => Promise<GatewayReply>;
-}
+export type { KindEntry, OperationKinds } from './walk-deps.js';
 
 function refuse(deps: WalkDeps, ctx: RequestContext, error: GatewayError, reason: string, headers: Record<string, string> = {}): GatewayReply {
   ctx.reject(error.status, reason, error.code === 'internal' ? 'error' : error.code === 'cancelled' ? 'cancelled' : 'rejected');
@@ -319,15 +310,15 @@ async function call(
   bodyFor: (target: UpstreamTarget) => Record<string, unknown>,
 ): Promise<{ reply: GatewayReply; target?: undefined; text?: undefined } | { reply?: undefined; target: UpstreamTarget; text: string }> {
   const signal = request.signal;
-  const result = await dispatch(
-    list.map(toTarget),
-    async (target) => buildUpstreamCall(target, JSON.stringify(bodyFor(target)), false, request.headers, deps.secrets, signal),
-    deps.fetch,
-    deps.breakers,
-    deps.failover,
-    signal,
-    ctx.observer,
-  ).catch((error: unknown) => error as Error);
+  const result = await dispatch({
+    targets: list.map(toTarget),
+    build: async (target) => buildUpstreamCall(target, JSON.stringify(bodyFor(target)), false, request.headers, deps.secrets, signal),
+    fetch: deps.fetch,
+    breakers: deps.breakers,
+    failover: deps.failover,
+    clientSignal: signal,
+    observer: ctx.observer,
+  }).catch((error: unknown) => error as Error);
   if (result instanceof Error) {
     await deps.holds.release(ctx.id, tokenAdjustments(ctx, 0));
     const e = GatewayError.from(result);

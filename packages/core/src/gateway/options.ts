@@ -11,7 +11,7 @@ import type { SecretsOption } from './secrets.js';
 import type { SizingOptions } from './sizing.js';
 import type { UpstreamSigner } from './signers.js';
 import type { TokenCounter } from './token-counters.js';
-import type { OperationKinds } from './kinds.js';
+import type { OperationKinds } from './walk-deps.js';
 import type { TenantOf } from './keys.js';
 import type { SettleRetryOptions } from './holds.js';
 import type { UsageOption } from './usage-record.js';
