@@ -70,7 +70,7 @@ export function budgetStatus(input: BudgetInput): BudgetStatus {
   const cal = calendarDay(t, c.timezone);
   const s = scratchFor(c);
   const lines: BudgetLine[] = [];
-  for (const e of c.spendEntries as readonly CompiledSpendEntry[]) {
+  for (const e of c.spendEntries) {
     const pkey = pools[e.perIdx] as string | null;
     if (e.shadow || pkey === null || !e.pop.matches(p)) continue;
     const o = overrides?.get(e.entryKey);
