@@ -18,7 +18,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type UsageRecord, type RegistryFileInput } from '@tollgate/core';
-import { codecs, countTokensCodecs, type Request as IRRequest, type StreamEvent, type Usage, type WireFormat } from '@tollgate/codecs';
+import { codecs, countTokensCodecs, type Request as IRRequest, type StreamEvent, type Usage } from '@tollgate/codecs';
 import { pendingOutput } from '../packages/codecs/src/stream-framing.js';
 import { AWS_KEYS } from './support/aws.js';
 import { keysFor, SECRETS } from './support/gateway-fixture.js';

@@ -9,7 +9,7 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, type PolicyFileInput, type UsageRecord } from '@tollgate/core';
 import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
-import { replay, startMockUpstream, status, type Scenario } from './support/mock-upstream.js';
+import { replay, startMockUpstream, status } from './support/mock-upstream.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -5,7 +5,7 @@
  * belongs to. Pure: the gateway adds what live requests hold.
  */
 import { calendarDay, toEpochMs, type Instant, type SpendWindow } from './calendar.js';
-import { compiled, type CompiledSpendEntry } from './compile.js';
+import { compiled } from './compile.js';
 import { isCounterValues } from './counters.js';
 import type { CounterValues } from './counters.js';
 import { poolKeys, poolNames, type SpendPer } from './keys.js';

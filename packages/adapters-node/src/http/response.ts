@@ -159,7 +159,7 @@ interface Chunks {
 
 function fromStream(body: ReadableStream<Uint8Array>): Chunks {
   const reader = body.getReader();
-  return { next: () => reader.read() as Promise<IteratorResult<Uint8Array, unknown>>, stop: () => reader.cancel() };
+  return { next: () => reader.read(), stop: () => reader.cancel() };
 }
 
 function fromIterator(chunks: AsyncIterator<Uint8Array>): Chunks {

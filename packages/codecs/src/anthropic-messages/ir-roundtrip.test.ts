@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CacheControl } from '../ir/cache-control.js';
-import type { AssistantContentPart, ToolResultPart, UserContentPart } from '../ir/content.js';
+import type { ToolResultPart, UserContentPart } from '../ir/content.js';
 import type { Message } from '../ir/message.js';
 import type { Request } from '../ir/request.js';
 import type { Response } from '../ir/response.js';

@@ -5,11 +5,10 @@ import {
   type CodecTable,
   type Issuer,
   type Request as IRRequest,
-  type WireFormat,
 } from '@tollgate/codecs/base';
 import { decideAccess, defaultMaxTokens, type Policy, type Principal, type SpendNotification } from '@tollgate/policy';
 import type { IdentityResolver } from '../identity/index.js';
-import { candidates as candidatesFor, pickWeighted, resolveEntry, resolveModel, type Candidate, type EntryMatch, type Model, type Registry } from '../registry/index.js';
+import { candidates as candidatesFor, pickWeighted, resolveEntry, resolveModel, type Candidate, type Model, type Registry } from '../registry/index.js';
 import type { KindEntry, OperationKinds } from './kinds.js';
 import type { TokenCounterTable } from './token-counters.js';
 import { maxWorstCase } from '../pricing/index.js';
