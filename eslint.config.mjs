@@ -31,8 +31,9 @@ const MAY_IMPORT = {
   'adapters-node': ['core', 'codecs', 'policy'],
   'adapters-edge': ['core', 'codecs', 'policy'],
 };
-// policy, codecs and core run on every runtime: no Node built-in.
-const EDGE_NEUTRAL = new Set(['policy', 'codecs', 'core']);
+// policy, codecs and core run on every runtime: no Node built-in. So does adapters-edge
+// (test/edge-neutral.test.ts bundles it for a neutral platform too).
+const EDGE_NEUTRAL = new Set(['policy', 'codecs', 'core', 'adapters-edge']);
 
 // esquery (no-restricted-syntax selectors) takes no `/` inside a regex literal.
 const selectorRegex = (regex) => regex.replaceAll('\\/', '/').replaceAll('/', '\\x2F');
