@@ -58,7 +58,7 @@ function sse(events: string[], delayMs: number, signal: AbortSignal | null): Res
     async pull(controller) {
       if (i >= events.length || signal?.aborted) return controller.close();
       if (i > 0 && delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
-      controller.enqueue(encoder.encode(events[i++]!));
+      controller.enqueue(encoder.encode(events[i++]));
     },
   });
   return new Response(body, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
@@ -72,6 +72,7 @@ const id = (prefix: string) => `${prefix}${crypto.randomUUID().replace(/-/g, '')
 const now = () => Math.floor(Date.now() / 1000);
 
 function openaiChat(body: Body, signal: AbortSignal | null, delayMs: number): Response {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a mock: the model is echoed as it came
   const model = String(body.model ?? 'gpt-4o-mini');
   const turn = toolTurn('openai-chat', body, lastUserText(body));
   const { pieces, inputTokens } = script('openai', model, body, turn);
@@ -108,6 +109,7 @@ function openaiChat(body: Body, signal: AbortSignal | null, delayMs: number): Re
 }
 
 function openaiResponses(body: Body, signal: AbortSignal | null, delayMs: number): Response {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a mock: the model is echoed as it came
   const model = String(body.model ?? 'gpt-4o-mini');
   const turn = toolTurn('openai-responses', body, lastUserText(body));
   const { pieces, inputTokens } = script('openai', model, body, turn);
@@ -152,6 +154,7 @@ function openaiResponses(body: Body, signal: AbortSignal | null, delayMs: number
 }
 
 function anthropicMessages(body: Body, signal: AbortSignal | null, delayMs: number): Response {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a mock: the model is echoed as it came
   const model = String(body.model ?? 'claude');
   const turn = toolTurn('anthropic', body, lastUserText(body));
   const { pieces, inputTokens } = script('anthropic', model, body, turn);
@@ -233,5 +236,5 @@ export function createMockProvider(options: MockProviderOptions = {}): typeof fe
     const g = /^\/google\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(pathname);
     if (g !== null) return gemini(decodeURIComponent(g[1]!), g[2] === 'streamGenerateContent', body, signal, delayMs);
     return json({ error: { message: `The mock provider has no ${pathname}.` } }, 404);
-  }) as typeof fetch;
+  });
 }

@@ -72,7 +72,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       rate_limits: [{ id: 'rpm', rpm: 100_000_000, tpm: 1_000_000_000_000 }],
     },
     secrets: { ANTHROPIC_API_KEY: 'sk-ant-bench', OPENAI_API_KEY: 'sk-bench' },
-    fetch: async (_input, init) => upstreamResponse(JSON.parse(typeof init!.body === 'string' ? init!.body : new TextDecoder().decode(init!.body as Uint8Array)).stream === true),
+    fetch: async (_input, init) => upstreamResponse(JSON.parse(typeof init.body === 'string' ? init.body : new TextDecoder().decode(init.body as Uint8Array)).stream === true),
     usage: () => void records++,
   });
   const request = (stream: boolean) =>
@@ -199,7 +199,7 @@ async function redisRoundTrips(key: string, hash: string): Promise<string[]> {
   client.sendCommand = ((command: Parameters<typeof send>[0], stream?: Parameters<typeof send>[1]) => {
     commands++;
     return send(command, stream);
-  }) as typeof client.sendCommand;
+  });
   const store = createRedisStore({ client, keyPrefix: prefix, sweepIntervalMs: 0 });
   const ttl = 400;
   let hold: Promise<void> | null = null;
@@ -215,7 +215,7 @@ async function redisRoundTrips(key: string, hash: string): Promise<string[]> {
     reservationTtlMs: ttl,
     fetch: async (_input, init) => {
       if (hold !== null) await hold;
-      return upstreamResponse(JSON.parse(typeof init!.body === 'string' ? init!.body : new TextDecoder().decode(init!.body as Uint8Array)).stream === true);
+      return upstreamResponse(JSON.parse(typeof init.body === 'string' ? init.body : new TextDecoder().decode(init.body as Uint8Array)).stream === true);
     },
   });
   const call = async (stream: boolean) => {

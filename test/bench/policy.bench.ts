@@ -45,7 +45,7 @@ function fixture(pooled = false) {
     const rollingRule = pooled && r % 20 === 7;
     const window = rollingRule ? (r % 40 === 7 ? 'rolling_24h' : 'rolling_7d') : (WINDOWS[r % 5] as SpendWindow);
     const scope = rollingRule ? `model-${r % MODELS}` : pick(scopes);
-    const scale = rollingRule ? (window === 'rolling_24h' ? 1 : 7) : ([1, 7, 30, 90, 365][WINDOWS.indexOf(window as SpendWindow)] as number);
+    const scale = rollingRule ? (window === 'rolling_24h' ? 1 : 7) : ([1, 7, 30, 90, 365][WINDOWS.indexOf(window)] as number);
     const base = (20 + Math.floor(rnd() * 20)) * scale * (pooled && r % 3 === 0 ? 40 : 1); // caps grow with the window (and the pool)
     const population = r % 4 === 0 ? { tiers: [pick(tiers)] } : r % 4 === 1 ? { bus: [pick(bus)] } : r % 4 === 2 ? { exempt_users: ['u7'] } : {};
     const per = pooled && r % 3 === 0 ? { per: pers[r % 9 === 0 ? 2 : r % 9 === 3 ? 1 : 0] } : {};
@@ -96,7 +96,7 @@ function fixture(pooled = false) {
   });
   const pools: PoolCounters[] = principals.map((principal) => {
     const k = poolKeys(principal);
-    return { team: poolCounters.get(k[1] ?? ''), bu: poolCounters.get(k[2] ?? ''), org: poolCounters.get('org') } as PoolCounters;
+    return { team: poolCounters.get(k[1] ?? ''), bu: poolCounters.get(k[2] ?? ''), org: poolCounters.get('org') };
   });
   return { registry, policy, principals, counters, vectors, modelIds, pools, layoutSize: layout.size };
 }
@@ -151,7 +151,7 @@ function measure(pooled: boolean) {
   const tn = performance.now();
   for (let i = 0; i < N; i++) {
     const [p, m] = cases[i] as readonly [number, number];
-    decideSpend({ policy, registry, principal: principals[p] as Principal, model: modelIds[m] as string, counters: counters[p] as SpendCounters, pools: pools[p] as PoolCounters, now: NOW });
+    decideSpend({ policy, registry, principal: principals[p] as Principal, model: modelIds[m] as string, counters: counters[p] as SpendCounters, pools: pools[p], now: NOW });
   }
   const nestedRate = N / ((performance.now() - tn) / 1000);
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
@@ -167,8 +167,8 @@ export function run(): { name: string; lines: string[] } {
   const ta = performance.now();
   for (let i = 0; i < N; i++) {
     const [p, m] = cases[i] as readonly [number, number];
-    if (decideAccess({ policy, registry, principal: principals[p] as Principal, model: modelIds[m] as string, now: NOW }).allowed) accessN++;
-    decideRate({ policy, registry, principal: principals[p] as Principal, model: modelIds[m] as string });
+    if (decideAccess({ policy, registry, principal: principals[p] as Principal, model: modelIds[m], now: NOW }).allowed) accessN++;
+    decideRate({ policy, registry, principal: principals[p] as Principal, model: modelIds[m] });
   }
   const accessRate = N / ((performance.now() - ta) / 1000);
 

@@ -11,7 +11,7 @@ import type { Policy } from './policy-types.js';
 import type { RegistryView } from './registry-view.js';
 import {
   AccessRuleSchema, BusinessUnitSchema, DlpCustomSchema, DlpUseCaseSchema, LimitedAccessSchema, PilotSchema, PolicySchema, PromptSchema,
-  RateLimitSchema, RegionRuleSchema, SpendEntrySchema, SpendRuleSchema, ToolAllowListSchema,
+  RateLimitSchema, RegionRuleSchema, SpendEntrySchema, ToolAllowListSchema,
 } from './runtime-schema.js';
 
 export interface ParsePolicyOptions {

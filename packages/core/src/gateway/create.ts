@@ -228,7 +228,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     const ctx = new RequestContext(now, current.registry.revision, policyRevision);
     const observer = telemetry === null ? new RequestTiming() : telemetry.request(request.headers, brandOf);
     ctx.observer = observer;
-    if (replyOptions?.defer !== undefined) ctx.defer = replyOptions.defer;
+    if (replyOptions?.defer !== undefined) ctx.defer = replyOptions.defer.bind(replyOptions);
     if (closed) {
       observer.unrecorded(503);
       return Promise.resolve(

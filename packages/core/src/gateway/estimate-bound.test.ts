@@ -35,7 +35,7 @@ describe('the estimate of a stream cut before its usage', () => {
             },
           }),
           { status: 200, headers: { 'content-type': 'text/event-stream' } },
-        )) as typeof fetch,
+        )),
       store,
       usage: (r) => void records.push(r),
     });

@@ -12,7 +12,7 @@ const SCOPE = ['https://www.googleapis.com/auth/cloud-platform'];
 function tokenEndpoint(account: TestServiceAccount, answer: (n: number) => Response | Promise<Response> = (n) => Response.json({ access_token: `ya29.token-${n}`, expires_in: 3599, token_type: 'Bearer' })) {
   const calls: Array<{ url: string; scope?: string; ok: boolean }> = [];
   const fetch: UpstreamFetch = async (url, init) => {
-    const check = await checkGrant(String(init.body), account, TOKEN_URI);
+    const check = await checkGrant(String(init.body as string), account, TOKEN_URI);
     calls.push({ url, ok: check.ok, ...(check.scope === undefined ? {} : { scope: check.scope }) });
     if (!check.ok) return Response.json({ error: 'invalid_grant', error_description: `Invalid JWT: ${check.reason}` }, { status: 400 });
     expect(init.headers.get('content-type')).toBe('application/x-www-form-urlencoded');

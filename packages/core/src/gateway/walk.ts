@@ -1,4 +1,4 @@
-import { GatewayError, ISSUER_OF_FORMAT, type Issuer, type Request as IRRequest, type WireFormat } from '@tollgate/codecs/base';
+import { GatewayError, ISSUER_OF_FORMAT, type Issuer, type Request as IRRequest } from '@tollgate/codecs/base';
 import { decideAccess, defaultMaxTokens, type Principal } from '@tollgate/policy';
 import { candidates as candidatesFor, pickWeighted, resolveEntry, resolveModel, type Candidate, type Model } from '../registry/index.js';
 import type { KindEntry, WalkDeps } from './walk-deps.js';
@@ -343,7 +343,7 @@ function stickyKey(principal: Principal, request: GatewayRequest, ir: IRRequest)
 
 async function discovery(request: GatewayRequest, path: string, ctx: RequestContext, deps: WalkDeps): Promise<GatewayReply> {
   const kind = path.startsWith('/v1beta') ? 'gemini' : request.headers.has('anthropic-version') ? 'anthropic' : 'openai';
-  ctx.entryFormat = (kind === 'gemini' ? 'gemini_generate_content' : kind === 'anthropic' ? 'anthropic_messages' : 'openai_chat') as WireFormat;
+  ctx.entryFormat = (kind === 'gemini' ? 'gemini_generate_content' : kind === 'anthropic' ? 'anthropic_messages' : 'openai_chat');
   const auth = await deps.identity.authenticate(request);
   ctx.observer?.unrecorded(auth.ok ? 200 : auth.error.status);
   if (!auth.ok) return errorReply(deps.codecs, auth.error, ctx.entryFormat);
