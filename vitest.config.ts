@@ -19,7 +19,10 @@ const alias = [
   { find: /^@tollgate\/core\/kinds$/, replacement: src('./packages/core/src/kinds.ts') },
   { find: /^@tollgate\/adapters-edge\/minimal$/, replacement: src('./packages/adapters-edge/src/minimal.ts') },
   { find: /^@tollgate\/codecs\/base$/, replacement: src('./packages/codecs/src/base.ts') },
-  { find: /^@tollgate\/codecs\/(openai-chat|openai-responses|anthropic-messages|anthropic-vertex|gemini|bedrock-converse|kinds)$/, replacement: src('./packages/codecs/src/entries/$1.ts') },
+  {
+    find: /^@tollgate\/codecs\/(openai-chat|openai-responses|anthropic-messages|anthropic-vertex|gemini|bedrock-converse|kinds)$/,
+    replacement: src('./packages/codecs/src/entries/$1.ts'),
+  },
   { find: /^@tollgate\/adapters-node\/(redis|postgres|express|fastify)$/, replacement: src('./packages/adapters-node/src/$1.ts') },
   { find: /^@tollgate\/(policy|codecs|core|adapters-node|adapters-edge)$/, replacement: src('./packages/$1/src/index.ts') },
 ];

@@ -214,7 +214,11 @@ describe('@anthropic-ai/sdk reads re-encoded Anthropic streams', () => {
 
 describe('@anthropic-ai/sdk reads re-encoded responses and rendered errors', () => {
   it('a non-stream response round-trips through the codec', async () => {
-    const message = await client.messages.create({ model: 'response:response-tool-use-parallel.json', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
+    const message = await client.messages.create({
+      model: 'response:response-tool-use-parallel.json',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(message.content.filter((b) => b.type === 'tool_use').map((b) => (b.type === 'tool_use' ? b.input : null))).toEqual([
       { name: 'Alice' },
       { name: 'Bob' },

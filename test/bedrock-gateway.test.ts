@@ -34,7 +34,13 @@ const PRICING_NOVA = { unit: 'usd_per_mtok', input: '0.035', output: '0.14', cac
 
 function registry(url: string): RegistryFileInput {
   const bedrockProvider = (path: string) => ({ base_url: `${url}/${path}`, credential: 'aws' });
-  const op = (provider: string) => ({ provider, format: 'bedrock_converse', family: 'chat' as const, path: '/model/{model}/converse', stream_path: '/model/{model}/converse-stream' });
+  const op = (provider: string) => ({
+    provider,
+    format: 'bedrock_converse',
+    family: 'chat' as const,
+    path: '/model/{model}/converse',
+    stream_path: '/model/{model}/converse-stream',
+  });
   const nova = (id: string, provider: string, extra: Record<string, unknown> = {}) => ({
     brand: 'amazon',
     entry_formats: ['openai_chat', 'anthropic_messages', 'bedrock_converse'],
@@ -56,7 +62,14 @@ function registry(url: string): RegistryFileInput {
       { from: 'bedrock_converse', to: 'anthropic_messages' },
     ],
     credentials: {
-      aws: { kind: 'aws_sigv4', region: 'us-east-1', service: 'bedrock', access_key_id: 'AWS_ACCESS_KEY_ID', secret_access_key: 'AWS_SECRET_ACCESS_KEY', session_token: 'AWS_SESSION_TOKEN' },
+      aws: {
+        kind: 'aws_sigv4',
+        region: 'us-east-1',
+        service: 'bedrock',
+        access_key_id: 'AWS_ACCESS_KEY_ID',
+        secret_access_key: 'AWS_SECRET_ACCESS_KEY',
+        session_token: 'AWS_SESSION_TOKEN',
+      },
       anthropic: { kind: 'header', header: 'x-api-key', secret: 'ANTHROPIC_API_KEY' },
     },
     providers: {
@@ -82,7 +95,9 @@ function registry(url: string): RegistryFileInput {
         brand: 'anthropic',
         entry_formats: ['bedrock_converse', 'anthropic_messages'],
         capabilities: { tools: true, max_output_tokens: 64000 },
-        deployments: [{ id: 'sonnet@anthropic', provider: 'anthropic', format: 'anthropic_messages', upstream_model: 'claude-sonnet-4-5', pricing: PRICING_SONNET }],
+        deployments: [
+          { id: 'sonnet@anthropic', provider: 'anthropic', format: 'anthropic_messages', upstream_model: 'claude-sonnet-4-5', pricing: PRICING_SONNET },
+        ],
       },
     },
   };
@@ -90,7 +105,9 @@ function registry(url: string): RegistryFileInput {
 
 beforeAll(async () => {
   bedrock = mockBedrock(KEYS, { stream: TOOL_STREAM });
-  mocks['bedrock-throttle'] = mockBedrock(KEYS, { stream: () => concat([...frames.slice(0, 4), smithyExceptionFrame('throttlingException', 'Too many tokens, please wait before trying again.')]) });
+  mocks['bedrock-throttle'] = mockBedrock(KEYS, {
+    stream: () => concat([...frames.slice(0, 4), smithyExceptionFrame('throttlingException', 'Too many tokens, please wait before trying again.')]),
+  });
   mocks['bedrock-badcrc'] = mockBedrock(KEYS, {
     stream: () => {
       const bad = frames[4]!.slice();
@@ -98,7 +115,11 @@ beforeAll(async () => {
       return concat([...frames.slice(0, 4), bad, ...frames.slice(5)]);
     },
   });
-  mocks['bedrock-invalid'] = mockBedrock(KEYS, { status: 400, json: fixtureText('bedrock-converse/error-400-validation.json'), errorType: 'ValidationException' });
+  mocks['bedrock-invalid'] = mockBedrock(KEYS, {
+    status: 400,
+    json: fixtureText('bedrock-converse/error-400-validation.json'),
+    errorType: 'ValidationException',
+  });
   upstream = await startMockUpstream({
     bedrock: bedrock.scenario,
     'bedrock-throttle': mocks['bedrock-throttle'].scenario,
@@ -108,7 +129,12 @@ beforeAll(async () => {
   });
   const ids = await keysFor({ user: 'alice', tier: 'normal' });
   keys = ids.keys;
-  gateway = createGateway({ registry: registry(upstream.url), identity: ids.identity, secrets: { ...SECRETS, ...AWS_KEYS }, usage: (r) => void records.push(r) });
+  gateway = createGateway({
+    registry: registry(upstream.url),
+    identity: ids.identity,
+    secrets: { ...SECRETS, ...AWS_KEYS },
+    usage: (r) => void records.push(r),
+  });
   server = await startServer((request) => gateway.handle(request));
 });
 
@@ -127,21 +153,46 @@ async function until(done: () => boolean): Promise<void> {
 const openai = () => new OpenAI({ apiKey: keys.alice, baseURL: `${server.url}/v1`, maxRetries: 0 });
 /** The AWS SDK client, its virtual key as the Bedrock API key (bearer), over HTTP/1.1 to the loopback gateway. */
 const awsClient = (token: string) =>
-  new BedrockRuntimeClient({ region: 'us-east-1', endpoint: server.url, token: { token }, authSchemePreference: ['httpBearerAuth'], maxAttempts: 1, requestHandler: new NodeHttpHandler() });
+  new BedrockRuntimeClient({
+    region: 'us-east-1',
+    endpoint: server.url,
+    token: { token },
+    authSchemePreference: ['httpBearerAuth'],
+    maxAttempts: 1,
+    requestHandler: new NodeHttpHandler(),
+  });
 const aws = () => awsClient(keys.alice!);
 
 describe('clients of other formats → a Bedrock upstream, signed with SigV4', () => {
   it('OpenAI SDK, whole answer: translated, signed (verified by the AWS SDK signer), metered from Bedrock usage', async () => {
     const before = bedrock.checks.length;
-    const answer = await openai().chat.completions.create({ model: 'nova-micro', messages: [{ role: 'system', content: 'You are a chatbot.' }, { role: 'user', content: 'Hello!' }] });
+    const answer = await openai().chat.completions.create({
+      model: 'nova-micro',
+      messages: [
+        { role: 'system', content: 'You are a chatbot.' },
+        { role: 'user', content: 'Hello!' },
+      ],
+    });
     expect(answer.choices[0]!.message.content).toContain('How can I assist you today?');
     expect(answer.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 30 });
-    expect(bedrock.checks.slice(before)).toEqual([{ ok: true, signedHeaders: expect.arrayContaining(['host', 'x-amz-date', 'x-amz-security-token']), region: 'us-east-1', service: 'bedrock' }]);
+    expect(bedrock.checks.slice(before)).toEqual([
+      { ok: true, signedHeaders: expect.arrayContaining(['host', 'x-amz-date', 'x-amz-security-token']), region: 'us-east-1', service: 'bedrock' },
+    ]);
     const seen = upstream.requests.at(-1)!;
     expect(seen.path).toBe('/bedrock/model/us.amazon.nova-micro-v1:0/converse');
-    expect(JSON.parse(seen.body)).toMatchObject({ system: [{ text: 'You are a chatbot.' }], messages: [{ role: 'user', content: [{ text: 'Hello!' }] }], inferenceConfig: { maxTokens: 5000 } });
+    expect(JSON.parse(seen.body)).toMatchObject({
+      system: [{ text: 'You are a chatbot.' }],
+      messages: [{ role: 'user', content: [{ text: 'Hello!' }] }],
+      inferenceConfig: { maxTokens: 5000 },
+    });
     const rec = last();
-    expect(rec).toMatchObject({ status: 'ok', entry_format: 'openai_chat', upstream_format: 'bedrock_converse', deployment: 'nova@bedrock', upstream_model: 'us.amazon.nova-micro-v1:0' });
+    expect(rec).toMatchObject({
+      status: 'ok',
+      entry_format: 'openai_chat',
+      upstream_format: 'bedrock_converse',
+      deployment: 'nova@bedrock',
+      upstream_model: 'us.amazon.nova-micro-v1:0',
+    });
     expect(rec.usage).toMatchObject({ input: 7, output: 30, measured: true });
     // 7 × 0.035 + 30 × 0.14 per million tokens, each rounded up to a whole micro-USD.
     expect(rec.cost_micros).toMatchObject({ input: 1, output: 5, total: 6 });
@@ -166,7 +217,9 @@ describe('clients of other formats → a Bedrock upstream, signed with SigV4', (
 
   it('Anthropic SDK, streamed: Bedrock reached through the anthropic_messages entry', async () => {
     const client = new Anthropic({ apiKey: keys.alice, baseURL: server.url, maxRetries: 0 });
-    const message = await client.messages.stream({ model: 'nova-micro', max_tokens: 1000, messages: [{ role: 'user', content: 'Temperature in the capital of France?' }] }).finalMessage();
+    const message = await client.messages
+      .stream({ model: 'nova-micro', max_tokens: 1000, messages: [{ role: 'user', content: 'Temperature in the capital of France?' }] })
+      .finalMessage();
     expect(message.stop_reason).toBe('tool_use');
     expect(message.content.find((b) => b.type === 'tool_use')).toMatchObject({ name: 'get_temperature', input: { city: 'Paris' } });
     expect(message.usage).toMatchObject({ input_tokens: 471, output_tokens: 91 });
@@ -199,7 +252,9 @@ describe('clients of other formats → a Bedrock upstream, signed with SigV4', (
   });
 
   it('Bedrock’s 400 for an invalid model id reaches an OpenAI client as its own 404', async () => {
-    const error = await openai().chat.completions.create({ model: 'nova-wrong-id', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const error = await openai()
+      .chat.completions.create({ model: 'nova-wrong-id', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.NotFoundError);
     expect((error as InstanceType<typeof OpenAI.NotFoundError>).message).toContain('The provided model identifier is invalid.');
   });
@@ -207,10 +262,16 @@ describe('clients of other formats → a Bedrock upstream, signed with SigV4', (
   it('keys AWS rejects: a 502 that blames the gateway, not the caller; the keys are read again for the next call', async () => {
     const reads: string[] = [];
     const bob = await keysFor({ user: 'bob' });
-    const gw = createGateway({ registry: registry(upstream.url), identity: bob.identity, secrets: (name) => (reads.push(name), name === 'AWS_SECRET_ACCESS_KEY' ? 'not-the-secret' : ((AWS_KEYS as Record<string, string>)[name] ?? '')) });
+    const gw = createGateway({
+      registry: registry(upstream.url),
+      identity: bob.identity,
+      secrets: (name) => (reads.push(name), name === 'AWS_SECRET_ACCESS_KEY' ? 'not-the-secret' : ((AWS_KEYS as Record<string, string>)[name] ?? '')),
+    });
     const client = new OpenAI({ apiKey: bob.keys.bob, baseURL: 'http://gw.local/v1', fetch: gw.fetch, maxRetries: 0 });
     for (let i = 0; i < 2; i++) {
-      const error = (await client.chat.completions.create({ model: 'nova-micro', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+      const error = (await client.chat.completions
+        .create({ model: 'nova-micro', messages: [{ role: 'user', content: 'hi' }] })
+        .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
       expect(error.status).toBe(502);
       expect(error.message).toContain('rejected the gateway credentials');
       expect(error.message).not.toContain('signature');
@@ -234,13 +295,26 @@ describe('clients of other formats → a Bedrock upstream, signed with SigV4', (
 describe('the AWS SDK (BedrockRuntimeClient) as a client of the gateway', () => {
   it('Converse: identity to Bedrock, the virtual key as its bearer token, the upstream call re-signed by the gateway', async () => {
     const before = bedrock.checks.length;
-    const out = await aws().send(new ConverseCommand({ modelId: 'us.amazon.nova-micro-v1:0', system: [{ text: 'You are a chatbot.' }], messages: [{ role: 'user', content: [{ text: 'Hello!' }] }], inferenceConfig: {} }));
+    const out = await aws().send(
+      new ConverseCommand({
+        modelId: 'us.amazon.nova-micro-v1:0',
+        system: [{ text: 'You are a chatbot.' }],
+        messages: [{ role: 'user', content: [{ text: 'Hello!' }] }],
+        inferenceConfig: {},
+      }),
+    );
     expect(out.output?.message?.content?.[0]?.text).toContain('How can I assist you today?');
     expect(out.usage).toMatchObject({ inputTokens: 7, outputTokens: 30 });
     expect(bedrock.checks.slice(before).map((c) => c.ok)).toEqual([true]);
     const seen = upstream.requests.at(-1)!;
     expect(seen.headers['authorization']).not.toContain(keys.alice!);
-    expect(last()).toMatchObject({ status: 'ok', entry_format: 'bedrock_converse', upstream_format: 'bedrock_converse', model: 'nova-micro', requested_model: 'us.amazon.nova-micro-v1:0' });
+    expect(last()).toMatchObject({
+      status: 'ok',
+      entry_format: 'bedrock_converse',
+      upstream_format: 'bedrock_converse',
+      model: 'nova-micro',
+      requested_model: 'us.amazon.nova-micro-v1:0',
+    });
   });
 
   it('ConverseStream: the recorded event stream relayed byte for byte, read by the SDK', async () => {
@@ -257,7 +331,12 @@ describe('the AWS SDK (BedrockRuntimeClient) as a client of the gateway', () => 
 
   it('ConverseStream against an Anthropic upstream: Claude’s thinking with its signature and the tool call, as Bedrock frames', async () => {
     const out = await aws().send(
-      new ConverseStreamCommand({ modelId: 'claude-sonnet', messages: [{ role: 'user', content: [{ text: 'Weather?' }] }], inferenceConfig: { maxTokens: 2048 }, additionalModelRequestFields: { thinking: { type: 'enabled', budget_tokens: 1024 } } }),
+      new ConverseStreamCommand({
+        modelId: 'claude-sonnet',
+        messages: [{ role: 'user', content: [{ text: 'Weather?' }] }],
+        inferenceConfig: { maxTokens: 2048 },
+        additionalModelRequestFields: { thinking: { type: 'enabled', budget_tokens: 1024 } },
+      }),
     );
     const events: ConverseStreamOutput[] = [];
     for await (const event of out.stream!) events.push(event);
@@ -272,7 +351,9 @@ describe('the AWS SDK (BedrockRuntimeClient) as a client of the gateway', () => 
   });
 
   it('errors reach the AWS SDK as the exceptions it knows', async () => {
-    const error = (await aws().send(new ConverseCommand({ modelId: 'no-such-model', messages: [{ role: 'user', content: [{ text: 'hi' }] }] })).catch((e: unknown) => e)) as Error & { name: string; $metadata: { httpStatusCode: number } };
+    const error = (await aws()
+      .send(new ConverseCommand({ modelId: 'no-such-model', messages: [{ role: 'user', content: [{ text: 'hi' }] }] }))
+      .catch((e: unknown) => e)) as Error & { name: string; $metadata: { httpStatusCode: number } };
     expect(error.name).toBe('ResourceNotFoundException');
     expect(error.$metadata.httpStatusCode).toBe(404);
     const denied = (await awsClient('tg_not-a-real-key-0000000000000000000000')
@@ -289,7 +370,14 @@ describe('Bedrock’s own fields: what they cost, which tools they run', () => {
     const gw = createGateway({
       registry: registry(upstream.url),
       policy: {
-        spend: { rules: [{ id: 'capped-daily', matches: [{ match: { users: ['capped'], scope: 'all', window: 'daily', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }] }] },
+        spend: {
+          rules: [
+            {
+              id: 'capped-daily',
+              matches: [{ match: { users: ['capped'], scope: 'all', window: 'daily', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }],
+            },
+          ],
+        },
         tools: { allow_lists: [{ id: 'ops', match: { bus: ['ops'] }, allow: ['get_weather'] }] },
       },
       identity: ids.identity,
@@ -299,7 +387,13 @@ describe('Bedrock’s own fields: what they cost, which tools they run', () => {
     const tools = [{ toolSpec: { name: 'get_weather', inputSchema: { json: { type: 'object' } } } }, { systemTool: { name: 'nova_grounding' } }];
     const body = { messages: [{ role: 'user', content: [{ text: 'News today?' }] }], inferenceConfig: { maxTokens: 100 }, toolConfig: { tools } };
     const post = (key: string) =>
-      gw.handle(new Request('http://gw/model/nova-micro/converse', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+      gw.handle(
+        new Request('http://gw/model/nova-micro/converse', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+      );
 
     const ok = await post(ids.keys.free!);
     expect(ok.status).toBe(200);

@@ -52,7 +52,11 @@ beforeAll(async () => {
       const text = JSON.stringify(body.messages);
       if (text.includes('please-fail')) return status(500, { error: { message: 'boom', type: 'server_error' } })(request, body);
       const slowly = text.includes('go-slow');
-      return replay('openai-chat/stream-text.sse', 'openai-chat/response-text.json', slowly ? { chunkSize: 32, delayMs: 40 } : { chunkSize: 1024 })(request, body);
+      return replay(
+        'openai-chat/stream-text.sse',
+        'openai-chat/response-text.json',
+        slowly ? { chunkSize: 32, delayMs: 40 } : { chunkSize: 1024 },
+      )(request, body);
     },
   });
   const registry = testRegistry(upstream.url);
@@ -121,10 +125,19 @@ describe('the traffic the commands read', () => {
     expect(reasons.filter((r) => r === 'rate_limit:bob-rpm')).toHaveLength(1);
     expect(reasons).toContain('model_not_found');
     const capped = records.find((r) => r.reason === 'spend_limit:opus-cap')!;
-    expect(capped.decision!.spend[0]).toMatchObject({ rule: 'opus-cap', action: 'block', scope: 'claude-opus', window: 'daily', limit_micros: 60_000, enforced: true });
+    expect(capped.decision!.spend[0]).toMatchObject({
+      rule: 'opus-cap',
+      action: 'block',
+      scope: 'claude-opus',
+      window: 'daily',
+      limit_micros: 60_000,
+      enforced: true,
+    });
     expect(capped.decision!.limiting).toMatchObject({ rule: 'opus-cap', limit_micros: 60_000 });
     expect(capped.decision!.spend[0]!.used_micros + capped.decision!.worst_case_micros).toBeGreaterThan(60_000);
-    expect(records.find((r) => r.principal?.id === 'bob')!.decision!.rate).toEqual([{ rule: 'bob-rpm', kind: 'requests', limit: 2, window_ms: 60_000, amount: 1 }]);
+    expect(records.find((r) => r.principal?.id === 'bob')!.decision!.rate).toEqual([
+      { rule: 'bob-rpm', kind: 'requests', limit: 2, window_ms: 60_000, amount: 1 },
+    ]);
   });
 });
 
@@ -175,7 +188,9 @@ describe('tollgate report', () => {
     const r = await cli(['report', '--usage', `file:${broken}`, '--format', 'json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out).totals.spend_micros).toBe(records.reduce((n, x) => n + (x.cost_micros?.total ?? 0), 0));
-    expect(r.err).toMatch(/skipped 3 line\(s\) or row\(s\) of .* that are not usage records: line 5: not JSON; line 6: an access-log line; line 7: no "schema"/);
+    expect(r.err).toMatch(
+      /skipped 3 line\(s\) or row\(s\) of .* that are not usage records: line 5: not JSON; line 6: an access-log line; line 7: no "schema"/,
+    );
   });
 
   it('skips records whose figures are not what the gateway writes, so no total turns into text, NaN or a negative', async () => {
@@ -198,7 +213,9 @@ describe('tollgate report', () => {
     expect(out.totals.cache_write).toBe(records.reduce((n, x) => n + (x.usage?.cache_write ?? 0) + (x.usage?.cache_write_1h ?? 0), 0));
     for (const row of out.rows) expect(typeof row.model).toBe('string');
     expect(out.skipped.count).toBe(6);
-    expect(r.err).toMatch(/usage\.input is not a non-negative integer; .*usage\.cache_write_1h is not a non-negative integer; .*cost_micros\.total is not a non-negative integer; .*model is not a string; .*principal is not an object/);
+    expect(r.err).toMatch(
+      /usage\.input is not a non-negative integer; .*usage\.cache_write_1h is not a non-negative integer; .*cost_micros\.total is not a non-negative integer; .*model is not a string; .*principal is not an object/,
+    );
   });
 
   it('reports a missing file and a bad --by clearly', async () => {
@@ -244,8 +261,23 @@ describe('tollgate what-if', () => {
 
   it('with --since inside a window, the counters are rebuilt from the window’s start: still no difference', async () => {
     // From the first refusal of the daily opus cap on: the spend that filled the cap came before.
-    const firstRefused = records.filter((x) => x.reason === 'spend_limit:opus-cap').map((x) => x.ts).sort()[0]!;
-    const r = await cli(['what-if', '--policy', policyFile, '--registry', registryFile, '--usage', `file:${usageFile}`, '--since', firstRefused, '--format', 'json']);
+    const firstRefused = records
+      .filter((x) => x.reason === 'spend_limit:opus-cap')
+      .map((x) => x.ts)
+      .sort()[0]!;
+    const r = await cli([
+      'what-if',
+      '--policy',
+      policyFile,
+      '--registry',
+      registryFile,
+      '--usage',
+      `file:${usageFile}`,
+      '--since',
+      firstRefused,
+      '--format',
+      'json',
+    ]);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.out) as { replayed: number; differences: unknown[]; warm_up: { from: string; records: number } };
     expect(out.differences).toEqual([]);
@@ -311,7 +343,15 @@ describe('tollgate what-if', () => {
       strict,
       stringify({
         ...POLICY,
-        spend: { rules: [...POLICY.spend.rules, { id: 'sonnet-off', matches: [{ match: { scope: 'claude-sonnet', window: 'monthly', at_or_above_usd: '0.000001' }, actions: [{ type: 'block' }] }] }] },
+        spend: {
+          rules: [
+            ...POLICY.spend.rules,
+            {
+              id: 'sonnet-off',
+              matches: [{ match: { scope: 'claude-sonnet', window: 'monthly', at_or_above_usd: '0.000001' }, actions: [{ type: 'block' }] }],
+            },
+          ],
+        },
         rate_limits: [],
       }),
     );
@@ -319,10 +359,14 @@ describe('tollgate what-if', () => {
     const out = JSON.parse(r.out) as { differences: Array<Record<string, unknown>>; summary: Record<string, number> };
     const sonnet = records.find((x) => x.model === 'claude-sonnet')!;
     const refused = out.differences.filter((d) => d.change === 'refused');
-    expect(refused).toEqual([expect.objectContaining({ request_id: sonnet.request_id, candidate: 'refused (spend_limit:sonnet-off)', delta_micros: -sonnet.cost_micros!.total })]);
+    expect(refused).toEqual([
+      expect.objectContaining({ request_id: sonnet.request_id, candidate: 'refused (spend_limit:sonnet-off)', delta_micros: -sonnet.cost_micros!.total }),
+    ]);
     // Without bob's rate limit, his third request is admitted (cost unknown: it was never sent).
     const admitted = out.differences.filter((d) => d.change === 'admitted');
-    expect(admitted).toEqual([expect.objectContaining({ principal: 'bob', enforced: 'refused (rate_limit:bob-rpm)', candidate: 'admitted', delta_micros: null })]);
+    expect(admitted).toEqual([
+      expect.objectContaining({ principal: 'bob', enforced: 'refused (rate_limit:bob-rpm)', candidate: 'admitted', delta_micros: null }),
+    ]);
     expect(out.summary.delta_micros).toBe(-sonnet.cost_micros!.total);
     const text = await cli(['what-if', '--policy', strict, '--registry', registryFile, '--usage', `file:${usageFile}`]);
     expect(text.out).toMatch(/12 requests replayed; 2 decided otherwise: 1 refused, 1 admitted/);

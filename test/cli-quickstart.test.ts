@@ -68,7 +68,16 @@ describe('the quickstart (npm start)', () => {
   });
 
   it('calls a tool and answers with its result, for an OpenAI and an Anthropic client, translated or not', async () => {
-    const tools = [{ type: 'function' as const, function: { name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];
+    const tools = [
+      {
+        type: 'function' as const,
+        function: {
+          name: 'get_weather',
+          description: 'The weather in a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
+    ];
     const openai = new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 });
     const question = { role: 'user' as const, content: 'Weather in Paris?' };
     const first = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [question], tools });
@@ -90,13 +99,22 @@ describe('the quickstart (npm start)', () => {
 
     const anthropic = new Anthropic({ apiKey: key, baseURL: url, maxRetries: 0 });
     const message = await anthropic.messages
-      .stream({ model: 'claude-sonnet', max_tokens: 256, messages: [question], tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }] })
+      .stream({
+        model: 'claude-sonnet',
+        max_tokens: 256,
+        messages: [question],
+        tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }],
+      })
       .finalMessage();
     expect(message.stop_reason).toBe('tool_use');
     expect(message.content[0]).toMatchObject({ type: 'tool_use', name: 'get_weather', input: { city: 'Weather in Paris?' } });
 
     const parameters = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
-    const response = await openai.responses.create({ model: 'gpt-4o-mini', input: 'Weather in Paris?', tools: [{ type: 'function', name: 'get_weather', parameters, strict: false }] });
+    const response = await openai.responses.create({
+      model: 'gpt-4o-mini',
+      input: 'Weather in Paris?',
+      tools: [{ type: 'function', name: 'get_weather', parameters, strict: false }],
+    });
     expect(response.output[0]).toMatchObject({ type: 'function_call', name: 'get_weather', arguments: '{"city":"Weather in Paris?"}' });
 
     const ai = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: url } });

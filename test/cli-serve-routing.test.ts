@@ -33,8 +33,18 @@ function registry() {
     ...base,
     models: {
       ...base.models,
-      'claude-sonnet': { ...sonnet, deployments: [{ ...sonnet.deployments[0]!, region: 'us' }, { ...sonnet.deployments[1]!, region: 'eu' }] },
-      'gpt-mini': { ...mini, capabilities: { tools: false, reasoning: false, context_window: 30, max_output_tokens: 1000 }, deployments: [{ ...mini.deployments[0]!, region: 'us' }] },
+      'claude-sonnet': {
+        ...sonnet,
+        deployments: [
+          { ...sonnet.deployments[0]!, region: 'us' },
+          { ...sonnet.deployments[1]!, region: 'eu' },
+        ],
+      },
+      'gpt-mini': {
+        ...mini,
+        capabilities: { tools: false, reasoning: false, context_window: 30, max_output_tokens: 1000 },
+        deployments: [{ ...mini.deployments[0]!, region: 'us' }],
+      },
     },
   };
 }
@@ -48,7 +58,10 @@ function writeService(identity: unknown, policy: unknown = POLICY): string {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-routing-'));
   writeFileSync(join(dir, 'registry.yaml'), stringify(registry()));
   writeFileSync(join(dir, 'policy.yaml'), stringify(policy));
-  writeFileSync(join(dir, 'tollgate.yaml'), stringify({ listen: { host: '127.0.0.1', port: 0 }, registry: './registry.yaml', policy: './policy.yaml', identity, usage: 'stdout' }));
+  writeFileSync(
+    join(dir, 'tollgate.yaml'),
+    stringify({ listen: { host: '127.0.0.1', port: 0 }, registry: './registry.yaml', policy: './policy.yaml', identity, usage: 'stdout' }),
+  );
   return join(dir, 'tollgate.yaml');
 }
 
@@ -58,14 +71,21 @@ describe('routing keys under tollgate serve', () => {
     const p = spawnTs([CLI, 'serve', '--config', writeService(ids.identity)], { env: SECRETS });
     try {
       const [, url] = await p.waitFor('stderr', /listening on (http:\/\/127\.0\.0\.1:\d+)/);
-      const client = (user: string, headers: Record<string, string> = {}) => new OpenAI({ apiKey: ids.keys[user]!, baseURL: `${url}/v1`, maxRetries: 0, defaultHeaders: headers });
+      const client = (user: string, headers: Record<string, string> = {}) =>
+        new OpenAI({ apiKey: ids.keys[user]!, baseURL: `${url}/v1`, maxRetries: 0, defaultHeaders: headers });
       const hi = (model: string) => ({ model, messages: [{ role: 'user' as const, content: 'hi' }] });
 
-      const tools = await client('alice').chat.completions.create({ ...hi('gpt-mini'), tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] }).catch((e: unknown) => e);
+      const tools = await client('alice')
+        .chat.completions.create({ ...hi('gpt-mini'), tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] })
+        .catch((e: unknown) => e);
       expect((tools as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('tools');
-      const long = await client('alice').chat.completions.create({ ...hi('gpt-mini'), messages: [{ role: 'user', content: 'a '.repeat(31) }] }).catch((e: unknown) => e);
+      const long = await client('alice')
+        .chat.completions.create({ ...hi('gpt-mini'), messages: [{ role: 'user', content: 'a '.repeat(31) }] })
+        .catch((e: unknown) => e);
       expect((long as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('context_length_exceeded');
-      const outside = await client('eve').chat.completions.create(hi('gpt-mini')).catch((e: unknown) => e);
+      const outside = await client('eve')
+        .chat.completions.create(hi('gpt-mini'))
+        .catch((e: unknown) => e);
       expect(outside).toBeInstanceOf(OpenAI.PermissionDeniedError);
       await client('eve').chat.completions.create(hi('claude-sonnet'));
       await client('alice', { 'x-tollgate-region': 'eu' }).chat.completions.create(hi('claude-sonnet'));

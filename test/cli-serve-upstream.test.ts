@@ -21,7 +21,11 @@ let identity: unknown;
 const ENV = { ANTHROPIC_API_KEY: 'sk-ant-hostile', OPENAI_API_KEY: 'sk-openai-slow' };
 
 function registry() {
-  const anthropic = (scenario: string, base = hostile.url) => ({ base_url: `${base}/${scenario}`, credential: 'anthropic', headers: { 'anthropic-version': '2023-06-01' } });
+  const anthropic = (scenario: string, base = hostile.url) => ({
+    base_url: `${base}/${scenario}`,
+    credential: 'anthropic',
+    headers: { 'anthropic-version': '2023-06-01' },
+  });
   const model = (provider: string, format = 'anthropic_messages') => ({
     brand: format === 'openai_chat' ? 'openai' : 'anthropic',
     entry_formats: ['openai_chat'],
@@ -58,7 +62,14 @@ function writeService(config: Record<string, unknown>, policy?: unknown): string
   if (policy !== undefined) writeFileSync(join(dir, 'policy.yaml'), stringify(policy));
   writeFileSync(
     join(dir, 'tollgate.yaml'),
-    stringify({ listen: { host: '127.0.0.1', port: 0 }, registry: './registry.yaml', ...(policy === undefined ? {} : { policy: './policy.yaml' }), identity, usage: 'stdout', ...config }),
+    stringify({
+      listen: { host: '127.0.0.1', port: 0 },
+      registry: './registry.yaml',
+      ...(policy === undefined ? {} : { policy: './policy.yaml' }),
+      identity,
+      usage: 'stdout',
+      ...config,
+    }),
   );
   return join(dir, 'tollgate.yaml');
 }
@@ -70,11 +81,12 @@ async function serve(config: Record<string, unknown>, args: string[] = [], polic
 }
 
 const client = (url: string) => new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 });
-const ask = (url: string, model: string) => fetch(`${url}/v1/chat/completions`, {
-  method: 'POST',
-  headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-  body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
-});
+const ask = (url: string, model: string) =>
+  fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+  });
 
 beforeAll(async () => {
   hostile = await startHostileUpstream({ dripMs: 25 });
@@ -91,11 +103,24 @@ afterAll(async () => {
 
 describe('tollgate serve: the upstream section', () => {
   it('refuses bad upstream bounds and an unreadable ca_file, every violation listed (exit 1)', async () => {
-    const file = writeService({ upstream: { connect_timeout_s: 0, headers_timeout_s: 'soon', idle_timeout_s: -1, http2: 'yes', ca_file: './missing.pem', surprise: 1 } });
+    const file = writeService({
+      upstream: { connect_timeout_s: 0, headers_timeout_s: 'soon', idle_timeout_s: -1, http2: 'yes', ca_file: './missing.pem', surprise: 1 },
+    });
     const r = await runCli(['validate', '--config', file], { env: ENV });
     expect(r.code).toBe(1);
-    for (const path of ['upstream.connect_timeout_s', 'upstream.headers_timeout_s', 'upstream.idle_timeout_s', 'upstream.http2', 'upstream.surprise']) expect(r.stderr).toContain(`${path}:`);
-    const good = writeService({ upstream: { connect_timeout_s: 2, headers_timeout_s: 30, idle_timeout_s: 30, attempt_timeout_s: 600, max_connections_per_origin: 16, http2: true, ca_file: './ca.pem' } });
+    for (const path of ['upstream.connect_timeout_s', 'upstream.headers_timeout_s', 'upstream.idle_timeout_s', 'upstream.http2', 'upstream.surprise'])
+      expect(r.stderr).toContain(`${path}:`);
+    const good = writeService({
+      upstream: {
+        connect_timeout_s: 2,
+        headers_timeout_s: 30,
+        idle_timeout_s: 30,
+        attempt_timeout_s: 600,
+        max_connections_per_origin: 16,
+        http2: true,
+        ca_file: './ca.pem',
+      },
+    });
     expect((await runCli(['validate', '--config', good], { env: ENV })).code).toBe(0);
     const missing = writeService({ upstream: { ca_file: './missing.pem' } });
     const m = await runCli(['validate', '--config', missing], { env: ENV });
@@ -164,7 +189,9 @@ describe('tollgate serve --workers N', () => {
     // Two long streams open (one per worker, on separate connections) when SIGTERM comes: both finish.
     const { p: q, url: url2 } = await serve({ drain_timeout_s: 20 }, ['--workers', '2']);
     try {
-      const streams = await Promise.all([0, 1].map(() => client(url2).chat.completions.create({ model: 'long', messages: [{ role: 'user', content: 'count' }], stream: true })));
+      const streams = await Promise.all(
+        [0, 1].map(() => client(url2).chat.completions.create({ model: 'long', messages: [{ role: 'user', content: 'count' }], stream: true })),
+      );
       const texts = ['', ''];
       let signalled = false;
       await Promise.all(

@@ -34,7 +34,9 @@ function registryFor(replayUrl: string, slowUrl: string) {
     brand: 'openai',
     entry_formats: ['openai_chat'],
     capabilities: { max_output_tokens: 1000 },
-    deployments: [{ id: `${provider}@openai`, provider, format: 'openai_chat', upstream_model: 'gpt-4o-mini', pricing: { unit: 'usd_per_mtok', input: '1', output: '1' } }],
+    deployments: [
+      { id: `${provider}@openai`, provider, format: 'openai_chat', upstream_model: 'gpt-4o-mini', pricing: { unit: 'usd_per_mtok', input: '1', output: '1' } },
+    ],
   });
   return {
     ...base,
@@ -112,7 +114,11 @@ describe('tollgate serve', () => {
           readyDuringDrain = (await fetch(`${url}/readyz`)).status;
           healthDuringDrain = (await fetch(`${url}/healthz`)).status;
           newRequestDuringDrain = (
-            await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: '{"model":"gpt-mini","messages":[]}' })
+            await fetch(`${url}/v1/chat/completions`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${key}` },
+              body: '{"model":"gpt-mini","messages":[]}',
+            })
           ).status;
         }
       }
@@ -193,10 +199,25 @@ describe('tollgate serve', () => {
       writeFileSync(file, readFileSync(file, 'utf8') + 'policy: ./policy.yaml\n');
       p.kill('SIGHUP');
       await p.waitFor('stderr', /reloaded — .*policy sha256:/);
-      const denied = await client(url).chat.completions.create({ model: 'gpt-mini-2', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+      const denied = await client(url)
+        .chat.completions.create({ model: 'gpt-mini-2', messages: [{ role: 'user', content: 'hi' }] })
+        .catch((e: unknown) => e);
       expect(denied).toBeInstanceOf(OpenAI.NotFoundError);
       // An invalid edit: reported, nothing changes, the gateway keeps serving.
-      writeFileSync(registryFile, stringify({ ...registry, models: { ...(registry.models as object), broken: { brand: 'openai', entry_formats: ['openai_chat'], deployments: [{ id: 'b@x', provider: 'nowhere', format: 'openai_chat', upstream_model: 'x' }] } } }));
+      writeFileSync(
+        registryFile,
+        stringify({
+          ...registry,
+          models: {
+            ...(registry.models as object),
+            broken: {
+              brand: 'openai',
+              entry_formats: ['openai_chat'],
+              deployments: [{ id: 'b@x', provider: 'nowhere', format: 'openai_chat', upstream_model: 'x' }],
+            },
+          },
+        }),
+      );
       p.kill('SIGHUP');
       await p.waitFor('stderr', /reload refused — keeping registry/);
       expect(p.stderr()).toMatch(/registry\.yaml: models\.broken/);
@@ -252,7 +273,9 @@ describe('tollgate serve', () => {
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/cannot start: .*EADDRINUSE/);
       // --host and --port override the config's listen (what the Docker image does with --host 0.0.0.0).
-      const p = spawnTs([CLI, 'serve', '--config', writeService({ listen: { host: '127.0.0.1', port } }), '--host', '127.0.0.1', '--port', '0'], { env: SECRETS });
+      const p = spawnTs([CLI, 'serve', '--config', writeService({ listen: { host: '127.0.0.1', port } }), '--host', '127.0.0.1', '--port', '0'], {
+        env: SECRETS,
+      });
       try {
         const [, url] = await p.waitFor('stderr', /listening on (http:\/\/127\.0\.0\.1:\d+)/);
         expect(url).not.toBe(`http://127.0.0.1:${port}`);
@@ -273,7 +296,9 @@ describe('tollgate serve with other stores and sinks', () => {
   it('appends usage to a file named relative to the config, flushed before exit', async () => {
     const { p, url, file } = await serve({ usage: 'file:./usage.jsonl' });
     try {
-      const res = await client(url).chat.completions.create({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+      const res = await client(url)
+        .chat.completions.create({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] })
+        .withResponse();
       p.kill('SIGTERM');
       expect((await p.exited).code).toBe(0);
       const records = jsonLines(readFileSync(join(dirname(file), 'usage.jsonl'), 'utf8'));
@@ -296,7 +321,9 @@ describe('tollgate serve with other stores and sinks', () => {
       const { p, url } = await serve({ store: { url: redis.url, key_prefix: prefix, reservation_ttl_s: 60 }, usage: postgres.url });
       const ids: string[] = [];
       try {
-        const ok = await client(url).chat.completions.create({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+        const ok = await client(url)
+          .chat.completions.create({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] })
+          .withResponse();
         ids.push(ok.response.headers.get('x-tollgate-request-id')!);
         const missing = await fetch(`${url}/v1/chat/completions`, {
           method: 'POST',

@@ -67,7 +67,15 @@ function registryFor(replayUrl: string, slowUrl: string) {
         brand: 'openai',
         entry_formats: ['openai_chat'],
         capabilities: { max_output_tokens: 1000 },
-        deployments: [{ id: 'endless@openai', provider: 'endless', format: 'openai_chat', upstream_model: 'gpt-4o-mini', pricing: { unit: 'usd_per_mtok', input: '1', output: '1' } }],
+        deployments: [
+          {
+            id: 'endless@openai',
+            provider: 'endless',
+            format: 'openai_chat',
+            upstream_model: 'gpt-4o-mini',
+            pricing: { unit: 'usd_per_mtok', input: '1', output: '1' },
+          },
+        ],
       },
     },
   };
@@ -78,9 +86,16 @@ function writeService(config: Record<string, unknown>): string {
   writeFileSync(join(dir, 'registry.yaml'), stringify(registryFor(upstream.url, slow.url)));
   writeFileSync(
     join(dir, 'policy.yaml'),
-    stringify({ spend: { rules: [{ id: 'opus-cap', matches: [{ match: { scope: 'claude-opus', window: 'daily', at_or_above_usd: '0.000001' }, actions: [{ type: 'block' }] }] }] } }),
+    stringify({
+      spend: {
+        rules: [{ id: 'opus-cap', matches: [{ match: { scope: 'claude-opus', window: 'daily', at_or_above_usd: '0.000001' }, actions: [{ type: 'block' }] }] }],
+      },
+    }),
   );
-  writeFileSync(join(dir, 'tollgate.yaml'), stringify({ listen: { host: '127.0.0.1', port: 0 }, registry: './registry.yaml', policy: './policy.yaml', identity, ...config }));
+  writeFileSync(
+    join(dir, 'tollgate.yaml'),
+    stringify({ listen: { host: '127.0.0.1', port: 0 }, registry: './registry.yaml', policy: './policy.yaml', identity, ...config }),
+  );
   return join(dir, 'tollgate.yaml');
 }
 
@@ -120,7 +135,11 @@ describe('tollgate serve with telemetry', () => {
     const file = writeService({
       usage: 'stdout',
       log: { access: 'stdout' },
-      telemetry: { prometheus: { host: '127.0.0.1', port: 0 }, otlp: { endpoint: receiver.url, protocol: 'http/json', headers: { 'x-team': 'sre' } }, service_name: 'tollgate-test' },
+      telemetry: {
+        prometheus: { host: '127.0.0.1', port: 0 },
+        otlp: { endpoint: receiver.url, protocol: 'http/json', headers: { 'x-team': 'sre' } },
+        service_name: 'tollgate-test',
+      },
     });
     const p = spawnTs([CLI, 'serve', '--config', file], { env: { ...SECRETS, OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_METRIC_EXPORT_INTERVAL: '300' } });
     try {
@@ -145,7 +164,10 @@ describe('tollgate serve with telemetry', () => {
       expect((rejected as InstanceType<typeof OpenAI.RateLimitError>).headers?.get('server-timing')).toMatch(/^gateway;dur=/);
       // cancelled mid-stream by the client
       const controller = new AbortController();
-      const endless = await client.chat.completions.create({ model: 'endless-model', messages: [{ role: 'user', content: secret }], stream: true }, { signal: controller.signal });
+      const endless = await client.chat.completions.create(
+        { model: 'endless-model', messages: [{ role: 'user', content: secret }], stream: true },
+        { signal: controller.signal },
+      );
       let chunks = 0;
       await (async () => {
         for await (const _ of endless) if (++chunks === 3) controller.abort();
@@ -159,15 +181,26 @@ describe('tollgate serve with telemetry', () => {
       // /metrics: the series and their label sets.
       const text = await (await fetch(metricsUrl!)).text();
       const samples = parseMetrics(text);
-      const find = (name: string, labels: Record<string, string> = {}) => samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+      const find = (name: string, labels: Record<string, string> = {}) =>
+        samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
       const total = (name: string, labels: Record<string, string> = {}) => find(name, labels).reduce((n, s) => n + s.value, 0);
       expect(total('tollgate_requests_total', { tollgate_status: 'ok', tollgate_reason: 'none' })).toBe(2);
       expect(total('tollgate_requests_total', { tollgate_status: 'rejected', tollgate_reason: 'spend_limit:opus-cap', tollgate_model: 'claude-opus' })).toBe(1);
       expect(total('tollgate_requests_total', { tollgate_status: 'cancelled', tollgate_reason: 'client_cancelled', tollgate_model: 'endless-model' })).toBe(1);
-      const labelSet = (name: string) => new Set(find(name).map((s) => Object.keys(s.labels).filter((k) => !k.startsWith('otel_scope_')).sort().join(',')));
+      const labelSet = (name: string) =>
+        new Set(
+          find(name).map((s) =>
+            Object.keys(s.labels)
+              .filter((k) => !k.startsWith('otel_scope_'))
+              .sort()
+              .join(','),
+          ),
+        );
       expect(labelSet('tollgate_requests_total')).toEqual(new Set(['tollgate_entry_format,tollgate_model,tollgate_reason,tollgate_status']));
       expect(find('gen_ai_client_token_usage_bucket', { gen_ai_token_type: 'input', tollgate_deployment: 'sonnet@anthropic', le: '1024' }).length).toBe(1);
-      expect(labelSet('gen_ai_client_token_usage_count')).toEqual(new Set(['gen_ai_operation_name,gen_ai_provider_name,gen_ai_request_model,gen_ai_token_type,tollgate_deployment']));
+      expect(labelSet('gen_ai_client_token_usage_count')).toEqual(
+        new Set(['gen_ai_operation_name,gen_ai_provider_name,gen_ai_request_model,gen_ai_token_type,tollgate_deployment']),
+      );
       const sonnet = records.find((r) => r.model === 'claude-sonnet')!.usage as { cache_read: number };
       expect(total('tollgate_tokens_total', { gen_ai_token_type: 'tollgate.cache_read', tollgate_model: 'claude-sonnet' })).toBe(sonnet.cache_read);
       expect(total('gen_ai_client_operation_duration_seconds_count') + total('gen_ai_client_operation_duration_count')).toBe(3);
@@ -206,14 +239,21 @@ describe('tollgate serve with telemetry', () => {
       // Lines are written at least every second.
       await expect.poll(() => jsonLines(p.stdout()).filter((l) => l.log === 'access').length, { timeout: 5000 }).toBe(4);
       const access = jsonLines(p.stdout()).filter((l) => l.log === 'access');
-      expect(access.find((l) => l.request_id === ok.response.headers.get('x-tollgate-request-id'))).toMatchObject({ method: 'POST', path: '/v1/chat/completions', status: 200, completed: true });
+      expect(access.find((l) => l.request_id === ok.response.headers.get('x-tollgate-request-id'))).toMatchObject({
+        method: 'POST',
+        path: '/v1/chat/completions',
+        status: 200,
+        completed: true,
+      });
       expect(access.find((l) => l.status === 429)).toBeDefined();
       expect(p.stdout()).not.toContain(secret);
 
       p.kill('SIGTERM');
       const { code } = await p.exited;
       expect(code).toBe(0);
-      expect(p.stderr()).toMatch(/stopped — 4 requests; usage records: 4 handed, 4 written, 0 still queued, 0 dropped, 0 failed \(0 lost\); telemetry: \d+ spans exported, 0 lost/);
+      expect(p.stderr()).toMatch(
+        /stopped — 4 requests; usage records: 4 handed, 4 written, 0 still queued, 0 dropped, 0 failed \(0 lost\); telemetry: \d+ spans exported, 0 lost/,
+      );
     } finally {
       p.kill('SIGKILL');
       await receiver.close();
@@ -266,7 +306,9 @@ describe('tollgate serve with telemetry', () => {
     await new Promise<void>((r) => closed.close(() => r()));
     const lines: string[] = [];
     // Credentials in the endpoint never reach a log line.
-    const loaded = await loadService(writeService({ usage: 'none', telemetry: { prometheus: { port: busyPort }, otlp: { endpoint: `http://sre:s3cret-token@127.0.0.1:${deadPort}` } } }));
+    const loaded = await loadService(
+      writeService({ usage: 'none', telemetry: { prometheus: { port: busyPort }, otlp: { endpoint: `http://sre:s3cret-token@127.0.0.1:${deadPort}` } } }),
+    );
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
     const saved = { ...process.env };
     // The exporter retries a refused connection until its timeout: keep that short here.
@@ -276,7 +318,9 @@ describe('tollgate serve with telemetry', () => {
     delete process.env.OTEL_EXPORTER_OTLP_TIMEOUT;
     try {
       expect(service.metricsUrl).toBeNull();
-      expect(lines.join('\n')).toMatch(new RegExp(`cannot serve metrics on 127\\.0\\.0\\.1:${busyPort} \\(.*EADDRINUSE.*\\); serving traffic without /metrics`));
+      expect(lines.join('\n')).toMatch(
+        new RegExp(`cannot serve metrics on 127\\.0\\.0\\.1:${busyPort} \\(.*EADDRINUSE.*\\); serving traffic without /metrics`),
+      );
       const client = new OpenAI({ apiKey: key, baseURL: `${service.url}/v1`, maxRetries: 0 });
       for (let i = 0; i < 3; i++) {
         const answer = await client.chat.completions.create({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] });

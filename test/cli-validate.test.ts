@@ -51,7 +51,10 @@ usage: kafka://nowhere
 drain_timeout_s: -1
 surprise: true
 `,
-      'registry.yaml': VALID_REGISTRY.replace('provider: openai, format: openai_chat, upstream_model', 'provider: nowhere, format: openai_chat, upstream_model'),
+      'registry.yaml': VALID_REGISTRY.replace(
+        'provider: openai, format: openai_chat, upstream_model',
+        'provider: nowhere, format: openai_chat, upstream_model',
+      ),
       'policy.yaml': `
 enforcement: maybe
 rate_limits: [ { id: r1, match: {} } ]
@@ -105,7 +108,8 @@ prompts:
       /policy\.yaml: dlp\.custom\[2\]\.flags: /,
       /policy\.yaml: tools\.allow_lists\[0\]\.match: "bus: \[\]" matches nobody/,
       /policy\.yaml: prompts\[0\]\.match\.formats\[0\]: unknown wire format "bedrock_chat"/,
-    ]) expect(r.stderr).toMatch(pattern);
+    ])
+      expect(r.stderr).toMatch(pattern);
   });
 
   it('reports YAML syntax errors with their line, and missing files', async () => {
@@ -153,13 +157,16 @@ spend:
     expect(r.stderr).toMatch(/policy\.yaml: spend\.rules\[0\]\.matches\[0\]\.match\.per: per: team, but no caller can have a team/);
     expect(r.stderr).not.toContain('rules[1]');
 
-    writeFileSync(join(dir, 'policy.yaml'), `
+    writeFileSync(
+      join(dir, 'policy.yaml'),
+      `
 spend:
   rules:
     - id: r
       matches: [ { match: { per: department, scope: all, window: rolling_24h, at_or_above_usd: "10" }, actions: [ { type: pause, hours: 1 } ] } ]
 rate_limits: [ { id: c, concurrent: 0 }, { id: t, per: bu, match: { teams: [search] }, rpm: 5 } ]
-`);
+`,
+    );
     const bad = await runCli(['validate', '--config', join(dir, 'tollgate.yaml')]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/spend\.rules\[0\]\.matches\[0\]\.match\.per: "department" is not one of/);
@@ -209,7 +216,8 @@ spend:
       /tollgate\.yaml: listen\.prot: unknown key "prot" \(did you mean "port"\?\)/,
       /registry\.yaml: models\.gpt-mini\.visibilty: unknown key "visibilty" \(did you mean "visibility"\?\)/,
       /registry\.yaml: models\.gpt-mini\.deployments\[0\]\.pricing\.input: missing required key "input"/,
-    ]) expect(r.stderr).toMatch(line);
+    ])
+      expect(r.stderr).toMatch(line);
     expect(r.stderr).not.toMatch(/non-negative/);
   });
 

@@ -49,14 +49,23 @@ const USAGE: Usage = { input: 1000, output: 50, cacheRead: 200, cacheWrite: 30, 
 const sawState: Array<{ backend: Backend; back: boolean }> = [];
 
 function callId(format: Backend): string {
-  return { anthropic_messages: 'toolu_01AgentCall', openai_responses: 'call_agent01', gemini_generate_content: 'gcall_agent_0', bedrock_converse: 'tooluse_AgentCall01' }[format];
+  return {
+    anthropic_messages: 'toolu_01AgentCall',
+    openai_responses: 'call_agent01',
+    gemini_generate_content: 'gcall_agent_0',
+    bedrock_converse: 'tooluse_AgentCall01',
+  }[format];
 }
 
 /** Turn 1: the vendor's own reasoning and a Bash call; turn 2 (a tool result came back): the answer. */
 function answerEvents(format: Backend, model: string, final: boolean): StreamEvent[] {
   const events: StreamEvent[] = [{ type: 'message_start', id: `resp_${format}`, model, usage: { ...USAGE, output: 1, reasoning: 0 } }];
   if (final) {
-    events.push({ type: 'block_start', index: 0, block: { kind: 'text' } }, { type: 'text_delta', index: 0, text: 'There are 2 files: README.md and src.' }, { type: 'block_stop', index: 0 });
+    events.push(
+      { type: 'block_start', index: 0, block: { kind: 'text' } },
+      { type: 'text_delta', index: 0, text: 'There are 2 files: README.md and src.' },
+      { type: 'block_stop', index: 0 },
+    );
   } else {
     const issuer = format === 'openai_responses' ? 'openai' : format === 'gemini_generate_content' ? 'google' : 'anthropic';
     const reasoning: Extract<StreamEvent, { type: 'block_start' }>['block'] = { kind: 'reasoning', issuer };
@@ -72,7 +81,11 @@ function answerEvents(format: Backend, model: string, final: boolean): StreamEve
     if (format === 'gemini_generate_content') events.push({ type: 'signature', index: 1, signature: STATE.thought, issuer: 'google' });
     events.push({ type: 'tool_args_delta', index: 1, delta: '{"command":"ls"}' }, { type: 'block_stop', index: 1 });
   }
-  events.push({ type: 'finish', finishReason: { unified: final ? 'stop' : 'tool_calls', raw: null } }, { type: 'usage', usage: USAGE }, { type: 'message_stop' });
+  events.push(
+    { type: 'finish', finishReason: { unified: final ? 'stop' : 'tool_calls', raw: null } },
+    { type: 'usage', usage: USAGE },
+    { type: 'message_stop' },
+  );
   return events;
 }
 
@@ -112,7 +125,13 @@ function registry(url: string): RegistryFileInput {
     { provider: 'anthropic', format: 'anthropic_messages', family: 'chat', path: '/v1/messages/count_tokens', kind: 'count_tokens' },
     { provider: 'openai', format: 'openai_responses', family: 'responses', path: '/v1/responses' },
     { provider: 'openai', format: 'openai_responses', family: 'responses', path: '/v1/responses/input_tokens', kind: 'count_tokens' },
-    { provider: 'google', format: 'gemini_generate_content', family: 'chat', path: '/v1beta/models/{model}:generateContent', stream_path: '/v1beta/models/{model}:streamGenerateContent?alt=sse' },
+    {
+      provider: 'google',
+      format: 'gemini_generate_content',
+      family: 'chat',
+      path: '/v1beta/models/{model}:generateContent',
+      stream_path: '/v1beta/models/{model}:streamGenerateContent?alt=sse',
+    },
     { provider: 'google', format: 'gemini_generate_content', family: 'chat', path: '/v1beta/models/{model}:countTokens', kind: 'count_tokens' },
     { provider: 'bedrock', format: 'bedrock_converse', family: 'chat', path: '/model/{model}/converse', stream_path: '/model/{model}/converse-stream' },
     { provider: 'bedrock', format: 'bedrock_converse', family: 'chat', path: '/model/{model}/count-tokens', kind: 'count_tokens' },
@@ -123,12 +142,27 @@ function registry(url: string): RegistryFileInput {
       brand: b.provider,
       entry_formats: ['anthropic_messages', 'openai_responses'],
       capabilities: { tools: true, reasoning: true, max_output_tokens: 32000 },
-      deployments: [{ id: `${b.model}@${b.provider}`, provider: b.provider, format: b.format, upstream_model: b.upstream, pricing: { unit: 'usd_per_mtok', input: '3', output: '15', cache_read: '0.3', cache_write: '3.75' } }],
+      deployments: [
+        {
+          id: `${b.model}@${b.provider}`,
+          provider: b.provider,
+          format: b.format,
+          upstream_model: b.upstream,
+          pricing: { unit: 'usd_per_mtok', input: '3', output: '15', cache_read: '0.3', cache_write: '3.75' },
+        },
+      ],
     };
   }
-  const converters = (['anthropic_messages', 'openai_responses'] as const).flatMap((from) => BACKENDS.filter((b) => b.format !== from).map((b) => ({ from, to: b.format })));
+  const converters = (['anthropic_messages', 'openai_responses'] as const).flatMap((from) =>
+    BACKENDS.filter((b) => b.format !== from).map((b) => ({ from, to: b.format })),
+  );
   return {
-    wire_formats: { anthropic_messages: { family: 'chat' }, openai_responses: { family: 'responses' }, gemini_generate_content: { family: 'chat' }, bedrock_converse: { family: 'chat' } },
+    wire_formats: {
+      anthropic_messages: { family: 'chat' },
+      openai_responses: { family: 'responses' },
+      gemini_generate_content: { family: 'chat' },
+      bedrock_converse: { family: 'chat' },
+    },
     entry_routes: [
       { path: '/v1/messages', format: 'anthropic_messages' },
       { path: '/v1/messages/count_tokens', format: 'anthropic_messages', kind: 'count_tokens' },
@@ -163,7 +197,12 @@ beforeAll(async () => {
   upstream = await startMockUpstream(Object.fromEntries(BACKENDS.map((b) => [b.provider, agentBackend(b.format, b.upstream)])));
   const ids = await keysFor({ user: 'dev' });
   key = ids.keys.dev!;
-  gateway = createGateway({ registry: registry(upstream.url), identity: ids.identity, secrets: { ...SECRETS, GEMINI_API_KEY: 'g-key', ...AWS_KEYS }, usage: (r) => void records.push(r) });
+  gateway = createGateway({
+    registry: registry(upstream.url),
+    identity: ids.identity,
+    secrets: { ...SECRETS, GEMINI_API_KEY: 'g-key', ...AWS_KEYS },
+    usage: (r) => void records.push(r),
+  });
   server = await startServer((request) => gateway.handle(request));
 });
 
@@ -180,7 +219,10 @@ function reported(format: Backend): Usage {
   for (const e of answerEvents(format, 'm', true)) encoder.encode(e, out.write);
   let usage: Usage | null = null;
   const decoder = codecs[format].createStreamDecoder();
-  const reader = (codecs[format].streamFraming?.createReader ?? null)?.((m) => decoder.push(m, (e) => e.type === 'usage' && (usage = e.usage)), () => {});
+  const reader = (codecs[format].streamFraming?.createReader ?? null)?.(
+    (m) => decoder.push(m, (e) => e.type === 'usage' && (usage = e.usage)),
+    () => {},
+  );
   const bytes = out.take();
   if (reader !== undefined && reader !== null) {
     reader.feed(bytes);
@@ -188,7 +230,11 @@ function reported(format: Backend): Usage {
   } else {
     for (const block of new TextDecoder().decode(bytes).split(/\r?\n\r?\n/)) {
       const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = block.split(/\r?\n/).filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+      const data = block
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n');
       if (data !== '') decoder.push({ data, ...(event === undefined ? {} : { event }) }, (e) => e.type === 'usage' && (usage = e.usage));
     }
   }
@@ -215,8 +261,17 @@ const CLAUDE_CODE_SYSTEM = [
   { type: 'text' as const, text: 'Working directory: /repo. Platform: linux.' },
 ];
 const CLAUDE_CODE_TOOLS = [
-  { name: 'Bash', description: 'Run a shell command', input_schema: { type: 'object' as const, properties: { command: { type: 'string' } }, required: ['command'] } },
-  { name: 'Read', description: 'Read a file', input_schema: { type: 'object' as const, properties: { file_path: { type: 'string' } }, required: ['file_path'] }, cache_control: { type: 'ephemeral' as const } },
+  {
+    name: 'Bash',
+    description: 'Run a shell command',
+    input_schema: { type: 'object' as const, properties: { command: { type: 'string' } }, required: ['command'] },
+  },
+  {
+    name: 'Read',
+    description: 'Read a file',
+    input_schema: { type: 'object' as const, properties: { file_path: { type: 'string' } }, required: ['file_path'] },
+    cache_control: { type: 'ephemeral' as const },
+  },
 ];
 const BETA = { 'anthropic-beta': 'interleaved-thinking-2025-05-14,fine-grained-tool-streaming-2025-05-14' };
 
@@ -225,13 +280,26 @@ describe.each(BACKENDS)('Claude Code → $model ($format)', ({ format, model }) 
     const client = new Anthropic({ apiKey: key, baseURL: server.url, maxRetries: 0 });
     expect((await client.models.list()).data.map((m) => m.id)).toContain(model);
 
-    const messages: Anthropic.MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: 'What files are here?', cache_control: { type: 'ephemeral' } }] }];
+    const messages: Anthropic.MessageParam[] = [
+      { role: 'user', content: [{ type: 'text', text: 'What files are here?', cache_control: { type: 'ephemeral' } }] },
+    ];
     const turn = async () => {
-      const count = await client.messages.countTokens({ model, system: CLAUDE_CODE_SYSTEM, tools: CLAUDE_CODE_TOOLS, messages, thinking: { type: 'enabled', budget_tokens: 4000 } }, { headers: BETA });
+      const count = await client.messages.countTokens(
+        { model, system: CLAUDE_CODE_SYSTEM, tools: CLAUDE_CODE_TOOLS, messages, thinking: { type: 'enabled', budget_tokens: 4000 } },
+        { headers: BETA },
+      );
       expect(count.input_tokens).toBe(COUNT);
       const before = generated().length;
       const stream = client.messages.stream(
-        { model, max_tokens: 32000, system: CLAUDE_CODE_SYSTEM, tools: CLAUDE_CODE_TOOLS, messages, thinking: { type: 'enabled', budget_tokens: 4000 }, metadata: { user_id: 'user_dev_account__session_42' } },
+        {
+          model,
+          max_tokens: 32000,
+          system: CLAUDE_CODE_SYSTEM,
+          tools: CLAUDE_CODE_TOOLS,
+          messages,
+          thinking: { type: 'enabled', budget_tokens: 4000 },
+          metadata: { user_id: 'user_dev_account__session_42' },
+        },
         { headers: BETA },
       );
       const { response } = await stream.withResponse();
@@ -247,8 +315,17 @@ describe.each(BACKENDS)('Claude Code → $model ($format)', ({ format, model }) 
     expect(first.message.content.some((b) => b.type === 'thinking')).toBe(true);
     const usage = reported(format);
     // Exact: what the backend reported, in Anthropic's kinds; the record holds the same.
-    expect(first.message.usage).toMatchObject({ input_tokens: usage.input, output_tokens: usage.output, cache_read_input_tokens: usage.cacheRead, cache_creation_input_tokens: usage.cacheWrite + usage.cacheWrite1h });
-    expect(first.record).toMatchObject({ status: 'ok', model, usage: { input: usage.input, output: usage.output, cache_read: usage.cacheRead, cache_write: usage.cacheWrite, measured: true } });
+    expect(first.message.usage).toMatchObject({
+      input_tokens: usage.input,
+      output_tokens: usage.output,
+      cache_read_input_tokens: usage.cacheRead,
+      cache_creation_input_tokens: usage.cacheWrite + usage.cacheWrite1h,
+    });
+    expect(first.record).toMatchObject({
+      status: 'ok',
+      model,
+      usage: { input: usage.input, output: usage.output, cache_read: usage.cacheRead, cache_write: usage.cacheWrite, measured: true },
+    });
 
     messages.push({ role: 'assistant', content: first.message.content });
     messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'README.md\nsrc' }] });
@@ -274,7 +351,13 @@ describe.each(BACKENDS)('Claude Code → $model ($format)', ({ format, model }) 
 });
 
 const CODEX_TOOLS: OpenAI.Responses.FunctionTool[] = [
-  { type: 'function', name: 'shell', description: 'Runs a shell command and returns its output.', parameters: { type: 'object', properties: { command: { type: 'array', items: { type: 'string' } } }, required: ['command'], additionalProperties: false }, strict: false },
+  {
+    type: 'function',
+    name: 'shell',
+    description: 'Runs a shell command and returns its output.',
+    parameters: { type: 'object', properties: { command: { type: 'array', items: { type: 'string' } } }, required: ['command'], additionalProperties: false },
+    strict: false,
+  },
 ];
 
 describe.each(BACKENDS)('Codex → $model ($format)', ({ format, model }) => {
@@ -312,14 +395,24 @@ describe.each(BACKENDS)('Codex → $model ($format)', ({ format, model }) => {
     expect(first.completed.output.some((i) => i.type === 'reasoning')).toBe(true);
     const usage = reported(format);
     const prompt = usage.input + usage.cacheRead + usage.cacheWrite + usage.cacheWrite1h;
-    expect(first.completed.usage).toMatchObject({ input_tokens: prompt, output_tokens: usage.output, input_tokens_details: { cached_tokens: usage.cacheRead } });
-    expect(first.record).toMatchObject({ status: 'ok', model, usage: { input: usage.input, output: usage.output, cache_read: usage.cacheRead, measured: true } });
+    expect(first.completed.usage).toMatchObject({
+      input_tokens: prompt,
+      output_tokens: usage.output,
+      input_tokens_details: { cached_tokens: usage.cacheRead },
+    });
+    expect(first.record).toMatchObject({
+      status: 'ok',
+      model,
+      usage: { input: usage.input, output: usage.output, cache_read: usage.cacheRead, measured: true },
+    });
 
     // Codex sends everything again: its input, the output items (reasoning with encrypted content, the call), the call's output.
     input.push(...(first.completed.output as OpenAI.Responses.ResponseInputItem[]));
     input.push({ type: 'function_call_output', call_id: call.call_id, output: 'README.md\nsrc' });
     const second = await turn();
-    const text = second.completed.output.flatMap((i) => (i.type === 'message' ? i.content.flatMap((c) => (c.type === 'output_text' ? [c.text] : [])) : [])).join('');
+    const text = second.completed.output
+      .flatMap((i) => (i.type === 'message' ? i.content.flatMap((c) => (c.type === 'output_text' ? [c.text] : [])) : []))
+      .join('');
     expect(text).toBe('There are 2 files: README.md and src.');
     expect(second.record).toMatchObject({ status: 'ok', usage: { input: usage.input, output: usage.output } });
     expect(sawState.at(-1)).toEqual({ backend: format, back: CARRIES.codex[format] });

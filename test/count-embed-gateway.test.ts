@@ -36,9 +36,20 @@ function registry(url: string): RegistryFileInput {
   const priced = { unit: 'usd_per_mtok', input: '1', output: '2' } as const;
   type ModelIn = RegistryFileInput['models'][string];
   type DeploymentIn = NonNullable<ModelIn['deployments']>[number];
-  const gen = (entry: string[], deployment: Omit<DeploymentIn, 'pricing'>, extra: Partial<ModelIn> = {}): ModelIn => ({ brand: 'x', entry_formats: entry, deployments: [{ pricing: priced, ...deployment }], ...extra });
+  const gen = (entry: string[], deployment: Omit<DeploymentIn, 'pricing'>, extra: Partial<ModelIn> = {}): ModelIn => ({
+    brand: 'x',
+    entry_formats: entry,
+    deployments: [{ pricing: priced, ...deployment }],
+    ...extra,
+  });
   return {
-    wire_formats: { openai_chat: { family: 'chat' }, openai_responses: { family: 'responses' }, anthropic_messages: { family: 'chat' }, gemini_generate_content: { family: 'chat' }, bedrock_converse: { family: 'chat' } },
+    wire_formats: {
+      openai_chat: { family: 'chat' },
+      openai_responses: { family: 'responses' },
+      anthropic_messages: { family: 'chat' },
+      gemini_generate_content: { family: 'chat' },
+      bedrock_converse: { family: 'chat' },
+    },
     entry_routes: [
       { path: '/v1/messages', format: 'anthropic_messages' },
       { path: '/v1/messages/count_tokens', format: 'anthropic_messages', kind: 'count_tokens' },
@@ -84,23 +95,53 @@ function registry(url: string): RegistryFileInput {
       { provider: 'openai', format: 'openai_chat', family: 'chat', path: '/v1/embeddings', kind: 'embed' },
     ],
     models: {
-      claude: gen(['anthropic_messages', 'openai_responses', 'gemini_generate_content'], { id: 'claude@anthropic', provider: 'anthropic', format: 'anthropic_messages', upstream_model: 'claude-sonnet-4-5' }),
-      'gemini-pro': gen(['anthropic_messages', 'gemini_generate_content'], { id: 'gemini@google', provider: 'google', format: 'gemini_generate_content', upstream_model: 'gemini-2.5-pro' }),
+      claude: gen(['anthropic_messages', 'openai_responses', 'gemini_generate_content'], {
+        id: 'claude@anthropic',
+        provider: 'anthropic',
+        format: 'anthropic_messages',
+        upstream_model: 'claude-sonnet-4-5',
+      }),
+      'gemini-pro': gen(['anthropic_messages', 'gemini_generate_content'], {
+        id: 'gemini@google',
+        provider: 'google',
+        format: 'gemini_generate_content',
+        upstream_model: 'gemini-2.5-pro',
+      }),
       nova: gen(['anthropic_messages'], { id: 'nova@bedrock', provider: 'bedrock', format: 'bedrock_converse', upstream_model: 'us.amazon.nova-pro-v1:0' }),
       'gpt-5': gen(['anthropic_messages', 'openai_responses'], { id: 'gpt5@openai', provider: 'openai', format: 'openai_responses', upstream_model: 'gpt-5' }),
-      'gpt-local': gen(['anthropic_messages'], { id: 'local@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'gpt-4o' }, { tokenizer: 'o200k_base' }),
+      'gpt-local': gen(
+        ['anthropic_messages'],
+        { id: 'local@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'gpt-4o' },
+        { tokenizer: 'o200k_base' },
+      ),
       mystery: gen(['anthropic_messages'], { id: 'mystery@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'mystery-1' }),
       'text-embedding-3-small': {
         brand: 'openai',
         kind: 'embed',
         entry_formats: ['openai_chat', 'gemini_generate_content'],
-        deployments: [{ id: 'emb@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'text-embedding-3-small', pricing: { unit: 'usd_per_mtok', input: '0.02', output: '0' } }],
+        deployments: [
+          {
+            id: 'emb@openai',
+            provider: 'openai',
+            format: 'openai_chat',
+            upstream_model: 'text-embedding-3-small',
+            pricing: { unit: 'usd_per_mtok', input: '0.02', output: '0' },
+          },
+        ],
       },
       'gemini-embedding': {
         brand: 'google',
         kind: 'embed',
         entry_formats: ['openai_chat', 'gemini_generate_content'],
-        deployments: [{ id: 'emb@google', provider: 'google', format: 'gemini_generate_content', upstream_model: 'gemini-embedding-001', pricing: { unit: 'usd_per_mtok', input: '0.15', output: '0' } }],
+        deployments: [
+          {
+            id: 'emb@google',
+            provider: 'google',
+            format: 'gemini_generate_content',
+            upstream_model: 'gemini-embedding-001',
+            pricing: { unit: 'usd_per_mtok', input: '0.15', output: '0' },
+          },
+        ],
       },
     },
   };
@@ -108,7 +149,14 @@ function registry(url: string): RegistryFileInput {
 
 const policy: PolicyFileInput = {
   rate_limits: [{ id: 'carol-rpm', match: { users: ['carol'] }, rpm: 2 }],
-  spend: { rules: [{ id: 'dave-embed-cap', matches: [{ match: { users: ['dave'], scope: 'gemini-embedding', window: 'daily', at_or_above_usd: '0.000001' }, actions: [{ type: 'block' }] }] }] },
+  spend: {
+    rules: [
+      {
+        id: 'dave-embed-cap',
+        matches: [{ match: { users: ['dave'], scope: 'gemini-embedding', window: 'daily', at_or_above_usd: '0.000001' }, actions: [{ type: 'block' }] }],
+      },
+    ],
+  },
 };
 
 beforeAll(async () => {
@@ -124,7 +172,12 @@ beforeAll(async () => {
       if (path.endsWith('/responses/input_tokens')) return Response.json({ object: 'response.input_tokens', input_tokens: 77 });
       if (path.endsWith('/embeddings')) {
         const inputs: string[] = Array.isArray(body.input) ? body.input : [body.input];
-        return Response.json({ object: 'list', data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: vectorOf(t) })), model: body.model, usage: { prompt_tokens: 3 * inputs.length, total_tokens: 3 * inputs.length } });
+        return Response.json({
+          object: 'list',
+          data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: vectorOf(t) })),
+          model: body.model,
+          usage: { prompt_tokens: 3 * inputs.length, total_tokens: 3 * inputs.length },
+        });
       }
       return new Response('not here', { status: 404 });
     },
@@ -132,7 +185,8 @@ beforeAll(async () => {
       const path = new URL(request.url).pathname;
       note(`google${path.slice(path.lastIndexOf(':'))}`, body);
       if (path.endsWith(':countTokens')) return Response.json({ totalTokens: 31 });
-      if (path.endsWith(':batchEmbedContents')) return Response.json({ embeddings: (body.requests as Json[]).map((r) => ({ values: vectorOf(r.content.parts[0].text) })) });
+      if (path.endsWith(':batchEmbedContents'))
+        return Response.json({ embeddings: (body.requests as Json[]).map((r) => ({ values: vectorOf(r.content.parts[0].text) })) });
       return new Response('not here', { status: 404 });
     },
     bedrock: async (request, body) => {
@@ -145,7 +199,14 @@ beforeAll(async () => {
   });
   const ids = await keysFor({ user: 'alice' }, { user: 'carol' }, { user: 'dave' });
   keys = ids.keys;
-  gateway = createGateway({ registry: registry(upstream.url), policy, identity: ids.identity, secrets: { ...SECRETS, GEMINI_API_KEY: 'g-key', ...AWS_KEYS }, usage: (r) => void records.push(r), tokenizers: openaiTokenizers });
+  gateway = createGateway({
+    registry: registry(upstream.url),
+    policy,
+    identity: ids.identity,
+    secrets: { ...SECRETS, GEMINI_API_KEY: 'g-key', ...AWS_KEYS },
+    usage: (r) => void records.push(r),
+    tokenizers: openaiTokenizers,
+  });
   server = await startServer((request) => gateway.handle(request));
 });
 
@@ -162,7 +223,13 @@ const google = () => new GoogleGenAI({ apiKey: keys.alice!, httpOptions: { baseU
 
 const CLAUDE_CODE_COUNT = {
   system: [{ type: 'text' as const, text: 'You are Claude Code, an interactive CLI tool.', cache_control: { type: 'ephemeral' as const } }],
-  tools: [{ name: 'Bash', description: 'Run a shell command', input_schema: { type: 'object' as const, properties: { command: { type: 'string' } }, required: ['command'] } }],
+  tools: [
+    {
+      name: 'Bash',
+      description: 'Run a shell command',
+      input_schema: { type: 'object' as const, properties: { command: { type: 'string' } }, required: ['command'] },
+    },
+  ],
   messages: [
     { role: 'user' as const, content: 'List the files here.' },
     { role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 'toolu_1', name: 'Bash', input: { command: 'ls' } }] },
@@ -177,17 +244,30 @@ describe('count_tokens: the deployment’s own count operation, translated both 
     expect(sent).toMatchObject({ model: 'claude-sonnet-4-5', tools: [{ name: 'Bash' }] });
     expect(sent.max_tokens).toBeUndefined();
     expect(out.input_tokens).toBe(1000 + JSON.stringify(sent.messages).length);
-    expect(last()).toMatchObject({ kind: 'count_tokens', status: 'ok', counted_tokens: out.input_tokens, deployment: 'claude@anthropic', cost_micros: { total: 0 }, usage: { input: 0, output: 0 } });
+    expect(last()).toMatchObject({
+      kind: 'count_tokens',
+      status: 'ok',
+      counted_tokens: out.input_tokens,
+      deployment: 'claude@anthropic',
+      cost_micros: { total: 0 },
+      usage: { input: 0, output: 0 },
+    });
   });
 
   it('Anthropic SDK → Gemini :countTokens (a whole generateContentRequest), Bedrock CountTokens (signed), OpenAI input_tokens', async () => {
     expect((await anthropic().messages.countTokens({ model: 'gemini-pro', ...CLAUDE_CODE_COUNT })).input_tokens).toBe(31);
-    expect(seen['google:countTokens']!.at(-1)!.generateContentRequest).toMatchObject({ model: 'models/gemini-2.5-pro', systemInstruction: { parts: [{ text: 'You are Claude Code, an interactive CLI tool.' }] } });
+    expect(seen['google:countTokens']!.at(-1)!.generateContentRequest).toMatchObject({
+      model: 'models/gemini-2.5-pro',
+      systemInstruction: { parts: [{ text: 'You are Claude Code, an interactive CLI tool.' }] },
+    });
     expect((await anthropic().messages.countTokens({ model: 'nova', ...CLAUDE_CODE_COUNT })).input_tokens).toBe(9);
     expect(Object.keys(seen['bedrock']!.at(-1)!.input.converse).sort()).toEqual(['messages', 'system', 'toolConfig']);
     expect(upstream.requests.at(-1)!.path).toBe('/bedrock/model/us.amazon.nova-pro-v1:0/count-tokens');
     expect((await anthropic().messages.countTokens({ model: 'gpt-5', ...CLAUDE_CODE_COUNT })).input_tokens).toBe(77);
-    expect(seen['openai/openai/v1/responses/input_tokens']!.at(-1)).toMatchObject({ model: 'gpt-5', instructions: 'You are Claude Code, an interactive CLI tool.' });
+    expect(seen['openai/openai/v1/responses/input_tokens']!.at(-1)).toMatchObject({
+      model: 'gpt-5',
+      instructions: 'You are Claude Code, an interactive CLI tool.',
+    });
     expect(records.slice(-3).map((r) => [r.kind, r.upstream_format, r.counted_tokens, r.cost_micros?.total])).toEqual([
       ['count_tokens', 'gemini_generate_content', 31, 0],
       ['count_tokens', 'bedrock_converse', 9, 0],
@@ -206,7 +286,11 @@ describe('count_tokens: the deployment’s own count operation, translated both 
 
   it('no count operation, but a declared tokenizer: counted locally with o200k_base, no upstream call', async () => {
     const before = upstream.requests.length;
-    const out = await anthropic().messages.countTokens({ model: 'gpt-local', system: 'Be brief.', messages: [{ role: 'user', content: 'Count these words, please.' }] });
+    const out = await anthropic().messages.countTokens({
+      model: 'gpt-local',
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'Count these words, please.' }],
+    });
     expect(upstream.requests.length).toBe(before);
     // The tokenizer's count of each text plus OpenAI's chat framing: 3 per message, 3 for the reply.
     expect(out.input_tokens).toBe(o200kCount('Be brief.') + o200kCount('Count these words, please.') + 2 * 3 + 3);
@@ -214,12 +298,17 @@ describe('count_tokens: the deployment’s own count operation, translated both 
   });
 
   it('no way to count: 404 count_tokens_unsupported, never a made-up number', async () => {
-    const error = await anthropic().messages.countTokens({ model: 'mystery', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const error = await anthropic()
+      .messages.countTokens({ model: 'mystery', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.NotFoundError);
     expect(last()).toMatchObject({ kind: 'count_tokens', status: 'rejected', reason: 'count_tokens_unsupported', http_status: 404, counted_tokens: null });
     // Media the local tokenizer cannot count: refused too.
     const image = await anthropic()
-      .messages.countTokens({ model: 'gpt-local', messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] }] })
+      .messages.countTokens({
+        model: 'gpt-local',
+        messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] }],
+      })
       .catch((e: unknown) => e);
     expect(image).toBeInstanceOf(Anthropic.NotFoundError);
   });
@@ -234,7 +323,9 @@ describe('count_tokens: the deployment’s own count operation, translated both 
   });
 
   it('an embedding model is not reached through a count or generation route', async () => {
-    const error = await anthropic().messages.countTokens({ model: 'text-embedding-3-small', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const error = await anthropic()
+      .messages.countTokens({ model: 'text-embedding-3-small', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.NotFoundError);
     expect(last().reason).toBe('kind_not_offered');
   });
@@ -243,38 +334,74 @@ describe('count_tokens: the deployment’s own count operation, translated both 
 describe('embeddings: priced per input token, reserved, recorded, translated OpenAI ⇄ Gemini', () => {
   it('OpenAI SDK (base64 by default) → OpenAI: the vectors the upstream gave, usage and cost from its count', async () => {
     const out = await openai().embeddings.create({ model: 'text-embedding-3-small', input: ['first text', 'second'] });
-    expect(out.data.map((d) => d.embedding.map((x) => Number(x.toFixed(5))))).toEqual(['first text', 'second'].map((t) => vectorOf(t).map((x) => Number(Math.fround(x).toFixed(5)))));
+    expect(out.data.map((d) => d.embedding.map((x) => Number(x.toFixed(5))))).toEqual(
+      ['first text', 'second'].map((t) => vectorOf(t).map((x) => Number(Math.fround(x).toFixed(5)))),
+    );
     expect(out.usage).toEqual({ prompt_tokens: 6, total_tokens: 6 });
-    expect(seen['openai/openai/v1/embeddings']!.at(-1)).toMatchObject({ model: 'text-embedding-3-small', input: ['first text', 'second'], encoding_format: 'float' });
-    expect(last()).toMatchObject({ kind: 'embed', status: 'ok', usage: { input: 6, output: 0, measured: true }, cost_micros: { input: 1, output: 0, total: 1 } });
+    expect(seen['openai/openai/v1/embeddings']!.at(-1)).toMatchObject({
+      model: 'text-embedding-3-small',
+      input: ['first text', 'second'],
+      encoding_format: 'float',
+    });
+    expect(last()).toMatchObject({
+      kind: 'embed',
+      status: 'ok',
+      usage: { input: 6, output: 0, measured: true },
+      cost_micros: { input: 1, output: 0, total: 1 },
+    });
     expect(last().reserved_micros).toBe(0); // no policy cap applies to alice
   });
 
   it('OpenAI SDK → Gemini: batchEmbedContents with outputDimensionality; Gemini reports no usage, so the bound is charged, unmeasured', async () => {
     const out = await openai().embeddings.create({ model: 'gemini-embedding', input: 'a query', dimensions: 3, encoding_format: 'float' });
     expect(out.data[0]!.embedding).toEqual(vectorOf('a query'));
-    expect(seen['google:batchEmbedContents']!.at(-1)).toEqual({ requests: [{ model: 'models/gemini-embedding-001', content: { parts: [{ text: 'a query' }] }, outputDimensionality: 3 }] });
+    expect(seen['google:batchEmbedContents']!.at(-1)).toEqual({
+      requests: [{ model: 'models/gemini-embedding-001', content: { parts: [{ text: 'a query' }] }, outputDimensionality: 3 }],
+    });
     // 7 bytes + 8 per input = 15 tokens at $0.15 per million: 2.25 micro-USD, rounded up.
-    expect(last()).toMatchObject({ kind: 'embed', upstream_format: 'gemini_generate_content', usage: { input: 15, measured: false }, cost_micros: { total: 3 } });
+    expect(last()).toMatchObject({
+      kind: 'embed',
+      upstream_format: 'gemini_generate_content',
+      usage: { input: 15, measured: false },
+      cost_micros: { total: 3 },
+    });
   });
 
   it('Google SDK embedContent → OpenAI: task type dropped (OpenAI has none), the answer in Gemini’s shape', async () => {
-    const out = await google().models.embedContent({ model: 'text-embedding-3-small', contents: ['one', 'two'], config: { taskType: 'RETRIEVAL_DOCUMENT', outputDimensionality: 3 } });
+    const out = await google().models.embedContent({
+      model: 'text-embedding-3-small',
+      contents: ['one', 'two'],
+      config: { taskType: 'RETRIEVAL_DOCUMENT', outputDimensionality: 3 },
+    });
     expect(out.embeddings!.map((e) => e.values)).toEqual([vectorOf('one'), vectorOf('two')]);
-    expect(seen['openai/openai/v1/embeddings']!.at(-1)).toEqual({ model: 'text-embedding-3-small', input: ['one', 'two'], dimensions: 3, encoding_format: 'float' });
-    expect(last()).toMatchObject({ kind: 'embed', entry_format: 'gemini_generate_content', upstream_format: 'openai_chat', usage: { input: 6, measured: true } });
+    expect(seen['openai/openai/v1/embeddings']!.at(-1)).toEqual({
+      model: 'text-embedding-3-small',
+      input: ['one', 'two'],
+      dimensions: 3,
+      encoding_format: 'float',
+    });
+    expect(last()).toMatchObject({
+      kind: 'embed',
+      entry_format: 'gemini_generate_content',
+      upstream_format: 'openai_chat',
+      usage: { input: 6, measured: true },
+    });
   });
 
   it('a spend cap refuses an embedding before the upstream is called', async () => {
     const before = upstream.requests.length;
-    const error = await openai(keys.dave).embeddings.create({ model: 'gemini-embedding', input: 'x'.repeat(5000) }).catch((e: unknown) => e);
+    const error = await openai(keys.dave)
+      .embeddings.create({ model: 'gemini-embedding', input: 'x'.repeat(5000) })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     expect(upstream.requests.length).toBe(before);
     expect(last()).toMatchObject({ kind: 'embed', status: 'rejected', reason: 'spend_limit:dave-embed-cap' });
   });
 
   it('a generation route does not reach an embedding model', async () => {
-    const error = await anthropic().messages.create({ model: 'text-embedding-3-small', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const error = await anthropic()
+      .messages.create({ model: 'text-embedding-3-small', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.NotFoundError);
     expect(last()).toMatchObject({ kind: 'generate', reason: 'kind_not_offered' });
   });

@@ -61,7 +61,12 @@ describe('edge handler, minimal bundle', () => {
   const options = () => ({ registry: echoRegistry(upstream.url, ['echo']), identity, secrets: ECHO_SECRETS, codecs });
 
   it('refuses a policy with DLP keys without the DLP engine, naming the way out', () => {
-    for (const dlp of [{ default: { email: 'redact' } }, { use_cases: [{ id: 'u', actions: { email: 'log' } }] }, { scan_responses: true }, { custom: [{ id: 'ticket', pattern: 'TKT-[0-9]+' }] }]) {
+    for (const dlp of [
+      { default: { email: 'redact' } },
+      { use_cases: [{ id: 'u', actions: { email: 'log' } }] },
+      { scan_responses: true },
+      { custom: [{ id: 'ticket', pattern: 'TKT-[0-9]+' }] },
+    ]) {
       let error: unknown;
       try {
         createMinimalEdgeHandler({ ...options(), policy: { dlp } as PolicyFileInput });
@@ -78,21 +83,34 @@ describe('edge handler, minimal bundle', () => {
 
   it('enforces the policy when given dlpEngine: the original never leaves and comes back in the answer', async () => {
     const minimalRecords: UsageRecord[] = [];
-    const handler = createMinimalEdgeHandler({ ...options(), policy: { dlp: { default: { email: 'pseudonymize', credit_card: 'block' } } }, dlp: { engine: dlpEngine }, usage: (r) => void minimalRecords.push(r) });
+    const handler = createMinimalEdgeHandler({
+      ...options(),
+      policy: { dlp: { default: { email: 'pseudonymize', credit_card: 'block' } } },
+      dlp: { engine: dlpEngine },
+      usage: (r) => void minimalRecords.push(r),
+    });
     closers.push(() => handler.close({ drainMs: 100 }));
     const openai = new OpenAI({ apiKey: key, baseURL: 'http://edge/v1', fetch: (input, init) => handler(new Request(input, init)), maxRetries: 0 });
     const from = seen.length;
     for (const stream of [false, true]) {
       let text = '';
       if (stream) {
-        const s = await openai.chat.completions.create({ model: echoModel('anthropic_messages'), stream: true, messages: [{ role: 'user', content: 'mail jane.doe@acme.io' }] });
+        const s = await openai.chat.completions.create({
+          model: echoModel('anthropic_messages'),
+          stream: true,
+          messages: [{ role: 'user', content: 'mail jane.doe@acme.io' }],
+        });
         for await (const chunk of s) text += chunk.choices[0]?.delta.content ?? '';
       } else {
-        text = (await openai.chat.completions.create({ model: echoModel('anthropic_messages'), messages: [{ role: 'user', content: 'mail jane.doe@acme.io' }] })).choices[0]!.message.content ?? '';
+        text =
+          (await openai.chat.completions.create({ model: echoModel('anthropic_messages'), messages: [{ role: 'user', content: 'mail jane.doe@acme.io' }] }))
+            .choices[0]!.message.content ?? '';
       }
       expect(text).toBe('You said: mail jane.doe@acme.io');
     }
-    const blocked = await openai.chat.completions.create({ model: echoModel('anthropic_messages'), messages: [{ role: 'user', content: PII }] }).catch((e: unknown) => e);
+    const blocked = await openai.chat.completions
+      .create({ model: echoModel('anthropic_messages'), messages: [{ role: 'user', content: PII }] })
+      .catch((e: unknown) => e);
     expect(blocked).toBeInstanceOf(OpenAI.BadRequestError);
     expect(seen.slice(from)).toHaveLength(2);
     for (const s of seen.slice(from)) expect(JSON.stringify(s.body)).not.toContain('jane.doe');

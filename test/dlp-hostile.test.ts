@@ -12,7 +12,8 @@ import { ECHO_SECRETS, UPSTREAM_FORMATS, echoModel, echoRegistry, echoScenarios,
 import { startMockUpstream, type MockUpstream, type Scenario } from './support/mock-upstream.js';
 
 const VARIANTS = { echo: {}, call: { tool: 'get_weather' }, leak: { suffix: ' Mail leak@corp.example.com, card 4111 1111 1111 1111.' }, cut: { cut: true } };
-const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq9mKk3fQ2xR8vT1uZ0c4YhN6wP\nq2Lm5sD8eF3gH1jK0oP9rS7tU6vW4xY2zA1bC3dE5fG\n-----END RSA PRIVATE KEY-----';
+const PEM =
+  '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq9mKk3fQ2xR8vT1uZ0c4YhN6wP\nq2Lm5sD8eF3gH1jK0oP9rS7tU6vW4xY2zA1bC3dE5fG\n-----END RSA PRIVATE KEY-----';
 
 let upstream: MockUpstream;
 const seen: Seen[] = [];
@@ -21,25 +22,47 @@ let identity: unknown;
 
 /** Whole answers with more than content: OpenAI Chat with log-probabilities, annotations and audio; Responses echoing the request. */
 const RAW: Record<string, Scenario> = {
-  'raw.openai_chat': () => Response.json({
-    id: 'chatcmpl_1', object: 'chat.completion', created: 1, model: 'echo-1',
-    choices: [{
-      index: 0, finish_reason: 'stop',
-      message: {
-        role: 'assistant', content: 'Mail leak@corp.example.com',
-        annotations: [{ type: 'url_citation', url_citation: { start_index: 0, end_index: 4, url: 'https://corp.example.com/', title: 'Contact leak@corp.example.com' } }],
-        audio: { id: 'audio_1', expires_at: 1, data: 'AAAA', transcript: 'Mail leak@corp.example.com' },
-      },
-      logprobs: { content: ['Mail', ' leak', '@corp', '.example', '.com'].map((token) => ({ token, logprob: -0.1, bytes: null, top_logprobs: [] })), refusal: null },
-    }],
-    usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 },
-  }),
-  'raw.openai_responses': (_request, body) => Response.json({
-    id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model: 'echo-1',
-    instructions: body['instructions'], metadata: body['metadata'] ?? {},
-    output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'ok', annotations: [] }] }],
-    usage: { input_tokens: 5, output_tokens: 1, total_tokens: 6 },
-  }),
+  'raw.openai_chat': () =>
+    Response.json({
+      id: 'chatcmpl_1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'echo-1',
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'stop',
+          message: {
+            role: 'assistant',
+            content: 'Mail leak@corp.example.com',
+            annotations: [
+              {
+                type: 'url_citation',
+                url_citation: { start_index: 0, end_index: 4, url: 'https://corp.example.com/', title: 'Contact leak@corp.example.com' },
+              },
+            ],
+            audio: { id: 'audio_1', expires_at: 1, data: 'AAAA', transcript: 'Mail leak@corp.example.com' },
+          },
+          logprobs: {
+            content: ['Mail', ' leak', '@corp', '.example', '.com'].map((token) => ({ token, logprob: -0.1, bytes: null, top_logprobs: [] })),
+            refusal: null,
+          },
+        },
+      ],
+      usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 },
+    }),
+  'raw.openai_responses': (_request, body) =>
+    Response.json({
+      id: 'resp_1',
+      object: 'response',
+      created_at: 1,
+      status: 'completed',
+      model: 'echo-1',
+      instructions: body['instructions'],
+      metadata: body['metadata'] ?? {},
+      output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'ok', annotations: [] }] }],
+      usage: { input_tokens: 5, output_tokens: 1, total_tokens: 6 },
+    }),
 };
 
 beforeAll(async () => {
@@ -108,8 +131,20 @@ describe('what leaves is what was scanned', () => {
       user: email,
       metadata: { owner: email },
       stop: [`END ${email}`],
-      tools: [{ type: 'function', function: { name: 'get_weather', description: `Ask ${email} first`, parameters: { type: 'object', properties: { city: { type: 'string', description: `not ${email}` } } } } }],
-      response_format: { type: 'json_schema', json_schema: { name: 'r', description: `for ${email}`, schema: { type: 'object', properties: { a: { type: 'string', enum: [email] } } } } },
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'get_weather',
+            description: `Ask ${email} first`,
+            parameters: { type: 'object', properties: { city: { type: 'string', description: `not ${email}` } } },
+          },
+        },
+      ],
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'r', description: `for ${email}`, schema: { type: 'object', properties: { a: { type: 'string', enum: [email] } } } },
+      },
     };
     const redacting = gatewayWith({ dlp: { default: { email: 'redact' } } });
     const from = seen.length;
@@ -141,7 +176,11 @@ describe('tool-call arguments are JSON', () => {
       tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }],
       messages: [
         { role: 'user', content: 'sign this' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: JSON.stringify({ key: PEM }) } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: JSON.stringify({ key: PEM }) } }],
+        },
         { role: 'tool', tool_call_id: 'call_0', content: 'done' },
         { role: 'user', content: `again with ${PEM}` },
       ],
@@ -178,10 +217,17 @@ describe('tool-call arguments are JSON', () => {
 
 describe('shadow mode on answers', () => {
   it('scans and counts what the model says with the action it would take, reports a block in would_block, changes nothing', async () => {
-    const { gateway, openai, records } = gatewayWith({ enforcement: 'shadow', dlp: { default: { email: 'block', credit_card: 'redact' }, scan_responses: true } });
+    const { gateway, openai, records } = gatewayWith({
+      enforcement: 'shadow',
+      dlp: { default: { email: 'block', credit_card: 'redact' }, scan_responses: true },
+    });
     const whole = await openai.chat.completions.create({ model: echoModel('anthropic_messages', 'leak'), messages: [{ role: 'user', content: 'hi' }] });
     expect(whole.choices[0]!.message.content).toBe('You said: hi Mail leak@corp.example.com, card 4111 1111 1111 1111.');
-    const stream = await openai.chat.completions.create({ model: echoModel('openai_responses', 'leak'), stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const stream = await openai.chat.completions.create({
+      model: echoModel('openai_responses', 'leak'),
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe('You said: hi Mail leak@corp.example.com, card 4111 1111 1111 1111.');
@@ -198,7 +244,11 @@ describe('a cut stream', () => {
   it.each(UPSTREAM_FORMATS)('from %s: what the guard held is handed on (scanned and restored) before the error', async (format) => {
     // scan_responses holds back the detectors' window: here the whole (short) answer until the cut.
     const { gateway, openai, records } = gatewayWith({ dlp: { default: { email: 'pseudonymize', ipv4: 'log' }, scan_responses: true } });
-    const stream = await openai.chat.completions.create({ model: echoModel(format, 'cut'), stream: true, messages: [{ role: 'user', content: 'mail jane.doe@acme.io from 10.0.0.1' }] });
+    const stream = await openai.chat.completions.create({
+      model: echoModel(format, 'cut'),
+      stream: true,
+      messages: [{ role: 'user', content: 'mail jane.doe@acme.io from 10.0.0.1' }],
+    });
     let text = '';
     const error = await (async () => {
       for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
@@ -218,7 +268,9 @@ describe('what a whole answer carries beside its content', () => {
     const text = await res.text();
     expect(text).not.toContain('leak');
     expect(text).not.toContain('@corp');
-    const body = JSON.parse(text) as { choices: Array<{ message: { content: string; annotations: Array<{ url_citation: { title: string } }> }; logprobs: unknown }> };
+    const body = JSON.parse(text) as {
+      choices: Array<{ message: { content: string; annotations: Array<{ url_citation: { title: string } }> }; logprobs: unknown }>;
+    };
     expect(body.choices[0]!.message.content).toBe('Mail [REDACTED:EMAIL]');
     expect(body.choices[0]!.message.annotations[0]!.url_citation.title).toBe('Contact [REDACTED:EMAIL]');
     expect(body.choices[0]!.logprobs).toBeNull();
@@ -227,7 +279,12 @@ describe('what a whole answer carries beside its content', () => {
 
   it('surrogates in what a Responses upstream echoes (instructions, metadata) are restored for the client', async () => {
     const { gateway, openai } = gatewayWith({ dlp: { default: { email: 'pseudonymize' } } });
-    const r = await openai.responses.create({ model: echoModel('openai_responses', 'raw'), instructions: 'Answer jane.doe@acme.io politely.', input: 'hi', metadata: { owner: 'jane.doe@acme.io' } });
+    const r = await openai.responses.create({
+      model: echoModel('openai_responses', 'raw'),
+      instructions: 'Answer jane.doe@acme.io politely.',
+      input: 'hi',
+      metadata: { owner: 'jane.doe@acme.io' },
+    });
     expect(r.instructions).toBe('Answer jane.doe@acme.io politely.');
     expect(r.metadata).toEqual({ owner: 'jane.doe@acme.io' });
     expect(r.output_text).toBe('ok');

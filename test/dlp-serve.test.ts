@@ -26,7 +26,10 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-dlp-serve-'));
   writeFileSync(join(dir, 'registry.yaml'), stringify(echoRegistry(upstream.url, Object.keys(MATRIX_VARIANTS))));
   writeFileSync(join(dir, 'policy.yaml'), stringify(MATRIX_POLICY));
-  writeFileSync(join(dir, 'tollgate.yaml'), stringify({ listen: { host: '127.0.0.1', port: 0 }, registry: './registry.yaml', policy: './policy.yaml', identity: ids.identity, usage: 'stdout' }));
+  writeFileSync(
+    join(dir, 'tollgate.yaml'),
+    stringify({ listen: { host: '127.0.0.1', port: 0 }, registry: './registry.yaml', policy: './policy.yaml', identity: ids.identity, usage: 'stdout' }),
+  );
   const p = spawnTs([CLI, 'serve', '--config', join(dir, 'tollgate.yaml')], { env: ECHO_SECRETS });
   serve = p;
   const [, url] = await p.waitFor('stderr', /listening on (http:\/\/127\.0\.0\.1:\d+)/);

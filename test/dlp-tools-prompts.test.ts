@@ -18,7 +18,9 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!();
 });
 
-interface Seen { body: Record<string, unknown> }
+interface Seen {
+  body: Record<string, unknown>;
+}
 
 /** The text of the last user turn of an Anthropic request. */
 function lastUserText(body: Record<string, unknown>): string {
@@ -40,10 +42,34 @@ function echo(seen: Seen[], tool?: { name: string; input: Record<string, unknown
     if (body.stream !== true) {
       const content: Array<Record<string, unknown>> = [{ type: 'text', text }];
       if (tool !== undefined) content.push({ type: 'tool_use', id: 'toolu_1', name: tool.name, input: tool.input });
-      return new Response(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content, stop_reason: tool ? 'tool_use' : 'end_turn', stop_sequence: null, usage }), { headers: { 'content-type': 'application/json' } });
+      return new Response(
+        JSON.stringify({
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content,
+          stop_reason: tool ? 'tool_use' : 'end_turn',
+          stop_sequence: null,
+          usage,
+        }),
+        { headers: { 'content-type': 'application/json' } },
+      );
     }
     const events: Array<Record<string, unknown>> = [
-      { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 0 } } },
+      {
+        type: 'message_start',
+        message: {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 10, output_tokens: 0 },
+        },
+      },
       { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
       ...[...text].map((ch) => ({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ch } })),
       { type: 'content_block_stop', index: 0 },
@@ -51,10 +77,14 @@ function echo(seen: Seen[], tool?: { name: string; input: Record<string, unknown
     if (tool !== undefined) {
       const args = JSON.stringify(tool.input);
       events.push({ type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: tool.name, input: {} } });
-      for (let i = 0; i < args.length; i += 3) events.push({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: args.slice(i, i + 3) } });
+      for (let i = 0; i < args.length; i += 3)
+        events.push({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: args.slice(i, i + 3) } });
       events.push({ type: 'content_block_stop', index: 1 });
     }
-    events.push({ type: 'message_delta', delta: { stop_reason: tool ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } }, { type: 'message_stop' });
+    events.push(
+      { type: 'message_delta', delta: { stop_reason: tool ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } },
+      { type: 'message_stop' },
+    );
     const bytes = sse(events);
     const chunks: string[] = [];
     for (let i = 0; i < bytes.length; i += 7) chunks.push(bytes.slice(i, i + 7));
@@ -67,7 +97,15 @@ async function setup(policy: unknown, tool?: { name: string; input: Record<strin
   const upstream: MockUpstream = await startMockUpstream({ anthropic: echo(seen, tool, suffix) });
   const ids = await keysFor({ user: 'alice', tier: 'normal', bu: 'payments' });
   const records: UsageRecord[] = [];
-  const gateway = createGateway({ registry: testRegistry(upstream.url), policy: policy as PolicyFileInput, identity: ids.identity, secrets: SECRETS, usage: (r) => void records.push(r), dlp: { key: 'test-key' }, ...extra });
+  const gateway = createGateway({
+    registry: testRegistry(upstream.url),
+    policy: policy as PolicyFileInput,
+    identity: ids.identity,
+    secrets: SECRETS,
+    usage: (r) => void records.push(r),
+    dlp: { key: 'test-key' },
+    ...extra,
+  });
   cleanups.push(async () => {
     await gateway.close();
     await upstream.close();
@@ -98,9 +136,12 @@ describe('DLP pseudonymize: surrogates leave, originals come back', () => {
 
   it.each(['openai', 'anthropic'] as const)('%s SDK, whole answer and streamed', async (sdk) => {
     const { seen, records, openai, anthropic } = await setup(policy);
-    const whole = sdk === 'openai'
-      ? (await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: PII }] })).choices[0]!.message.content
-      : (await anthropic.messages.create({ model: 'claude-sonnet', max_tokens: 100, messages: [{ role: 'user', content: PII }] })).content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+    const whole =
+      sdk === 'openai'
+        ? (await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: PII }] })).choices[0]!.message.content
+        : (await anthropic.messages.create({ model: 'claude-sonnet', max_tokens: 100, messages: [{ role: 'user', content: PII }] })).content
+            .map((c) => (c.type === 'text' ? c.text : ''))
+            .join('');
     expect(whole).toBe(`You said: ${PII}`);
     const streamed = sdk === 'openai' ? await streamedOpenAI(openai, PII) : await streamedAnthropic(anthropic, PII);
     expect(streamed).toBe(`You said: ${PII}`);
@@ -113,7 +154,13 @@ describe('DLP pseudonymize: surrogates leave, originals come back', () => {
     }
     // One value, one surrogate: both requests sent the same text upstream.
     expect(sentText(seen[0]!)).toBe(sentText(seen[1]!));
-    expect(records.map((r) => r.dlp)).toEqual([0, 1].map(() => ({ email: { action: 'pseudonymize', count: 1 }, phone: { action: 'pseudonymize', count: 1 }, credit_card: { action: 'pseudonymize', count: 1 } })));
+    expect(records.map((r) => r.dlp)).toEqual(
+      [0, 1].map(() => ({
+        email: { action: 'pseudonymize', count: 1 },
+        phone: { action: 'pseudonymize', count: 1 },
+        credit_card: { action: 'pseudonymize', count: 1 },
+      })),
+    );
     expect(JSON.stringify(records)).not.toContain('jane.doe');
   });
 });
@@ -130,13 +177,19 @@ describe('DLP redact, log and block', () => {
 
   it.each(['openai', 'anthropic'] as const)('blocks before anything is sent: 400 in the %s format', async (sdk) => {
     const { upstream, records, openai, anthropic } = await setup({ dlp: { default: { credit_card: 'block' } } });
-    const call = sdk === 'openai'
-      ? openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: PII }] })
-      : anthropic.messages.create({ model: 'claude-sonnet', max_tokens: 10, messages: [{ role: 'user', content: PII }] });
+    const call =
+      sdk === 'openai'
+        ? openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: PII }] })
+        : anthropic.messages.create({ model: 'claude-sonnet', max_tokens: 10, messages: [{ role: 'user', content: PII }] });
     const error = await call.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(sdk === 'openai' ? OpenAI.BadRequestError : Anthropic.BadRequestError);
     expect(upstream.hits('anthropic')).toBe(0);
-    expect(records[0]).toMatchObject({ status: 'rejected', reason: 'dlp_block:credit_card', http_status: 400, dlp: { credit_card: { action: 'block', count: 1 } } });
+    expect(records[0]).toMatchObject({
+      status: 'rejected',
+      reason: 'dlp_block:credit_card',
+      http_status: 400,
+      dlp: { credit_card: { action: 'block', count: 1 } },
+    });
   });
 
   it('fails closed when a recognizer throws or times out', async () => {
@@ -146,7 +199,10 @@ describe('DLP redact, log and block', () => {
     const records: UsageRecord[] = [];
     for (const recognize of [() => Promise.reject(new Error('model down')), () => new Promise<never>(() => {})]) {
       const gateway = createGateway({
-        registry: testRegistry(upstream.url), identity: ids.identity, secrets: SECRETS, usage: (r) => void records.push(r),
+        registry: testRegistry(upstream.url),
+        identity: ids.identity,
+        secrets: SECRETS,
+        usage: (r) => void records.push(r),
         policy: { dlp: { default: { person: 'redact' } } },
         dlp: { recognizers: [{ id: 'ner', entities: ['person'], timeoutMs: 50, recognize }] },
       });
@@ -180,7 +236,9 @@ describe('DLP on answers (scan_responses)', () => {
     const whole = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
     expect((whole as { status: number }).status).toBe(502);
     let relayed = '';
-    const failed = await streamedOpenAI(openai, 'hi').then((t) => (relayed = t)).catch((e: unknown) => e);
+    const failed = await streamedOpenAI(openai, 'hi')
+      .then((t) => (relayed = t))
+      .catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(Error);
     expect(relayed).not.toContain('leak@');
     expect(records.map((r) => r.reason)).toEqual(['dlp_block:email', 'dlp_block:email']);
@@ -193,7 +251,9 @@ describe('tool allow lists', () => {
 
   it('refuses a declared tool outside the list: 403 tool_not_allowed', async () => {
     const { upstream, records, openai } = await setup(policy);
-    const error = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'x' }], tools: tools('run_sql') }).catch((e: unknown) => e);
+    const error = await openai.chat.completions
+      .create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'x' }], tools: tools('run_sql') })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect(upstream.hits('anthropic')).toBe(0);
     expect(records[0]).toMatchObject({ reason: 'tool_not_allowed:run_sql', http_status: 403 });
@@ -201,19 +261,33 @@ describe('tool allow lists', () => {
 
   it('withholds an answer calling a tool the request did not declare: 502 whole, in-stream error streamed', async () => {
     const { records, openai } = await setup(policy, { name: 'get_secrets', input: { all: true } });
-    const whole = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'x' }], tools: tools('get_weather') }).catch((e: unknown) => e);
+    const whole = await openai.chat.completions
+      .create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'x' }], tools: tools('get_weather') })
+      .catch((e: unknown) => e);
     expect((whole as { status: number }).status).toBe(502);
-    const stream = await openai.chat.completions.create({ model: 'claude-sonnet', stream: true, messages: [{ role: 'user', content: 'x' }], tools: tools('get_weather') });
+    const stream = await openai.chat.completions.create({
+      model: 'claude-sonnet',
+      stream: true,
+      messages: [{ role: 'user', content: 'x' }],
+      tools: tools('get_weather'),
+    });
     const failed = await (async () => {
       for await (const chunk of stream) expect(chunk.choices[0]?.delta?.tool_calls ?? []).toEqual([]);
     })().catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(Error);
-    expect(records.map((r) => [r.status, r.reason])).toEqual([['rejected', 'tool_call_blocked:get_secrets'], ['rejected', 'tool_call_blocked:get_secrets']]);
+    expect(records.map((r) => [r.status, r.reason])).toEqual([
+      ['rejected', 'tool_call_blocked:get_secrets'],
+      ['rejected', 'tool_call_blocked:get_secrets'],
+    ]);
   });
 
   it('relays a declared, allowed tool call, its arguments restored', async () => {
     const { openai, seen } = await setup({ ...policy, dlp: { default: { email: 'pseudonymize' } } }, { name: 'get_weather', input: { city: 'Paris' } });
-    const r = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'for bob@acme.io' }], tools: tools('get_weather') });
+    const r = await openai.chat.completions.create({
+      model: 'claude-sonnet',
+      messages: [{ role: 'user', content: 'for bob@acme.io' }],
+      tools: tools('get_weather'),
+    });
     expect(r.choices[0]!.message.tool_calls?.[0]).toMatchObject({ function: { name: 'get_weather', arguments: '{"city":"Paris"}' } });
     expect(r.choices[0]!.message.content).toBe('You said: for bob@acme.io');
     expect(sentText(seen[0]!)).not.toContain('bob@acme.io');
@@ -222,12 +296,19 @@ describe('tool allow lists', () => {
 
 describe('policy prompts', () => {
   it('go before the client’s own system prompt; the record names them', async () => {
-    const { seen, records, anthropic } = await setup({ prompts: [
-      { id: 'conduct', version: 2, match: { bus: ['payments'] }, text: 'Never reveal card numbers.' },
-      { id: 'other', version: 1, match: { bus: ['research'] }, text: 'Not for alice.' },
-      { id: 'openai-only', version: 1, match: { formats: ['openai_chat'] }, text: 'Not for Anthropic clients.' },
-    ] });
-    await anthropic.messages.create({ model: 'claude-sonnet', max_tokens: 10, system: [{ type: 'text', text: 'You are helpful.', cache_control: { type: 'ephemeral' } }], messages: [{ role: 'user', content: 'hi' }] });
+    const { seen, records, anthropic } = await setup({
+      prompts: [
+        { id: 'conduct', version: 2, match: { bus: ['payments'] }, text: 'Never reveal card numbers.' },
+        { id: 'other', version: 1, match: { bus: ['research'] }, text: 'Not for alice.' },
+        { id: 'openai-only', version: 1, match: { formats: ['openai_chat'] }, text: 'Not for Anthropic clients.' },
+      ],
+    });
+    await anthropic.messages.create({
+      model: 'claude-sonnet',
+      max_tokens: 10,
+      system: [{ type: 'text', text: 'You are helpful.', cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     const system = seen[0]!.body.system as Array<{ text: string; cache_control?: unknown }>;
     expect(system.map((s) => s.text)).toEqual(['Never reveal card numbers.', 'You are helpful.']);
     expect(system[1]!.cache_control).toEqual({ type: 'ephemeral' });
@@ -241,7 +322,10 @@ describe('policy prompts', () => {
       model: 'claude-sonnet',
       max_tokens: 10,
       tools: [{ name: 'get_weather', input_schema: { type: 'object' as const, properties: {} }, cache_control: eph }],
-      system: [{ type: 'text' as const, text: 'You are helpful.', cache_control: eph }, { type: 'text' as const, text: 'Be brief.', cache_control: eph }],
+      system: [
+        { type: 'text' as const, text: 'You are helpful.', cache_control: eph },
+        { type: 'text' as const, text: 'Be brief.', cache_control: eph },
+      ],
       messages: [
         { role: 'user' as const, content: [{ type: 'text' as const, text: 'first', cache_control: eph }] },
         { role: 'assistant' as const, content: 'ok' },
@@ -257,7 +341,11 @@ describe('policy prompts', () => {
       // Four from the client: the prompt adds none, shaping has no room left.
       expect(breakpoints(full)).toBe(4);
       const system = full!.system as Array<{ text: string; cache_control?: unknown }>;
-      expect(system).toEqual([{ type: 'text', text: 'Never reveal card numbers.' }, { type: 'text', text: 'You are helpful.', cache_control: eph }, { type: 'text', text: 'Be brief.', cache_control: eph }]);
+      expect(system).toEqual([
+        { type: 'text', text: 'Never reveal card numbers.' },
+        { type: 'text', text: 'You are helpful.', cache_control: eph },
+        { type: 'text', text: 'Be brief.', cache_control: eph },
+      ]);
       expect((full!.tools as Array<{ cache_control?: unknown }>)[0]!.cache_control).toEqual(eph);
       expect((full!.messages as Array<{ content: Array<{ cache_control?: unknown }> }>)[0]!.content[0]!.cache_control).toEqual(eph);
       // None from the client: the prompt is a stable prefix of system; shaping (when on) adds at most four.

@@ -25,7 +25,13 @@ const adaptersNode = JSON.parse(readFileSync(join(REPO, 'packages/adapters-node/
   bin: Record<string, string>;
   peerDependencies: Record<string, string>;
 };
-const json = (instruction: string, name: string) => JSON.parse(lines.filter((l) => l.startsWith(`${instruction} `)).at(-1)!.slice(name.length + 1)) as string[];
+const json = (instruction: string, name: string) =>
+  JSON.parse(
+    lines
+      .filter((l) => l.startsWith(`${instruction} `))
+      .at(-1)!
+      .slice(name.length + 1),
+  ) as string[];
 
 describe('Dockerfile', () => {
   it('builds and runs on node:20-slim', () => {
@@ -65,7 +71,9 @@ describe('Dockerfile', () => {
   });
 
   it("the image's command starts the service (here on loopback, with the example config)", async () => {
-    const args = json('CMD', 'CMD').map((a) => (a === '/etc/tollgate/tollgate.yaml' ? join(REPO, 'examples/service/tollgate.yaml') : a === '0.0.0.0' ? '127.0.0.1' : a));
+    const args = json('CMD', 'CMD').map((a) =>
+      a === '/etc/tollgate/tollgate.yaml' ? join(REPO, 'examples/service/tollgate.yaml') : a === '0.0.0.0' ? '127.0.0.1' : a,
+    );
     const p = spawnTs([CLI, ...args, '--port', '0']);
     try {
       const [, url] = await p.waitFor('stderr', /listening on (http:\/\/127\.0\.0\.1:\d+)/);

@@ -16,7 +16,12 @@ function files(dir: string, pattern: RegExp, skip = /node_modules|\/dist|\/\.tsc
   });
 }
 
-const markdown = [join(REPO, 'README.md'), ...files(join(REPO, 'docs'), /\.md$/), ...files(join(REPO, 'examples'), /\.md$/), ...files(join(REPO, 'packages'), /^README\.md$/)];
+const markdown = [
+  join(REPO, 'README.md'),
+  ...files(join(REPO, 'docs'), /\.md$/),
+  ...files(join(REPO, 'examples'), /\.md$/),
+  ...files(join(REPO, 'packages'), /^README\.md$/),
+];
 
 describe('docs', () => {
   it('has the reference pages the index lists', () => {
@@ -39,7 +44,8 @@ describe('docs', () => {
     const sources = files(join(REPO, 'packages'), /\.ts$/).concat(files(join(REPO, 'test'), /\.ts$/), files(join(REPO, 'examples'), /\.(ts|yaml)$/));
     for (const file of sources) {
       const text = readFileSync(file, 'utf8');
-      for (const [, page] of text.matchAll(/\bdocs\/([a-z-]+\.md)/g)) expect(existsSync(join(REPO, 'docs', page!)), `${relative(REPO, file)} → docs/${page}`).toBe(true);
+      for (const [, page] of text.matchAll(/\bdocs\/([a-z-]+\.md)/g))
+        expect(existsSync(join(REPO, 'docs', page!)), `${relative(REPO, file)} → docs/${page}`).toBe(true);
       expect(text, relative(REPO, file)).not.toMatch(/DESIGN\.md|shared\/fixtures|\/work\/shared/);
     }
   });

@@ -28,7 +28,8 @@ const OPT_IN: Record<string, RegExp> = {
 /** Code no Worker runs: the documented schema sources (validation uses their runtime copies) and JSON Schema generation. */
 const NEVER: Record<string, RegExp> = {
   'documented schema modules (descriptions)': /^packages\/(policy\/src|core\/src\/registry|core\/src\/identity)\/schema\.ts$/,
-  'JSON Schema generation': /^node_modules\/zod\/v4\/core\/(to-json-schema|json-schema[^/]*)\.js$|^packages\/(policy\/src|core\/src\/registry)\/json-schema\.ts$/,
+  'JSON Schema generation':
+    /^node_modules\/zod\/v4\/core\/(to-json-schema|json-schema[^/]*)\.js$|^packages\/(policy\/src|core\/src\/registry)\/json-schema\.ts$/,
 };
 
 /** The modules a bundle holds code of (bytes in the output), node_modules paths shortened. */
@@ -52,7 +53,11 @@ describe('the minimal Worker bundles only what it asks for', () => {
 
   it('while the same Worker on the root entry holds every one of those parts', async () => {
     const modules = await bundled({ '@tollgate/adapters-edge/minimal': '@tollgate/adapters-edge' });
-    for (const [part, pattern] of Object.entries(OPT_IN)) expect(modules.some((m) => pattern.test(m)), part).toBe(true);
+    for (const [part, pattern] of Object.entries(OPT_IN))
+      expect(
+        modules.some((m) => pattern.test(m)),
+        part,
+      ).toBe(true);
   });
 
   it.each(Object.entries(NEVER))('neither entry holds %s', async (_part, pattern) => {

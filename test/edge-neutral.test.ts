@@ -58,12 +58,25 @@ describe('edge packages import nothing from Node', () => {
 
 describe('a Worker bundles only the codecs it lists', () => {
   const codecFolders = (inputs: string[]) =>
-    [...new Set(inputs.map((i) => /^packages\/codecs\/src\/(openai-chat|openai-responses|anthropic-messages|anthropic-vertex|gemini|bedrock-converse)\/(?!envelope)/.exec(i)?.[1]).filter((f) => f !== undefined))].sort();
+    [
+      ...new Set(
+        inputs
+          .map(
+            (i) =>
+              /^packages\/codecs\/src\/(openai-chat|openai-responses|anthropic-messages|anthropic-vertex|gemini|bedrock-converse)\/(?!envelope)/.exec(i)?.[1],
+          )
+          .filter((f) => f !== undefined),
+      ),
+    ].sort();
   const bundledCodecs = async (entry: string) => {
     const { result, errors } = await bundleEdge({ entryPoints: { worker: entry }, platform: 'browser', minify: true });
     expect(errors, formatMessages(errors)).toEqual([]);
     const output = Object.values(result.metafile.outputs)[0]!;
-    return codecFolders(Object.entries(output.inputs).filter(([, v]) => v.bytesInOutput > 0).map(([k]) => k));
+    return codecFolders(
+      Object.entries(output.inputs)
+        .filter(([, v]) => v.bytesInOutput > 0)
+        .map(([k]) => k),
+    );
   };
 
   it('examples/edge-worker (adapters-edge/minimal with two codecs) holds those two formats, no other', async () => {
@@ -71,7 +84,14 @@ describe('a Worker bundles only the codecs it lists', () => {
   });
 
   it('the root entry of adapters-edge holds all six', async () => {
-    expect(await bundledCodecs('packages/adapters-edge/src/index.ts')).toEqual(['anthropic-messages', 'anthropic-vertex', 'bedrock-converse', 'gemini', 'openai-chat', 'openai-responses']);
+    expect(await bundledCodecs('packages/adapters-edge/src/index.ts')).toEqual([
+      'anthropic-messages',
+      'anthropic-vertex',
+      'bedrock-converse',
+      'gemini',
+      'openai-chat',
+      'openai-responses',
+    ]);
   });
 });
 
@@ -105,9 +125,13 @@ describe('an edge handler runs without Node globals, made at Worker module scope
     const file = join(tmp, 'sandbox.mjs');
     writeFileSync(file, bundled.outputFiles[0]!.contents);
     const { key, hash } = await createVirtualKey();
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(ROOT, 'test/support/edge/strip-node-globals.mjs'), file, JSON.stringify({ key, hash })], {
-      timeout: 30_000,
-    });
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [join(ROOT, 'test/support/edge/strip-node-globals.mjs'), file, JSON.stringify({ key, hash })],
+      {
+        timeout: 30_000,
+      },
+    );
     const line = stdout.trim().split('\n').pop() ?? '';
     const out = JSON.parse(line) as { ok: boolean; touched: string[]; error?: string; result?: Record<string, unknown> };
     expect(out.error ?? '', stderr).toBe('');

@@ -97,14 +97,16 @@ for (const runtime of ['bun', 'deno'] as const satisfies readonly Runtime[]) {
       const seen = upstream.requests.filter((r) => r.path === '/anthropic/v1/messages').at(-1)!;
       expect(seen.headers['x-api-key']).toBe(SECRETS.ANTHROPIC_API_KEY);
       expect(JSON.stringify(seen)).not.toContain(keys.alice!);
-      await expect.poll(() => server.usage().find((r) => r.model === 'claude-sonnet'), { timeout: 5_000 }).toMatchObject({
-        status: 'ok',
-        entry_format: 'openai_chat',
-        upstream_format: 'anthropic_messages',
-        stream: true,
-        usage: { input: 10, output: 4, measured: true },
-        principal: { id: 'alice' },
-      });
+      await expect
+        .poll(() => server.usage().find((r) => r.model === 'claude-sonnet'), { timeout: 5_000 })
+        .toMatchObject({
+          status: 'ok',
+          entry_format: 'openai_chat',
+          upstream_format: 'anthropic_messages',
+          stream: true,
+          usage: { input: 10, output: 4, measured: true },
+          principal: { id: 'alice' },
+        });
     });
 
     it('streams an OpenAI client to an OpenAI upstream unchanged (identity)', async () => {
@@ -153,7 +155,9 @@ for (const runtime of ['bun', 'deno'] as const satisfies readonly Runtime[]) {
 
     it('refuses to start with hard caps on its per-isolate store', () => {
       const policy = {
-        spend: { rules: [{ id: 'frontier-cap', matches: [{ match: { scope: 'frontier', window: 'monthly', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }] }] },
+        spend: {
+          rules: [{ id: 'frontier-cap', matches: [{ match: { scope: 'frontier', window: 'monthly', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }] }],
+        },
       };
       const run = runToExit(runtime, binary.path, script, serverEnv({ registry: testRegistry(upstream.url), identity, policy }));
       expect(run.status, run.stdout).not.toBe(0);

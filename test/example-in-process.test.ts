@@ -31,7 +31,12 @@ describe('examples/in-process', () => {
   it('runs as written: prints the answer and writes one priced usage record', async () => {
     const p = spawnTs([PROGRAM], { env: { ANTHROPIC_BASE_URL: `${upstream.url}/anthropic`, ANTHROPIC_API_KEY: 'sk-ant-example-0001' } });
     const { code } = await p.exited;
-    expect(p.stderr().split('\n').filter((l) => l !== '' && !l.startsWith('{'))).toEqual([]);
+    expect(
+      p
+        .stderr()
+        .split('\n')
+        .filter((l) => l !== '' && !l.startsWith('{')),
+    ).toEqual([]);
     expect(code).toBe(0);
     const recorded = JSON.parse(fixtureText('anthropic-messages/response-cache-read.json')) as { content: Array<{ text: string }> };
     expect(p.stdout().trim()).toBe(recorded.content[0]!.text);

@@ -1,6 +1,16 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateway, createMemoryStore, GatewayConfigError, StoreUnavailableError, type PolicyFileInput, type RegistryFileInput, type SettleRequest, type StateStore, type UsageRecord } from '@tollgate/core';
+import {
+  createGateway,
+  createMemoryStore,
+  GatewayConfigError,
+  StoreUnavailableError,
+  type PolicyFileInput,
+  type RegistryFileInput,
+  type SettleRequest,
+  type StateStore,
+  type UsageRecord,
+} from '@tollgate/core';
 import type { SpendNotification } from '@tollgate/policy';
 import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
 import { replay, startMockUpstream } from './support/mock-upstream.js';
@@ -39,7 +49,19 @@ function deadStore(withAdmit = true): StateStore {
   const fail = async (): Promise<never> => {
     throw new StoreUnavailableError('connection refused');
   };
-  const store: StateStore = { reserve: fail, renew: fail, settle: fail, release: fail, getCounters: fail, getHeld: fail, hitRate: fail, setOnce: fail, hasMarker: fail, sweep: fail, close: async () => {} };
+  const store: StateStore = {
+    reserve: fail,
+    renew: fail,
+    settle: fail,
+    release: fail,
+    getCounters: fail,
+    getHeld: fail,
+    hitRate: fail,
+    setOnce: fail,
+    hasMarker: fail,
+    sweep: fail,
+    close: async () => {},
+  };
   if (withAdmit) store.admit = fail;
   return store;
 }
@@ -62,14 +84,22 @@ function countingStore(): { store: StateStore; calls: string[]; settles: SettleR
   return { store, calls, settles };
 }
 
-const capPolicy = { spend: { rules: [{ id: 'cap', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }] }] } };
+const capPolicy = {
+  spend: { rules: [{ id: 'cap', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }] }] },
+};
 
 describe('failure semantics (docs/failure-semantics.md)', () => {
   it('refuses to start on an invalid registry, listing every violation', () => {
     const registry = testRegistry('http://127.0.0.1:9');
     const broken = {
       ...registry,
-      models: { ...registry.models, 'claude-sonnet': { ...registry.models['claude-sonnet'], deployments: [{ ...registry.models['claude-sonnet'].deployments[0], provider: 'nope', pricing: undefined }] } },
+      models: {
+        ...registry.models,
+        'claude-sonnet': {
+          ...registry.models['claude-sonnet'],
+          deployments: [{ ...registry.models['claude-sonnet'].deployments[0], provider: 'nope', pricing: undefined }],
+        },
+      },
     };
     let error: unknown;
     try {
@@ -86,19 +116,30 @@ describe('failure semantics (docs/failure-semantics.md)', () => {
 
   it('refuses to start on an invalid policy', () => {
     expect(() =>
-      createGateway({ registry: testRegistry('http://127.0.0.1:9'), identity: {}, policy: { spend: { rules: [{ id: 'x', matches: [{ match: { scope: 'no-such-tag', window: 'monthly', at_or_above_usd: '-1' }, actions: [{ type: 'block' }] }] }] } } }),
+      createGateway({
+        registry: testRegistry('http://127.0.0.1:9'),
+        identity: {},
+        policy: {
+          spend: {
+            rules: [{ id: 'x', matches: [{ match: { scope: 'no-such-tag', window: 'monthly', at_or_above_usd: '-1' }, actions: [{ type: 'block' }] }] }],
+          },
+        },
+      }),
     ).toThrow(GatewayConfigError);
   });
 
-  it.each([true, false])('fails closed when spend cannot be evaluated (store unreachable; admit in one step: %s): 503, nothing sent upstream, still recorded', async (withAdmit) => {
-    const { openai, upstream, records } = await setup({ policy: capPolicy, store: deadStore(withAdmit) });
-    const err = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(OpenAI.APIError);
-    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
-    expect(upstream.hits('anthropic')).toBe(0);
-    expect(records[0]!.status).toBe('rejected');
-    expect(records[0]!.reason).toBe('store_unavailable:spend');
-  });
+  it.each([true, false])(
+    'fails closed when spend cannot be evaluated (store unreachable; admit in one step: %s): 503, nothing sent upstream, still recorded',
+    async (withAdmit) => {
+      const { openai, upstream, records } = await setup({ policy: capPolicy, store: deadStore(withAdmit) });
+      const err = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OpenAI.APIError);
+      expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
+      expect(upstream.hits('anthropic')).toBe(0);
+      expect(records[0]!.status).toBe('rejected');
+      expect(records[0]!.reason).toBe('store_unavailable:spend');
+    },
+  );
 
   it.each([true, false])('a rate limit that fails closed is what a dead store refuses first (admit in one step: %s)', async (withAdmit) => {
     const policy = { ...capPolicy, rate_limits: [{ id: 'hard', rpm: 10, on_store_error: 'closed' }] };
@@ -194,7 +235,10 @@ describe('failure semantics (docs/failure-semantics.md)', () => {
     const store: StateStore = {
       ...separate,
       hitRate: async (buckets) => {
-        await Promise.race([asked, new Promise((_, reject) => setTimeout(() => reject(new StoreUnavailableError('counters were not asked for alongside')), 2000))]);
+        await Promise.race([
+          asked,
+          new Promise((_, reject) => setTimeout(() => reject(new StoreUnavailableError('counters were not asked for alongside')), 2000)),
+        ]);
         return memory.hitRate(buckets);
       },
       getCounters: (keys) => {
@@ -239,7 +283,9 @@ describe('failure semantics (docs/failure-semantics.md)', () => {
       await upstream.close();
     });
     const openai = new OpenAI({ apiKey: ids.keys.alice, baseURL: 'http://gw/v1', fetch: gateway.fetch, maxRetries: 0 });
-    await expect(openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(OpenAI.APIError);
+    await expect(openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(
+      OpenAI.APIError,
+    );
     expect(upstream.hits('anthropic')).toBe(0);
     expect(records[0]!.reason).toBe('filter:dlp');
   });
@@ -250,7 +296,14 @@ describe('spend actions beyond block', () => {
     const store = createMemoryStore();
     cleanups.push(() => store.close());
     const policy = {
-      spend: { rules: [{ id: 'frontier-tier', matches: [{ match: { scope: 'frontier', window: 'daily', at_or_above_usd: '0.000001' }, actions: [{ type: 'substitute', to: ['gpt-mini'] }] }] }] },
+      spend: {
+        rules: [
+          {
+            id: 'frontier-tier',
+            matches: [{ match: { scope: 'frontier', window: 'daily', at_or_above_usd: '0.000001' }, actions: [{ type: 'substitute', to: ['gpt-mini'] }] }],
+          },
+        ],
+      },
     };
     const { openai, records, upstream } = await setup({ policy, store });
     await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'one' }] });
@@ -265,7 +318,14 @@ describe('spend actions beyond block', () => {
   it('notifies once per crossing, not on every request', async () => {
     const seen: SpendNotification[] = [];
     const policy = {
-      spend: { rules: [{ id: 'heads-up', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '0.000001' }, actions: [{ type: 'notify', to: ['user'] }] }] }] },
+      spend: {
+        rules: [
+          {
+            id: 'heads-up',
+            matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '0.000001' }, actions: [{ type: 'notify', to: ['user'] }] }],
+          },
+        ],
+      },
     };
     const { openai } = await setup({ policy, notify: (n) => void seen.push(n) });
     for (let i = 0; i < 4; i++) await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: `hi ${i}` }] });
@@ -273,4 +333,3 @@ describe('spend actions beyond block', () => {
     expect(seen[0]!.ruleId).toBe('heads-up');
   });
 });
-

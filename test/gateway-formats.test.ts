@@ -11,7 +11,12 @@ function allFormatsRegistry(upstream: string) {
   const r = testRegistry(upstream);
   return {
     ...r,
-    wire_formats: { ...r.wire_formats, openai_responses: { family: 'responses' }, gemini_generate_content: { family: 'chat' }, anthropic_vertex: { family: 'chat' } },
+    wire_formats: {
+      ...r.wire_formats,
+      openai_responses: { family: 'responses' },
+      gemini_generate_content: { family: 'chat' },
+      anthropic_vertex: { family: 'chat' },
+    },
     entry_routes: [
       ...r.entry_routes,
       { path: '/v1/responses', format: 'openai_responses' },
@@ -45,7 +50,15 @@ function allFormatsRegistry(upstream: string) {
         entry_formats: ['anthropic_messages'],
         tags: ['claude'],
         capabilities: { max_output_tokens: 8192 },
-        deployments: [{ id: 'sonnet@vertex', provider: 'vertex', format: 'anthropic_vertex', upstream_model: 'claude-sonnet-4-5@20250929', pricing: { unit: 'usd_per_mtok', input: '3', output: '15' } }],
+        deployments: [
+          {
+            id: 'sonnet@vertex',
+            provider: 'vertex',
+            format: 'anthropic_vertex',
+            upstream_model: 'claude-sonnet-4-5@20250929',
+            pricing: { unit: 'usd_per_mtok', input: '3', output: '15' },
+          },
+        ],
       },
     },
   } satisfies RegistryFileInput;
@@ -83,7 +96,11 @@ describe('every client format reaches any model the registry allows', () => {
   it('a Responses client streams from an Anthropic model: reasoning, function call and usage assembled by the SDK', async () => {
     const client = new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 });
     const final = await client.responses
-      .stream({ model: 'claude-sonnet', input: 'What is the weather in Paris?', tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }] })
+      .stream({
+        model: 'claude-sonnet',
+        input: 'What is the weather in Paris?',
+        tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }],
+      })
       .finalResponse();
     const call = final.output.find((o) => o.type === 'function_call');
     expect(call).toBeDefined();
@@ -126,7 +143,11 @@ describe('every client format reaches any model the registry allows', () => {
       system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: { type: 'ephemeral', ttl: '1h' } }] }],
     };
-    const res = await fetch(`${server.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${server.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(200);
     const seen = upstream.requests.at(-1)!;
     expect(seen.path).toBe('/vertex/v1/projects/p/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict');
@@ -148,7 +169,11 @@ describe('every client format reaches any model the registry allows', () => {
       ],
       tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }],
     });
-    const sent = JSON.parse(upstream.requests.at(-1)!.body) as { system: Array<{ cache_control?: unknown }>; tools: Array<{ cache_control?: unknown }>; messages: Array<{ content: Array<{ cache_control?: unknown }> }> };
+    const sent = JSON.parse(upstream.requests.at(-1)!.body) as {
+      system: Array<{ cache_control?: unknown }>;
+      tools: Array<{ cache_control?: unknown }>;
+      messages: Array<{ content: Array<{ cache_control?: unknown }> }>;
+    };
     expect(sent.tools.at(-1)!.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
     expect(sent.system.at(-1)!.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
     expect(sent.messages.at(-1)!.content.at(-1)!.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });

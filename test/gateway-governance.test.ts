@@ -8,7 +8,13 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!();
 });
 
-async function setup(policy?: unknown, users = [{ user: 'alice', tier: 'normal', bu: 'payments', leaders: ['vp', 'ceo'] }, { user: 'carol-report', tier: 'normal', bu: 'research', leaders: ['carol', 'ceo'] }]) {
+async function setup(
+  policy?: unknown,
+  users = [
+    { user: 'alice', tier: 'normal', bu: 'payments', leaders: ['vp', 'ceo'] },
+    { user: 'carol-report', tier: 'normal', bu: 'research', leaders: ['carol', 'ceo'] },
+  ],
+) {
   const upstream: MockUpstream = await startMockUpstream({
     anthropic: replay('anthropic-messages/stream-text.sse', 'anthropic-messages/response-cache-read.json'),
     openai: replay('openai-chat/stream-text.sse', 'openai-chat/response-text.json'),
@@ -64,7 +70,11 @@ describe('access: unknown and denied answer alike', () => {
   it('lists only the models the caller may use', async () => {
     const { gateway, keys } = await setup({ access: { models: { 'claude-opus': { deny_leaders: ['carol'] } } } });
     const list = async (key: string) =>
-      ((await (await gateway.handle(new Request('http://gw/v1/models', { headers: { authorization: `Bearer ${key}` } }))).json()) as { data: Array<{ id: string }> }).data.map((m) => m.id);
+      (
+        (await (await gateway.handle(new Request('http://gw/v1/models', { headers: { authorization: `Bearer ${key}` } }))).json()) as {
+          data: Array<{ id: string }>;
+        }
+      ).data.map((m) => m.id);
     expect(await list(keys['carol-report']!)).not.toContain('claude-opus');
     expect(await list(keys.alice!)).toContain('claude-opus');
   });
@@ -76,7 +86,10 @@ describe('authentication and bad input, in the caller’s own format', () => {
     const openai = await post('tg_wrongwrongwrongwrongwrongwrongwrong', chat('claude-sonnet'));
     expect(openai.status).toBe(401);
     expect(((await openai.json()) as { error: { type: string } }).error.type).toBeTypeOf('string');
-    const anthropic = await post(null, { model: 'claude-sonnet', max_tokens: 10, messages: [] }, '/v1/messages', { 'x-api-key': 'tg_nopenopenopenopenopenopenopenopenope', 'anthropic-version': '2023-06-01' });
+    const anthropic = await post(null, { model: 'claude-sonnet', max_tokens: 10, messages: [] }, '/v1/messages', {
+      'x-api-key': 'tg_nopenopenopenopenopenopenopenopenope',
+      'anthropic-version': '2023-06-01',
+    });
     expect(anthropic.status).toBe(401);
     const body = (await anthropic.json()) as { type: string; error: { type: string } };
     expect(body.type).toBe('error');
@@ -142,7 +155,9 @@ describe('rate limits and spend caps', () => {
     // Each request's worst case: prompt bound × $15/Mtok + max_tokens 100 × $75/Mtok (opus),
     // about 8,800 micro-USD; the recorded stream reports input 10, output 4 (450 micro-USD).
     const { post, keys, records, upstream, store } = await setup({
-      spend: { rules: [{ id: 'opus-daily', matches: [{ match: { scope: 'claude-opus', window: 'daily', at_or_above_usd: '0.05' }, actions: [{ type: 'block' }] }] }] },
+      spend: {
+        rules: [{ id: 'opus-daily', matches: [{ match: { scope: 'claude-opus', window: 'daily', at_or_above_usd: '0.05' }, actions: [{ type: 'block' }] }] }],
+      },
     });
     const responses = await Promise.all(Array.from({ length: 50 }, () => post(keys.alice!, chat('claude-opus', { max_tokens: 100, stream: true }))));
     const ok = responses.filter((r) => r.status === 200).length;

@@ -41,7 +41,10 @@ async function until(records: UsageRecord[], n: number): Promise<void> {
 describe('failover and circuit breaking', () => {
   it('fails over to the next deployment on a 503 before anything is committed', async () => {
     const { openai, records, upstream } = await setup(
-      { down: status(503, { type: 'error', error: { type: 'api_error', message: 'unavailable' } }), backup: replay('anthropic-messages/stream-text.sse', 'anthropic-messages/response-cache-read.json') },
+      {
+        down: status(503, { type: 'error', error: { type: 'api_error', message: 'unavailable' } }),
+        backup: replay('anthropic-messages/stream-text.sse', 'anthropic-messages/response-cache-read.json'),
+      },
       { anthropic: 'down', anthropicBackup: 'backup' },
     );
     const res = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] });
@@ -55,7 +58,10 @@ describe('failover and circuit breaking', () => {
 
   it('with no attempt left, a 503 is the answer: the caller sees that upstream error, the backup is not called', async () => {
     const { openai, records, upstream } = await setup(
-      { down: status(503, { type: 'error', error: { type: 'overloaded_error', message: 'try again soon' } }), backup: replay('anthropic-messages/stream-text.sse', 'anthropic-messages/response-cache-read.json') },
+      {
+        down: status(503, { type: 'error', error: { type: 'overloaded_error', message: 'try again soon' } }),
+        backup: replay('anthropic-messages/stream-text.sse', 'anthropic-messages/response-cache-read.json'),
+      },
       { anthropic: 'down', anthropicBackup: 'backup' },
       { failover: { maxAttempts: 1 } },
     );
@@ -71,7 +77,9 @@ describe('failover and circuit breaking', () => {
   it('an attempt that runs out of time fails over; with none left it is a 504 upstream_timeout, in the caller’s format', async () => {
     // What any transport's time bound looks like from here: a TimeoutError (as `AbortSignal.timeout` aborts with).
     const timingOut = (url: string, init: RequestInit) =>
-      url.includes('/down/') ? Promise.reject(new TypeError('fetch failed', { cause: new DOMException('The operation timed out.', 'TimeoutError') })) : globalThis.fetch(url, init);
+      url.includes('/down/')
+        ? Promise.reject(new TypeError('fetch failed', { cause: new DOMException('The operation timed out.', 'TimeoutError') }))
+        : globalThis.fetch(url, init);
     const scenarios = { backup: replay('anthropic-messages/stream-text.sse', 'anthropic-messages/response-cache-read.json') };
     const failover = await setup(scenarios, { anthropic: 'down', anthropicBackup: 'backup' }, { fetch: timingOut });
     const res = await failover.openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] });
@@ -87,7 +95,10 @@ describe('failover and circuit breaking', () => {
   it('does not fail over on a 400: the caller gets the upstream error, scrubbed, in its own format', async () => {
     const { openai, records, upstream } = await setup(
       {
-        bad: status(400, { type: 'error', error: { type: 'invalid_request_error', message: 'messages: bad thing for org-abcdef123456 (key sk-ant-api03-secretsecret)' } }),
+        bad: status(400, {
+          type: 'error',
+          error: { type: 'invalid_request_error', message: 'messages: bad thing for org-abcdef123456 (key sk-ant-api03-secretsecret)' },
+        }),
         backup: replay('anthropic-messages/stream-text.sse', 'anthropic-messages/response-cache-read.json'),
       },
       { anthropic: 'bad', anthropicBackup: 'backup' },
@@ -104,7 +115,10 @@ describe('failover and circuit breaking', () => {
 
   it('opens the breaker after consecutive failures and stops calling the dead deployment', async () => {
     const { openai, upstream } = await setup(
-      { down: status(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }), backup: replay('anthropic-messages/stream-text.sse', 'anthropic-messages/response-cache-read.json') },
+      {
+        down: status(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
+        backup: replay('anthropic-messages/stream-text.sse', 'anthropic-messages/response-cache-read.json'),
+      },
       { anthropic: 'down', anthropicBackup: 'backup' },
       { breaker: { failureThreshold: 2, cooldownMs: 60_000 } },
     );
@@ -186,7 +200,11 @@ describe('streams: cancellation and upstream failure after commit', () => {
     const client = new Anthropic({ apiKey: 'unused', baseURL: 'http://x', fetch: async () => new Response() });
     void client;
     const stream = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }], stream: true });
-    await expect((async () => { for await (const _ of stream) void _; })()).rejects.toThrow();
+    await expect(
+      (async () => {
+        for await (const _ of stream) void _;
+      })(),
+    ).rejects.toThrow();
     await until(records, 1);
     expect(records[0]!.status).toBe('upstream_error');
   });
@@ -194,7 +212,9 @@ describe('streams: cancellation and upstream failure after commit', () => {
 
 describe('identity plan', () => {
   it('passes an Anthropic stream to an Anthropic client byte for byte', async () => {
-    const { records, gateway, key } = await setup({ anthropic: replay('anthropic-messages/stream-thinking.sse', 'anthropic-messages/response-thinking.json', { chunkSize: 17 }) });
+    const { records, gateway, key } = await setup({
+      anthropic: replay('anthropic-messages/stream-thinking.sse', 'anthropic-messages/response-thinking.json', { chunkSize: 17 }),
+    });
     const res = await gateway.handle(
       new Request('http://gw/v1/messages', {
         method: 'POST',
@@ -212,7 +232,9 @@ describe('identity plan', () => {
 
 describe('identity plan for OpenAI Chat', () => {
   it('asks the upstream for usage, meters it, and removes the usage chunk the client did not ask for', async () => {
-    const { records, gateway, key, upstream } = await setup({ openai: replay('openai-chat/stream-tool-call-include-usage.sse', 'openai-chat/response-text.json', { chunkSize: 23 }) });
+    const { records, gateway, key, upstream } = await setup({
+      openai: replay('openai-chat/stream-tool-call-include-usage.sse', 'openai-chat/response-text.json', { chunkSize: 23 }),
+    });
     const res = await gateway.handle(
       new Request('http://gw/v1/chat/completions', {
         method: 'POST',
@@ -259,8 +281,16 @@ describe('JWT identity', () => {
     await ok.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] });
     expect(records[0]!.principal).toMatchObject({ kind: 'user', id: 'bob', tier: 'normal', bu: 'payments' });
     const other = await generateKeyPair('ES256');
-    const forged = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer('https://idp.example').setAudience('tollgate').setSubject('mallory').setExpirationTime('5m').sign(other.privateKey);
+    const forged = await new SignJWT({})
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setIssuer('https://idp.example')
+      .setAudience('tollgate')
+      .setSubject('mallory')
+      .setExpirationTime('5m')
+      .sign(other.privateKey);
     const bad = new OpenAI({ apiKey: forged, baseURL: 'http://gw/v1', fetch: gateway.fetch, maxRetries: 0 });
-    await expect(bad.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    await expect(bad.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(
+      OpenAI.AuthenticationError,
+    );
   });
 });

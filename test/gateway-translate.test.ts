@@ -98,9 +98,7 @@ describe('OpenAI SDK → Anthropic upstream, in-process through gateway.fetch', 
 describe('Anthropic SDK → OpenAI upstream', () => {
   it('streams a translated tool call the SDK assembles into a tool_use block', async () => {
     const client = new Anthropic({ apiKey: keys.alice, baseURL: 'http://tollgate.local', fetch: gateway.fetch, maxRetries: 0 });
-    const message = await client.messages
-      .stream({ model: 'gpt-mini', max_tokens: 256, messages: [{ role: 'user', content: 'weather?' }] })
-      .finalMessage();
+    const message = await client.messages.stream({ model: 'gpt-mini', max_tokens: 256, messages: [{ role: 'user', content: 'weather?' }] }).finalMessage();
     expect(message.stop_reason).toBe('tool_use');
     const tool = message.content.find((b) => b.type === 'tool_use');
     expect(tool).toBeDefined();

@@ -38,7 +38,10 @@ beforeAll(async () => {
     // Whatever the SDK sent must decode, with the model from the path.
     lastDecoded = codec.decodeRequest(await request.json(), { model, stream: method === 'streamGenerateContent' });
     if (kind === 'error') {
-      const info = name === 'quota' ? errorInfo('quota_exceeded', 'Spend limit reached.') : codec.decodeError(429, fixtureJson('gemini/error-429-resource-exhausted.json'));
+      const info =
+        name === 'quota'
+          ? errorInfo('quota_exceeded', 'Spend limit reached.')
+          : codec.decodeError(429, fixtureJson('gemini/error-429-resource-exhausted.json'));
       const rendered = codec.renderError(info);
       return Response.json(rendered.body, { status: rendered.status, headers: rendered.headers ?? {} });
     }
@@ -70,7 +73,13 @@ const ask = (model: string) =>
       temperature: 0,
       maxOutputTokens: 256,
       thinkingConfig: { includeThoughts: true, thinkingBudget: 1024 },
-      tools: [{ functionDeclarations: [{ name: 'get_capital', description: 'Capital of a country', parametersJsonSchema: { type: 'object', properties: { country: { type: 'string' } } } }] }],
+      tools: [
+        {
+          functionDeclarations: [
+            { name: 'get_capital', description: 'Capital of a country', parametersJsonSchema: { type: 'object', properties: { country: { type: 'string' } } } },
+          ],
+        },
+      ],
     },
   });
 
@@ -86,7 +95,13 @@ describe('@google/genai models.generateContent reads re-encoded Gemini responses
     const response = await ask('fixture~response-cached-content');
     expect(response.text).toBe('Paris.');
     expect(response.responseId).toBe('_VQYaqvRGbW6qtsPg4TDoAg');
-    expect(response.usageMetadata).toMatchObject({ promptTokenCount: 3520, cachedContentTokenCount: 3512, candidatesTokenCount: 2, thoughtsTokenCount: 42, totalTokenCount: 3564 });
+    expect(response.usageMetadata).toMatchObject({
+      promptTokenCount: 3520,
+      cachedContentTokenCount: 3512,
+      candidatesTokenCount: 2,
+      thoughtsTokenCount: 42,
+      totalTokenCount: 3564,
+    });
     const sent = JSON.parse(server.requests.at(-1)!.body);
     expect(server.requests.at(-1)!.headers['x-goog-api-key']).toBe('test-key');
     expect(sent.generationConfig).toMatchObject({ temperature: 0, maxOutputTokens: 256, thinkingConfig: { includeThoughts: true, thinkingBudget: 1024 } });
@@ -133,7 +148,7 @@ describe('@google/genai models.generateContent reads re-encoded Gemini responses
     expect(max.candidates![0]!.finishReason).toBe('MAX_TOKENS');
   });
 
-  it('errors rendered by the codec are ApiErrors with Google\'s status', async () => {
+  it("errors rendered by the codec are ApiErrors with Google's status", async () => {
     const error = await ask('error~rate').then(
       () => null,
       (e: unknown) => e,
@@ -157,7 +172,12 @@ describe('@google/genai models.generateContentStream reads converted streams', (
   it('stream-thought-parts: thoughts, then an answer whose first part carries the signature', async () => {
     const chunks = await collect('fixture~stream-thought-parts');
     const parts = chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []);
-    expect(parts.filter((p) => p.thought === true).map((p) => p.text).join('')).toMatch(/^\*\*Clarifying User Goals\*\*/);
+    expect(
+      parts
+        .filter((p) => p.thought === true)
+        .map((p) => p.text)
+        .join(''),
+    ).toMatch(/^\*\*Clarifying User Goals\*\*/);
     const firstAnswer = parts.find((p) => p.thought !== true && p.text !== undefined && p.text.length > 0)!;
     expect(firstAnswer.text).toMatch(/^This is a great ques/);
     expect(firstAnswer.thoughtSignature).toMatch(/^CiIB0e2Kb6Syj1a961Ef/);
@@ -214,7 +234,7 @@ describe('@google/genai models.generateContentStream reads converted streams', (
     expect(JSON.parse(tail)).toEqual({ error: { code: 503, message: 'Overloaded', status: 'UNAVAILABLE' } });
   });
 
-  it('an upstream failure that comes after the text reaches the caller as an ApiError with Google\'s status', async () => {
+  it("an upstream failure that comes after the text reaches the caller as an ApiError with Google's status", async () => {
     const stream = await ai.models.generateContentStream({ model: 'anthropic-late~stream-error-overloaded-midstream', contents: 'Hello' });
     let text = '';
     const failure = await (async () => {

@@ -11,7 +11,16 @@
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createGateway, createMemoryStore, createVirtualKey, StoreUnavailableError, type Gateway, type PolicyFileInput, type RegistryFileInput, type StateStore } from '@tollgate/core';
+import {
+  createGateway,
+  createMemoryStore,
+  createVirtualKey,
+  StoreUnavailableError,
+  type Gateway,
+  type PolicyFileInput,
+  type RegistryFileInput,
+  type StateStore,
+} from '@tollgate/core';
 import { createRedisStore } from '@tollgate/adapters-node/redis';
 import { serviceGate } from '../packages/adapters-node/src/testing/services.js';
 
@@ -35,15 +44,19 @@ const registry: RegistryFileInput = {
       brand: 'openai',
       entry_formats: ['openai_chat'],
       capabilities: { max_output_tokens: 4000 },
-      deployments: [{ id: 'chat@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'gpt-x', pricing: { unit: 'usd_per_mtok', input: '1', output: '10' } }],
+      deployments: [
+        { id: 'chat@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'gpt-x', pricing: { unit: 'usd_per_mtok', input: '1', output: '10' } },
+      ],
     },
   },
 };
 const policy = {
-  spend: { rules: [
-    { id: 'daily', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '0.1' }, actions: [{ type: 'block' }] }] },
-    { id: 'bu-daily', matches: [{ match: { per: 'bu', scope: 'all', window: 'daily', at_or_above_usd: '0.15' }, actions: [{ type: 'block' }] }] },
-  ] },
+  spend: {
+    rules: [
+      { id: 'daily', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '0.1' }, actions: [{ type: 'block' }] }] },
+      { id: 'bu-daily', matches: [{ match: { per: 'bu', scope: 'all', window: 'daily', at_or_above_usd: '0.15' }, actions: [{ type: 'block' }] }] },
+    ],
+  },
   rate_limits: [{ id: 'bu-in-flight', per: 'bu', concurrent: IN_FLIGHT }],
 } satisfies PolicyFileInput;
 
@@ -54,9 +67,34 @@ type Op =
   | { type: 'wait'; ms: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ type: fc.constant('call' as const), gateway: fc.constantFrom(0 as const, 1 as const), who: fc.constantFrom(0 as const, 1 as const), maxTokens: fc.integer({ min: 100, max: 3000 }), n: fc.integer({ min: 1, max: 3 }), stream: fc.boolean(), promptBytes: fc.constantFrom(2, 2_000, 20_000) }) },
-  { weight: 4, arbitrary: fc.record({ type: fc.constant('finish' as const), pick: fc.nat(10), used: fc.oneof(fc.constant(1), fc.double({ min: 0, max: 1, noNaN: true })) }) },
-  { weight: 1, arbitrary: fc.record({ type: fc.constant('failSettles' as const), gateway: fc.constantFrom(0 as const, 1 as const), times: fc.integer({ min: 1, max: 4 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      type: fc.constant('call' as const),
+      gateway: fc.constantFrom(0 as const, 1 as const),
+      who: fc.constantFrom(0 as const, 1 as const),
+      maxTokens: fc.integer({ min: 100, max: 3000 }),
+      n: fc.integer({ min: 1, max: 3 }),
+      stream: fc.boolean(),
+      promptBytes: fc.constantFrom(2, 2_000, 20_000),
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      type: fc.constant('finish' as const),
+      pick: fc.nat(10),
+      used: fc.oneof(fc.constant(1), fc.double({ min: 0, max: 1, noNaN: true })),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      type: fc.constant('failSettles' as const),
+      gateway: fc.constantFrom(0 as const, 1 as const),
+      times: fc.integer({ min: 1, max: 4 }),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ type: fc.constant('wait' as const), ms: fc.constantFrom(0, 30, Math.round(TTL * 1.4)) }) },
 );
 
@@ -130,7 +168,10 @@ async function runSchedule(ops: Op[], makeStore: () => Promise<{ store: StateSto
     createGateway({
       registry,
       policy,
-      identity: { virtual_keys: [{ hash: user.hash, principal: { user: 'alice', bu: 'payments' } }], applications: [{ id: 'alice', hash: app.hash, bu: 'payments' }] },
+      identity: {
+        virtual_keys: [{ hash: user.hash, principal: { user: 'alice', bu: 'payments' } }],
+        applications: [{ id: 'alice', hash: app.hash, bu: 'payments' }],
+      },
       secrets: { UPSTREAM_KEY: 'sk' },
       fetch: upstream.fetch,
       store: f.store,
@@ -149,10 +190,20 @@ async function runSchedule(ops: Op[], makeStore: () => Promise<{ store: StateSto
     for (const op of ops) {
       if (op.type === 'call') {
         const arrived = upstream.pending.length;
-        const body = { model: 'gpt-chat', n: op.n, stream: op.stream, max_completion_tokens: op.maxTokens, messages: [{ role: 'user', content: `who:${op.who} ${'p'.repeat(op.promptBytes)}` }] };
+        const body = {
+          model: 'gpt-chat',
+          n: op.n,
+          stream: op.stream,
+          max_completion_tokens: op.maxTokens,
+          messages: [{ role: 'user', content: `who:${op.who} ${'p'.repeat(op.promptBytes)}` }],
+        };
         const call = (async () => {
           const res = await gateways[op.gateway]!.handle(
-            new Request('http://gw/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${keys[op.who]}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+            new Request('http://gw/v1/chat/completions', {
+              method: 'POST',
+              headers: { authorization: `Bearer ${keys[op.who]}`, 'content-type': 'application/json' },
+              body: JSON.stringify(body),
+            }),
           );
           await res.text();
           expect([200, 429]).toContain(res.status);
@@ -227,18 +278,22 @@ describe('hard caps hold over random interleavings', () => {
     await admin.quit();
   });
 
-  it.skipIf(redis.skip)('on Redis', async () => {
-    redis.assertUp();
-    await fc.assert(
-      fc.asyncProperty(schedules, (ops) =>
-        runSchedule(ops, async () => {
-          const keyPrefix = `tg-prop:${crypto.randomUUID()}:`;
-          prefixes.push(keyPrefix);
-          const store = createRedisStore({ url: redis.url, keyPrefix, sweepIntervalMs: 0 });
-          return { store, done: () => store.close() };
-        }),
-      ),
-      { numRuns: 12, endOnFailure: true },
-    );
-  }, 180_000);
+  it.skipIf(redis.skip)(
+    'on Redis',
+    async () => {
+      redis.assertUp();
+      await fc.assert(
+        fc.asyncProperty(schedules, (ops) =>
+          runSchedule(ops, async () => {
+            const keyPrefix = `tg-prop:${crypto.randomUUID()}:`;
+            prefixes.push(keyPrefix);
+            const store = createRedisStore({ url: redis.url, keyPrefix, sweepIntervalMs: 0 });
+            return { store, done: () => store.close() };
+          }),
+        ),
+        { numRuns: 12, endOnFailure: true },
+      );
+    },
+    180_000,
+  );
 });

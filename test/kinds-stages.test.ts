@@ -50,7 +50,13 @@ function registry(url: string): RegistryFileInput {
       { provider: 'openai', format: 'openai_chat', family: 'chat', path: '/v1/embeddings', kind: 'embed' },
     ],
     models: {
-      claude: { brand: 'anthropic', entry_formats: ['anthropic_messages'], deployments: [{ id: 'claude@anthropic', provider: 'anthropic', format: 'anthropic_messages', upstream_model: 'claude-sonnet-4-5', pricing: priced, region: 'eu' }] },
+      claude: {
+        brand: 'anthropic',
+        entry_formats: ['anthropic_messages'],
+        deployments: [
+          { id: 'claude@anthropic', provider: 'anthropic', format: 'anthropic_messages', upstream_model: 'claude-sonnet-4-5', pricing: priced, region: 'eu' },
+        ],
+      },
       embedder: {
         brand: 'openai',
         kind: 'embed',
@@ -88,7 +94,12 @@ beforeAll(async () => {
       traceparents.push(request.headers.get('traceparent'));
       seen.push(body);
       const inputs = Array.isArray(body['input']) ? (body['input'] as unknown[]) : [body['input']];
-      return Response.json({ object: 'list', data: inputs.map((_, index) => ({ object: 'embedding', index, embedding: [0.1, 0.2] })), model: body['model'], usage: { prompt_tokens: 4, total_tokens: 4 } });
+      return Response.json({
+        object: 'list',
+        data: inputs.map((_, index) => ({ object: 'embedding', index, embedding: [0.1, 0.2] })),
+        model: body['model'],
+        usage: { prompt_tokens: 4, total_tokens: 4 },
+      });
     },
   });
   ({ keys, identity } = await keysFor({ user: 'alice', bu: 'sales' }));
@@ -163,7 +174,11 @@ describe('token counting: the conversation is scanned as a generation’s would 
   it('redact: the counting request carries the marker; block: 400, nothing sent', async () => {
     const redacting = gatewayWith({ dlp: { default: { email: 'redact' } } });
     const from = seen.length;
-    const out = await redacting.anthropic.messages.countTokens({ model: 'claude', system: `Reply to ${EMAIL}`, messages: [{ role: 'user', content: `Mail ${EMAIL}` }] });
+    const out = await redacting.anthropic.messages.countTokens({
+      model: 'claude',
+      system: `Reply to ${EMAIL}`,
+      messages: [{ role: 'user', content: `Mail ${EMAIL}` }],
+    });
     expect(out.input_tokens).toBe(12);
     expect(JSON.stringify(seen.slice(from))).not.toContain(EMAIL);
     expect(seen.at(-1)).toMatchObject({ system: 'Reply to [REDACTED:EMAIL]', messages: [{ content: [{ type: 'text', text: 'Mail [REDACTED:EMAIL]' }] }] });
@@ -172,7 +187,9 @@ describe('token counting: the conversation is scanned as a generation’s would 
 
     const blocking = gatewayWith({ dlp: { default: { credit_card: 'block' } } });
     const before = seen.length;
-    const error = await blocking.anthropic.messages.countTokens({ model: 'claude', messages: [{ role: 'user', content: `card ${CARD}` }] }).catch((e: unknown) => e);
+    const error = await blocking.anthropic.messages
+      .countTokens({ model: 'claude', messages: [{ role: 'user', content: `card ${CARD}` }] })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
     expect(seen.length).toBe(before);
     expect(blocking.records.at(-1)).toMatchObject({ kind: 'count_tokens', http_status: 400, reason: 'dlp_block:credit_card' });
@@ -197,7 +214,10 @@ describe('telemetry names what the request did', () => {
       ]),
     );
     // The upstream calls carry the CLIENT spans' trace context.
-    const clientIds = sdk.spans().filter((s) => s.kind === SpanKind.CLIENT).map((s) => s.spanContext().spanId);
+    const clientIds = sdk
+      .spans()
+      .filter((s) => s.kind === SpanKind.CLIENT)
+      .map((s) => s.spanContext().spanId);
     for (const id of clientIds) expect(traceparents.some((t) => t !== null && t.includes(id))).toBe(true);
     const durations = seriesOf(await sdk.series(), 'gen_ai.client.operation.duration');
     expect(durations.map((s) => s.attributes['gen_ai.operation.name']).sort()).toEqual(['count_tokens', 'embeddings']);

@@ -88,10 +88,7 @@ describe('openai SDK ← openai_chat stream encoder', () => {
   });
 
   it('raises an in-stream error event as an APIError', async () => {
-    const events: StreamEvent[] = [
-      ...anthropicLike.slice(0, 7),
-      { type: 'error', error: errorInfo('overloaded', 'The upstream is overloaded; try again.') },
-    ];
+    const events: StreamEvent[] = [...anthropicLike.slice(0, 7), { type: 'error', error: errorInfo('overloaded', 'The upstream is overloaded; try again.') }];
     reply = { sse: encodeEvents(events) };
     const stream = await client.chat.completions.create({ ...params, stream: true });
     let text = '';

@@ -40,7 +40,8 @@ beforeAll(async () => {
   server = await startServer(() => {
     const sse = { headers: { 'content-type': 'text/event-stream' } };
     if ('sse' in reply) return new Response(pieces(reply.sse), sse);
-    if ('anthropic' in reply) return new Response(convertStream(pieces(reply.anthropic), 'anthropic_messages', 'openai_responses', { model: 'claude-haiku' }), sse);
+    if ('anthropic' in reply)
+      return new Response(convertStream(pieces(reply.anthropic), 'anthropic_messages', 'openai_responses', { model: 'claude-haiku' }), sse);
     return new Response(JSON.stringify(reply.json), { status: reply.status ?? 200, headers: { 'content-type': 'application/json', ...(reply.headers ?? {}) } });
   });
   client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'tg_test', maxRetries: 0 });
@@ -110,7 +111,10 @@ describe('openai SDK responses.stream() ← recorded Responses streams through d
 
   it('stream-error-insufficient-quota.sse: the in-stream error makes the SDK throw', async () => {
     reply = { sse: reencodeText(fixtureText('openai-responses/stream-error-insufficient-quota.sse')) };
-    const error = await client.responses.stream(params).finalResponse().catch((e: unknown) => e);
+    const error = await client.responses
+      .stream(params)
+      .finalResponse()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect(error).toMatchObject({ code: 'insufficient_quota', type: 'insufficient_quota' });
     expect((error as Error).message).toContain('You exceeded your current quota');
@@ -141,7 +145,10 @@ describe('openai SDK responses.stream() ← Anthropic streams converted with con
 
   it('stream-error-overloaded-midstream.sse: the SDK throws the overloaded error', async () => {
     reply = { anthropic: fixtureText('anthropic-messages/stream-error-overloaded-midstream.sse') };
-    const error = await client.responses.stream(params).finalResponse().catch((e: unknown) => e);
+    const error = await client.responses
+      .stream(params)
+      .finalResponse()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect(error).toMatchObject({ code: 'overloaded' });
   });
@@ -153,7 +160,10 @@ describe('openai SDK responses.stream() ← Anthropic streams converted with con
       { type: 'text_delta', index: 0, text: 'partial' },
     ];
     reply = { sse: encodeEvents([...events, { type: 'error', error: errorInfo('rate_limited', 'Too many requests.') }]) };
-    await expect(client.responses.stream(params).finalResponse()).rejects.toMatchObject({ code: 'rate_limit_exceeded', message: expect.stringContaining('Too many requests.') });
+    await expect(client.responses.stream(params).finalResponse()).rejects.toMatchObject({
+      code: 'rate_limit_exceeded',
+      message: expect.stringContaining('Too many requests.'),
+    });
     reply = { sse: encodeEvents(events) };
     await expect(client.responses.stream(params).finalResponse()).rejects.toMatchObject({ code: 'stream_incomplete' });
   });
@@ -181,7 +191,9 @@ describe('openai SDK responses.create() ← re-encoded and converted responses, 
   });
 
   it('rendered errors raise the matching SDK errors; a spend cap is not retried', async () => {
-    const unsupported = codec.renderError(errorInfo('unsupported_feature', 'previous_response_id needs an OpenAI Responses upstream.', { param: 'previous_response_id' }));
+    const unsupported = codec.renderError(
+      errorInfo('unsupported_feature', 'previous_response_id needs an OpenAI Responses upstream.', { param: 'previous_response_id' }),
+    );
     reply = { json: unsupported.body, status: unsupported.status };
     await expect(client.responses.create(params)).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'previous_response_id' });
 

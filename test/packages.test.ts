@@ -32,14 +32,19 @@ describe('publishable packages', () => {
   });
 
   it('npm would pack no tests, test helpers or fixtures, and would pack the LICENSE and README', () => {
-    const packs = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--workspaces'], { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })) as Array<{
+    const packs = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--workspaces'], { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+    ) as Array<{
       name: string;
       files: Array<{ path: string }>;
     }>;
     expect(packs.map((p) => p.name).sort()).toEqual(dirs.map((d) => manifest(d).name).sort());
     for (const pack of packs) {
       const files = pack.files.map((f) => f.path);
-      expect(files.filter((f) => /\.test\.ts$|(^|\/)__tests__\/|^src\/testing\/|fixtures?\//.test(f)), pack.name).toEqual([]);
+      expect(
+        files.filter((f) => /\.test\.ts$|(^|\/)__tests__\/|^src\/testing\/|fixtures?\//.test(f)),
+        pack.name,
+      ).toEqual([]);
       expect(files, pack.name).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']));
     }
   });

@@ -47,7 +47,13 @@ async function listen(handler: (request: Request) => Promise<Response>): Promise
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
-      void handler(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, ...(body === undefined ? {} : { body }) }))
+      void handler(
+        new Request(`http://127.0.0.1${req.url}`, {
+          method: req.method,
+          headers: req.headers as Record<string, string>,
+          ...(body === undefined ? {} : { body }),
+        }),
+      )
         .then(async (response) => {
           res.writeHead(response.status, Object.fromEntries(response.headers));
           res.end(Buffer.from(await response.arrayBuffer()));
@@ -73,7 +79,10 @@ const PEOPLE = ['ann', 'ben', 'cat', 'dan'].map((user, i) => ({ user, team: i < 
 
 async function keysFor(people: typeof PEOPLE) {
   const keys = await Promise.all(people.map(() => createVirtualKey()));
-  return { keys: Object.fromEntries(people.map((p, i) => [p.user, keys[i]!.key])), identity: { virtual_keys: people.map((p, i) => ({ hash: keys[i]!.hash, principal: p })) } };
+  return {
+    keys: Object.fromEntries(people.map((p, i) => [p.user, keys[i]!.key])),
+    identity: { virtual_keys: people.map((p, i) => ({ hash: keys[i]!.hash, principal: p })) },
+  };
 }
 
 /** Two `tollgate serve` replicas sharing one Redis (one key prefix). */
@@ -83,10 +92,19 @@ async function replicas(policy: PolicyFileInput, registry: RegistryFileInput, id
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-pools-'));
   writeFileSync(join(dir, 'registry.yaml'), stringify(registry));
   writeFileSync(join(dir, 'policy.yaml'), stringify(policy));
-  writeFileSync(join(dir, 'tollgate.yaml'), stringify({
-    listen: { host: '127.0.0.1', port: 0 }, registry: './registry.yaml', policy: './policy.yaml', identity,
-    store: { url: redis.url, key_prefix: keyPrefix }, usage: 'none', drain_timeout_s: 2, ...extra,
-  }));
+  writeFileSync(
+    join(dir, 'tollgate.yaml'),
+    stringify({
+      listen: { host: '127.0.0.1', port: 0 },
+      registry: './registry.yaml',
+      policy: './policy.yaml',
+      identity,
+      store: { url: redis.url, key_prefix: keyPrefix },
+      usage: 'none',
+      drain_timeout_s: 2,
+      ...extra,
+    }),
+  );
   process.env.UPSTREAM_KEY = 'sk';
   const loaded = await loadService(join(dir, 'tollgate.yaml'));
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
@@ -113,16 +131,35 @@ describe.skipIf(redis.skip)('pooled budgets on two replicas sharing one Redis', 
     const { upstream, registry } = await upstreamServer();
     const { keys, identity } = await keysFor(PEOPLE);
     // Each call bills ~1,010 µ$ (10 prompt tokens at $1/Mtok, 100 out at $10/Mtok) and reserves its worst case.
-    const policy = { spend: { rules: [
-      { id: 'payments', weight: 10, matches: [{ match: { bus: ['payments'], per: 'bu', scope: 'all', window: 'monthly', at_or_above_usd: '0.0125' }, actions: [{ type: 'block', message: 'The payments budget is spent; ask #finops.' }] }] },
-      { id: 'person', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '0.0045' }, actions: [{ type: 'block' }] }] },
-    ] } } satisfies PolicyFileInput;
+    const policy = {
+      spend: {
+        rules: [
+          {
+            id: 'payments',
+            weight: 10,
+            matches: [
+              {
+                match: { bus: ['payments'], per: 'bu', scope: 'all', window: 'monthly', at_or_above_usd: '0.0125' },
+                actions: [{ type: 'block', message: 'The payments budget is spent; ask #finops.' }],
+              },
+            ],
+          },
+          { id: 'person', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '0.0045' }, actions: [{ type: 'block' }] }] },
+        ],
+      },
+    } satisfies PolicyFileInput;
     const { urls, store } = await replicas(policy, registry, identity);
-    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => chat(urls[i % 2]!, keys[PEOPLE[i % 4]!.user]!).then(async (r) => ({ status: r.status, body: await r.text() }))));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => chat(urls[i % 2]!, keys[PEOPLE[i % 4]!.user]!).then(async (r) => ({ status: r.status, body: await r.text() }))),
+    );
     expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(4);
     expect(answers.every((a) => a.status === 200 || a.status === 429)).toBe(true);
     expect(answers.some((a) => a.status === 429 && JSON.parse(a.body).error.message === 'The payments budget is spent; ask #finops.')).toBe(true);
-    const counters = await store.getCounters([`c:bu:payments:${month()}:gpt-chat`, `c:org:${month()}:gpt-chat`, ...PEOPLE.map((p) => `c:user:${p.user}:${month()}:gpt-chat`)]);
+    const counters = await store.getCounters([
+      `c:bu:payments:${month()}:gpt-chat`,
+      `c:org:${month()}:gpt-chat`,
+      ...PEOPLE.map((p) => `c:user:${p.user}:${month()}:gpt-chat`),
+    ]);
     const bu = counters[`c:bu:payments:${month()}:gpt-chat`]!;
     expect(bu).toBeLessThanOrEqual(12_500);
     expect(bu).toBe(upstream.state.billedMicros); // every billed call recorded, on both replicas
@@ -155,7 +192,8 @@ describe.skipIf(redis.skip)('pooled budgets on two replicas sharing one Redis', 
     const admitted = (await Promise.all(burst)).filter((r) => r.status === 200);
     for (const r of admitted) expect(await r.text()).toContain('[DONE]');
     await Promise.all(settledOrCalled);
-    for (let i = 0; i < 100 && (await store.getHeld(['conc:team-streams:team:search']))['conc:team-streams:team:search'] !== 0; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 100 && (await store.getHeld(['conc:team-streams:team:search']))['conc:team-streams:team:search'] !== 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
     expect(await store.getHeld(['conc:team-streams:team:search'])).toEqual({ 'conc:team-streams:team:search': 0 });
     expect((await chat(urls[1]!, keys.ann!, { stream: true })).status).toBe(200);
     await store.close();
@@ -164,14 +202,24 @@ describe.skipIf(redis.skip)('pooled budgets on two replicas sharing one Redis', 
   it('the budget endpoint on either replica shows the caller’s own pools, spent on both', async () => {
     const { registry } = await upstreamServer();
     const { keys, identity } = await keysFor([...PEOPLE, { user: 'rex', team: 'labs', bu: 'research' }]);
-    const policy = { spend: { rules: [
-      { id: 'payments', matches: [{ match: { bus: ['payments'], per: 'bu', scope: 'all', window: 'monthly', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }] },
-      { id: 'team', matches: [{ match: { per: 'team', scope: 'all', window: 'rolling_24h', at_or_above_usd: '10' }, actions: [{ type: 'block' }] }] },
-    ] } } satisfies PolicyFileInput;
+    const policy = {
+      spend: {
+        rules: [
+          {
+            id: 'payments',
+            matches: [{ match: { bus: ['payments'], per: 'bu', scope: 'all', window: 'monthly', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }],
+          },
+          { id: 'team', matches: [{ match: { per: 'team', scope: 'all', window: 'rolling_24h', at_or_above_usd: '10' }, actions: [{ type: 'block' }] }] },
+        ],
+      },
+    } satisfies PolicyFileInput;
     const { urls } = await replicas(policy, registry, identity);
     expect((await chat(urls[0]!, keys.ann!)).status).toBe(200);
     expect((await chat(urls[1]!, keys.cat!)).status).toBe(200);
-    const budget = async (url: string, user: string) => (await (await fetch(`${url}/v1/tollgate/budget`, { headers: { authorization: `Bearer ${keys[user]}` } })).json()) as { limits: Array<Record<string, string>> };
+    const budget = async (url: string, user: string) =>
+      (await (await fetch(`${url}/v1/tollgate/budget`, { headers: { authorization: `Bearer ${keys[user]}` } })).json()) as {
+        limits: Array<Record<string, string>>;
+      };
     const ben = await budget(urls[1]!, 'ben');
     expect(ben.limits.map((l) => [l.rule, l.per, l.pool, l.window, l.spent_usd, l.limit_usd])).toEqual([
       ['payments', 'bu', 'payments', 'monthly', '0.00202', '100'],
@@ -190,7 +238,16 @@ describe.skipIf(redis.skip)('pooled budgets on two replicas sharing one Redis', 
       posts.push({ key: request.headers.get('idempotency-key'), body: (await request.json()) as Record<string, unknown> });
       return new Response(null, { status: 204 });
     });
-    const policy = { spend: { rules: [{ id: 'bu-watch', matches: [{ match: { per: 'bu', scope: 'all', window: 'monthly', at_or_above_usd: '0.001' }, actions: [{ type: 'notify', to: ['finops'] }] }] }] } } satisfies PolicyFileInput;
+    const policy = {
+      spend: {
+        rules: [
+          {
+            id: 'bu-watch',
+            matches: [{ match: { per: 'bu', scope: 'all', window: 'monthly', at_or_above_usd: '0.001' }, actions: [{ type: 'notify', to: ['finops'] }] }],
+          },
+        ],
+      },
+    } satisfies PolicyFileInput;
     const { urls, services: running } = await replicas(policy, registry, identity, { notify: { webhook: `${hook}/tollgate` } });
     // The first call crosses $0.001 for payments; the racing calls after it on both replicas find it crossed.
     expect((await chat(urls[0]!, keys.ann!)).status).toBe(200);
@@ -219,17 +276,40 @@ describe.skipIf(redis.skip)('pooled budgets in process on Redis', () => {
     const upstream = billingUpstream();
     const { keys, identity } = await keysFor(PEOPLE);
     const records: Array<{ status: string; reason: string | null }> = [];
-    const gateway = createGateway({ registry: billingRegistry(), policy, identity, secrets: { UPSTREAM_KEY: 'sk' }, fetch: upstream.fetch, store, now: () => clock.now, usage: (r) => void records.push(r) });
+    const gateway = createGateway({
+      registry: billingRegistry(),
+      policy,
+      identity,
+      secrets: { UPSTREAM_KEY: 'sk' },
+      fetch: upstream.fetch,
+      store,
+      now: () => clock.now,
+      usage: (r) => void records.push(r),
+    });
     const post = async (user: string) =>
-      (await gateway.handle(new Request('http://gw/v1/chat/completions', {
-        method: 'POST', headers: { authorization: `Bearer ${keys[user]}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'gpt-chat', messages: [{ role: 'user', content: 'hi' }], max_completion_tokens: 100 }),
-      }))).status;
+      (
+        await gateway.handle(
+          new Request('http://gw/v1/chat/completions', {
+            method: 'POST',
+            headers: { authorization: `Bearer ${keys[user]}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'gpt-chat', messages: [{ role: 'user', content: 'hi' }], max_completion_tokens: 100 }),
+          }),
+        )
+      ).status;
     return { store, gateway, post, records, clock, upstream };
   }
 
   it('a rolling 24 h team cap on Redis: no reset at midnight, spend drops out a day later', async () => {
-    const { post, gateway, store, clock } = await gatewayOn({ spend: { rules: [{ id: 'team-24h', matches: [{ match: { per: 'team', scope: 'all', window: 'rolling_24h', at_or_above_usd: '0.0015' }, actions: [{ type: 'block' }] }] }] } });
+    const { post, gateway, store, clock } = await gatewayOn({
+      spend: {
+        rules: [
+          {
+            id: 'team-24h',
+            matches: [{ match: { per: 'team', scope: 'all', window: 'rolling_24h', at_or_above_usd: '0.0015' }, actions: [{ type: 'block' }] }],
+          },
+        ],
+      },
+    });
     expect(await post('ann')).toBe(200);
     clock.now = Date.UTC(2030, 0, 16, 0, 30);
     expect(await post('ben')).toBe(429);
@@ -243,17 +323,24 @@ describe.skipIf(redis.skip)('pooled budgets in process on Redis', () => {
   });
 
   it('a reservation the store cannot make across pools (keys under two hash tags) fails closed: 503, nothing held', async () => {
-    const policy = { spend: { rules: [
-      { id: 'bu', matches: [{ match: { per: 'bu', scope: 'all', window: 'monthly', at_or_above_usd: '10' }, actions: [{ type: 'block' }] }] },
-      { id: 'person', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '10' }, actions: [{ type: 'block' }] }] },
-    ] } } satisfies PolicyFileInput;
+    const policy = {
+      spend: {
+        rules: [
+          { id: 'bu', matches: [{ match: { per: 'bu', scope: 'all', window: 'monthly', at_or_above_usd: '10' }, actions: [{ type: 'block' }] }] },
+          { id: 'person', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '10' }, actions: [{ type: 'block' }] }] },
+        ],
+      },
+    } satisfies PolicyFileInput;
     const split = (key: string) => (key.includes(':bu:') ? 'pools' : 'people');
     const { post, records, upstream, store, gateway } = await gatewayOn(policy, { hashTag: split }, { now: Date.now() });
     expect(await post('ann')).toBe(503);
     expect(records[0]).toMatchObject({ status: 'rejected', reason: 'store_unavailable:spend' });
     expect(upstream.state.calls).toBe(0);
     const m = month();
-    expect(await store.getHeld([`spend:person:all:user:ann:${m}`, `spend:bu:all:bu:payments:${m}`])).toEqual({ [`spend:person:all:user:ann:${m}`]: 0, [`spend:bu:all:bu:payments:${m}`]: 0 });
+    expect(await store.getHeld([`spend:person:all:user:ann:${m}`, `spend:bu:all:bu:payments:${m}`])).toEqual({
+      [`spend:person:all:user:ann:${m}`]: 0,
+      [`spend:bu:all:bu:payments:${m}`]: 0,
+    });
     await gateway.close();
     await store.close();
   });

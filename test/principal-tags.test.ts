@@ -30,7 +30,9 @@ describe('platform tags in the usage record', () => {
       policy: { access: { models: { 'claude-opus': { allow_bus: ['exec'] } } } },
       identity: {
         ...virtual.identity,
-        jwt: [{ issuer: ISSUER, audience: 'tollgate', jwks: { keys: [jwk] }, platform: 'agent-hub', tags_claim: 'ctx.labels', allowed_tags: ['team', 'run', 'bu'] }],
+        jwt: [
+          { issuer: ISSUER, audience: 'tollgate', jwks: { keys: [jwk] }, platform: 'agent-hub', tags_claim: 'ctx.labels', allowed_tags: ['team', 'run', 'bu'] },
+        ],
       },
       secrets: SECRETS,
       usage: (r) => void records.push(r),
@@ -39,14 +41,21 @@ describe('platform tags in the usage record', () => {
       await gateway.close();
       await upstream.close();
     });
-    const token = await new SignJWT({ sub: 'alice', ctx: { labels: { team: 'search', run: 'r-42', bu: 'exec', secret: 'never-recorded' } }, tags: { team: 'wrong-claim' } })
+    const token = await new SignJWT({
+      sub: 'alice',
+      ctx: { labels: { team: 'search', run: 'r-42', bu: 'exec', secret: 'never-recorded' } },
+      tags: { team: 'wrong-claim' },
+    })
       .setProtectedHeader({ alg: 'ES256', kid: 'p1' })
       .setIssuer(ISSUER)
       .setAudience('tollgate')
       .setExpirationTime('5m')
       .sign(privateKey);
     const ask = (key: string, model = 'gpt-mini') =>
-      new OpenAI({ apiKey: key, baseURL: 'http://gw/v1', fetch: gateway.fetch, maxRetries: 0 }).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+      new OpenAI({ apiKey: key, baseURL: 'http://gw/v1', fetch: gateway.fetch, maxRetries: 0 }).chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
 
     await ask(token);
     const opus = await ask(token, 'claude-opus').catch((e: unknown) => e);

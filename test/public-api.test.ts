@@ -46,7 +46,13 @@ function compilerExports(): Map<string, string[]> {
     const file = program.getSourceFile(entry.source);
     const symbol = file && checker.getSymbolAtLocation(file);
     if (!symbol) throw new Error(`${entry.id}: ${entry.source} is not a module`);
-    names.set(entry.id, checker.getExportsOfModule(symbol).map((s) => s.name).sort());
+    names.set(
+      entry.id,
+      checker
+        .getExportsOfModule(symbol)
+        .map((s) => s.name)
+        .sort(),
+    );
   }
   return names;
 }
@@ -59,7 +65,10 @@ describe('public API of every package entry point', () => {
       const values = Object.keys((await import(pathToFileURL(entry.source).href)) as object).sort();
       const all = compiled.get(entry.id)!;
       // Every run-time export is declared; whatever else the compiler sees is type-only.
-      expect(values.filter((name) => !all.includes(name)), entry.id).toEqual([]);
+      expect(
+        values.filter((name) => !all.includes(name)),
+        entry.id,
+      ).toEqual([]);
       surface[entry.id] = { values, types: all.filter((name) => !values.includes(name)) };
     }
     expect(Object.keys(surface).length).toBeGreaterThanOrEqual(28);

@@ -38,7 +38,14 @@ describe.skipIf(redis.skip)('shadow rate limits on Redis, through the OpenAI SDK
     const ids = await keysFor({ user: 'alice' });
     const records: UsageRecord[] = [];
     const policy: PolicyFileInput = { rate_limits: [{ id: 'trial', rpm: 2, enforcement: 'shadow' }] };
-    const gateway = createGateway({ registry: testRegistry(upstream.url), policy, identity: ids.identity, secrets: SECRETS, store, usage: (r) => void records.push(r) });
+    const gateway = createGateway({
+      registry: testRegistry(upstream.url),
+      policy,
+      identity: ids.identity,
+      secrets: SECRETS,
+      store,
+      usage: (r) => void records.push(r),
+    });
     cleanups.push(async () => {
       await gateway.close();
       await store.close();

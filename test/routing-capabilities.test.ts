@@ -20,7 +20,10 @@ import { ask, isFailure, sdkClients, type Clients } from './support/sdk-ask.js';
 function withModel(registry: RegistryFileInput, id: string, capabilities: Record<string, unknown>): RegistryFileInput {
   const base = registry.models['echo.openai_chat']!;
   const deployment = base.deployments![0]!;
-  return { ...registry, models: { ...registry.models, [id]: { ...base, aliases: [], tags: ['extra'], capabilities, deployments: [{ ...deployment, id: `${id}@echo` }] } } };
+  return {
+    ...registry,
+    models: { ...registry.models, [id]: { ...base, aliases: [], tags: ['extra'], capabilities, deployments: [{ ...deployment, id: `${id}@echo` }] } },
+  };
 }
 
 let upstream: MockUpstream;
@@ -69,7 +72,11 @@ describe('capabilities.tools', () => {
 
   it('answers an OpenAI client in its own shape: code unsupported_parameter, param tools', async () => {
     const error = await clients.openai.chat.completions
-      .create({ model: 'plain', messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] })
+      .create({
+        model: 'plain',
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+      })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('unsupported_parameter');
@@ -79,7 +86,9 @@ describe('capabilities.tools', () => {
 
 describe('capabilities.reasoning', () => {
   it('refuses reasoning parameters for a model with reasoning: false, in each format, naming the parameter', async () => {
-    const chat = await clients.openai.chat.completions.create({ model: 'plain', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'high' }).catch((e: unknown) => e);
+    const chat = await clients.openai.chat.completions
+      .create({ model: 'plain', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'high' })
+      .catch((e: unknown) => e);
     expect(chat).toBeInstanceOf(OpenAI.BadRequestError);
     expect((chat as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('reasoning_effort');
     expect((chat as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('unsupported_parameter');
@@ -94,7 +103,9 @@ describe('capabilities.reasoning', () => {
     expect(anthropic).toBeInstanceOf(Anthropic.BadRequestError);
     expect((anthropic as InstanceType<typeof Anthropic.BadRequestError>).message).toMatch(/does not support reasoning; remove 'thinking'/);
 
-    const gemini = await clients.gemini.models.generateContent({ model: 'plain', contents: 'hi', config: { thinkingConfig: { thinkingBudget: 512 } } }).catch((e: unknown) => e);
+    const gemini = await clients.gemini.models
+      .generateContent({ model: 'plain', contents: 'hi', config: { thinkingConfig: { thinkingBudget: 512 } } })
+      .catch((e: unknown) => e);
     expect(gemini).toBeInstanceOf(ApiError);
     expect((gemini as ApiError).status).toBe(400);
 
@@ -126,7 +137,9 @@ describe('capabilities.context_window', () => {
     expect((responses as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('context_length_exceeded');
     expect((responses as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('input');
 
-    const anthropic = await clients.anthropic.messages.create({ model: 'small', max_tokens: 10, messages: [{ role: 'user', content: text }] }).catch((e: unknown) => e);
+    const anthropic = await clients.anthropic.messages
+      .create({ model: 'small', max_tokens: 10, messages: [{ role: 'user', content: text }] })
+      .catch((e: unknown) => e);
     expect(anthropic).toBeInstanceOf(Anthropic.BadRequestError);
     expect((anthropic as InstanceType<typeof Anthropic.BadRequestError>).error).toEqual({
       type: 'error',
@@ -156,7 +169,19 @@ describe('budget-tier substitution passes over a model that cannot take the requ
   it('skips a substitute without tools for a request with tools, and uses it for one without', async () => {
     const ids = await keysFor({ user: 'bob' });
     const policy: PolicyFileInput = {
-      spend: { rules: [{ id: 'tier', matches: [{ match: { scope: 'echo.anthropic_messages', window: 'daily', at_or_above_usd: '0.000001' }, actions: [{ type: 'substitute', to: ['plain', 'echo.gemini_generate_content'] }] }] }] },
+      spend: {
+        rules: [
+          {
+            id: 'tier',
+            matches: [
+              {
+                match: { scope: 'echo.anthropic_messages', window: 'daily', at_or_above_usd: '0.000001' },
+                actions: [{ type: 'substitute', to: ['plain', 'echo.gemini_generate_content'] }],
+              },
+            ],
+          },
+        ],
+      },
     };
     const local: UsageRecord[] = [];
     const store = createMemoryStore();
@@ -165,7 +190,9 @@ describe('budget-tier substitution passes over a model that cannot take the requ
       const openai = new OpenAI({ apiKey: ids.keys.bob!, baseURL: 'http://gw/v1', fetch: g.fetch, maxRetries: 0 });
       const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object' } } }];
       await openai.chat.completions.create({ model: 'echo.anthropic_messages', messages: [{ role: 'user', content: 'one' }] });
-      const withTools = await openai.chat.completions.create({ model: 'echo.anthropic_messages', messages: [{ role: 'user', content: 'two' }], tools }).withResponse();
+      const withTools = await openai.chat.completions
+        .create({ model: 'echo.anthropic_messages', messages: [{ role: 'user', content: 'two' }], tools })
+        .withResponse();
       expect(withTools.response.headers.get('x-tollgate-model-fallback')).toBe('echo.anthropic_messages -> echo.gemini_generate_content');
       await openai.chat.completions.create({ model: 'echo.anthropic_messages', messages: [{ role: 'user', content: 'three' }] });
       expect(local.map((r) => [r.model, r.substituted_from])).toEqual([

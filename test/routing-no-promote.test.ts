@@ -32,7 +32,11 @@ function registry(url: string): RegistryFileInput {
     operations: providers.map((provider) => ({ provider, format: 'openai_chat', family: 'chat', path: '/v1/chat/completions' })),
     models: {
       // The pool (cheap), a paid vendor as overflow (dearer), a second pool at the pool's price.
-      pool: model([['pool@a', 'pool-a', price('0.05', '0.20')], ['pool@vendor', 'vendor', price('0.15', '0.60')], ['pool@b', 'pool-b', price('0.05', '0.20')]]),
+      pool: model([
+        ['pool@a', 'pool-a', price('0.05', '0.20')],
+        ['pool@vendor', 'vendor', price('0.15', '0.60')],
+        ['pool@b', 'pool-b', price('0.05', '0.20')],
+      ]),
       mid: model([['mid@vendor', 'vendor', price('1', '4')]]),
       'mid-dear': model([['dear@vendor', 'dear', price('2', '8')]]),
       'mid-cheap': model([['cheap@vendor', 'cheap', price('0.5', '2')]]),
@@ -44,12 +48,22 @@ async function setup(policy: PolicyFileInput) {
   const down = new Set<string>();
   const ok = replay('openai-chat/stream-text.sse', 'openai-chat/response-text.json');
   const unavailable = status(503, { error: { message: 'overloaded', type: 'server_error', code: null } });
-  const scenario = (name: string): Scenario => (request, body) => (down.has(name) ? unavailable(request, body) : ok(request, body));
+  const scenario =
+    (name: string): Scenario =>
+    (request, body) =>
+      down.has(name) ? unavailable(request, body) : ok(request, body);
   const upstream = await startMockUpstream(Object.fromEntries(['pool-a', 'vendor', 'pool-b', 'cheap', 'dear'].map((n) => [n, scenario(n)])));
   const ids = await keysFor({ user: 'alice' });
   const records: UsageRecord[] = [];
   const store = createMemoryStore();
-  const gateway = createGateway({ registry: registry(upstream.url), policy, identity: ids.identity, secrets: SECRETS, store, usage: (r) => void records.push(r) });
+  const gateway = createGateway({
+    registry: registry(upstream.url),
+    policy,
+    identity: ids.identity,
+    secrets: SECRETS,
+    store,
+    usage: (r) => void records.push(r),
+  });
   cleanups.push(async () => {
     await gateway.close();
     await store.close();
@@ -61,9 +75,10 @@ async function setup(policy: PolicyFileInput) {
 }
 
 /** Crossed from the second request of the day on (the first one's spend crosses it). */
-const tier = (scope: string, actions: unknown[]) => ({
-  spend: { rules: [{ id: 'pool-tier', matches: [{ match: { scope, window: 'daily', at_or_above_usd: '0.000001' }, actions }] }] },
-}) as PolicyFileInput;
+const tier = (scope: string, actions: unknown[]) =>
+  ({
+    spend: { rules: [{ id: 'pool-tier', matches: [{ match: { scope, window: 'daily', at_or_above_usd: '0.000001' }, actions }] }] },
+  }) as PolicyFileInput;
 
 describe('no_promote', () => {
   it('keeps failover off a dearer deployment once active, and on deployments that cost no more', async () => {

@@ -32,7 +32,13 @@ function registry(url: string) {
     ...base,
     models: {
       ...base.models,
-      'claude-sonnet': { ...sonnet, deployments: [{ ...sonnet.deployments[0]!, region: 'us' }, { ...sonnet.deployments[1]!, region: 'eu' }] },
+      'claude-sonnet': {
+        ...sonnet,
+        deployments: [
+          { ...sonnet.deployments[0]!, region: 'us' },
+          { ...sonnet.deployments[1]!, region: 'eu' },
+        ],
+      },
       'claude-opus': { ...opus, deployments: [{ ...opus.deployments[0]!, region: 'us' }] },
     },
   };
@@ -44,7 +50,7 @@ async function setup(policy: PolicyFileInput = POLICY) {
   const unavailable = status(503, { type: 'error', error: { type: 'overloaded_error', message: 'down' } });
   const upstream = await startMockUpstream({
     anthropic,
-    'anthropic-backup': ((request, body) => (backup.failing ? unavailable(request, body) : anthropic(request, body))),
+    'anthropic-backup': (request, body) => (backup.failing ? unavailable(request, body) : anthropic(request, body)),
     openai: replay('openai-chat/stream-text.sse', 'openai-chat/response-text.json'),
   });
   const ids = await keysFor({ user: 'alice', bu: 'payments' }, { user: 'eve', bu: 'eu-payments' });
@@ -79,7 +85,9 @@ describe('policy region rules', () => {
   it('never fail over out of the region: the EU deployment down is an error, not a US answer', async () => {
     const { openai, upstream, backup, records } = await setup();
     backup.failing = true;
-    const error = await openai('eve').chat.completions.create(ask('claude-sonnet')).catch((e: unknown) => e);
+    const error = await openai('eve')
+      .chat.completions.create(ask('claude-sonnet'))
+      .catch((e: unknown) => e);
     expect((error as { status?: number }).status).toBe(503);
     expect(upstream.hits('anthropic')).toBe(0);
     expect(records[0]).toMatchObject({ status: 'upstream_error', deployment: 'sonnet@backup', region: 'eu' });
@@ -87,11 +95,15 @@ describe('policy region rules', () => {
 
   it('refuse a model with no deployment in the caller’s regions with 403, naming them, before any upstream call', async () => {
     const { openai, anthropic, upstream, records } = await setup();
-    const opus = await openai('eve').chat.completions.create(ask('claude-opus')).catch((e: unknown) => e);
+    const opus = await openai('eve')
+      .chat.completions.create(ask('claude-opus'))
+      .catch((e: unknown) => e);
     expect(opus).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect((opus as Error).message).toMatch(/The model 'claude-opus' is not served in a region this caller may use \(eu\)/);
     // A deployment that names no region is in none.
-    const mini = await anthropic('eve').messages.create({ ...ask('gpt-mini'), max_tokens: 50 }).catch((e: unknown) => e);
+    const mini = await anthropic('eve')
+      .messages.create({ ...ask('gpt-mini'), max_tokens: 50 })
+      .catch((e: unknown) => e);
     expect(mini).toBeInstanceOf(Anthropic.PermissionDeniedError);
     expect(upstream.hits('anthropic') + upstream.hits('openai')).toBe(0);
     expect(records.map((r) => [r.status, r.reason, r.http_status])).toEqual([
@@ -125,7 +137,9 @@ describe('x-tollgate-region', () => {
     await openai('alice', { 'x-tollgate-region': 'eu' }).chat.completions.create(ask('claude-sonnet'));
     await openai('alice', { 'x-tollgate-region': ' ap , eu ' }).chat.completions.create(ask('claude-sonnet'));
     await openai('alice').chat.completions.create(ask('claude-sonnet'));
-    const ap = await openai('alice', { 'x-tollgate-region': 'ap' }).chat.completions.create(ask('claude-sonnet')).catch((e: unknown) => e);
+    const ap = await openai('alice', { 'x-tollgate-region': 'ap' })
+      .chat.completions.create(ask('claude-sonnet'))
+      .catch((e: unknown) => e);
     expect(ap).toBeInstanceOf(OpenAI.BadRequestError);
     expect((ap as Error).message).toMatch(/no deployment in the region asked for in x-tollgate-region \(ap\)/);
     expect(upstream.hits('anthropic-backup')).toBe(2);
@@ -139,7 +153,9 @@ describe('x-tollgate-region', () => {
 
   it('never widens what the policy allows', async () => {
     const { openai, upstream, records } = await setup();
-    const us = await openai('eve', { 'x-tollgate-region': 'us' }).chat.completions.create(ask('claude-sonnet')).catch((e: unknown) => e);
+    const us = await openai('eve', { 'x-tollgate-region': 'us' })
+      .chat.completions.create(ask('claude-sonnet'))
+      .catch((e: unknown) => e);
     expect(us).toBeInstanceOf(OpenAI.BadRequestError);
     expect(upstream.hits('anthropic')).toBe(0);
     expect(records[0]!.reason).toBe('region_unavailable');

@@ -32,20 +32,38 @@ describe.skipIf(redis.skip)('the window a request is charged to, on Redis', () =
 
   it('a body that arrives after midnight is charged to the day whose caps admitted it, the team’s included', async () => {
     // Each call bills 1,010 µ$; the team's daily cap (2,500 µ$) admits two a day.
-    const policy = { spend: { rules: [{ id: 'team-daily', matches: [{ match: { per: 'team', scope: 'all', window: 'daily', at_or_above_usd: '0.0025' }, actions: [{ type: 'block' }] }] }] } } satisfies PolicyFileInput;
+    const policy = {
+      spend: {
+        rules: [
+          { id: 'team-daily', matches: [{ match: { per: 'team', scope: 'all', window: 'daily', at_or_above_usd: '0.0025' }, actions: [{ type: 'block' }] }] },
+        ],
+      },
+    } satisfies PolicyFileInput;
     const store = createRedisStore({ url: redis.url, keyPrefix, sweepIntervalMs: 0 });
     const upstream = billingUpstream();
     const { key, hash } = await createVirtualKey();
     const clock = { now: Date.UTC(2030, 0, 15, 23, 59, 50) };
     const gateway = createGateway({
-      registry: billingRegistry(), policy, identity: { virtual_keys: [{ hash, principal: { user: 'ann', team: 'search' } }] },
-      secrets: { UPSTREAM_KEY: 'sk' }, fetch: upstream.fetch, store, now: () => clock.now,
+      registry: billingRegistry(),
+      policy,
+      identity: { virtual_keys: [{ hash, principal: { user: 'ann', team: 'search' } }] },
+      secrets: { UPSTREAM_KEY: 'sk' },
+      fetch: upstream.fetch,
+      store,
+      now: () => clock.now,
     });
     try {
       const post = async (body: BodyInit) =>
-        (await gateway.handle(new Request('http://gw/v1/chat/completions', {
-          method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body, duplex: 'half',
-        } as RequestInit))).status;
+        (
+          await gateway.handle(
+            new Request('http://gw/v1/chat/completions', {
+              method: 'POST',
+              headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+              body,
+              duplex: 'half',
+            } as RequestInit),
+          )
+        ).status;
       expect([await post(BODY), await post(BODY), await post(BODY)]).toEqual([200, 200, 429]);
       const slow = new ReadableStream<Uint8Array>({
         pull(controller) {

@@ -70,7 +70,11 @@ const chat = (model: string, extra: Record<string, unknown> = {}) => ({ model, m
 
 describe('metrics after real traffic', () => {
   it('records the GenAI and tollgate series for ok, rejected, streamed and cancelled requests, with bounded labels', async () => {
-    const cap = { spend: { rules: [{ id: 'opus-cap', matches: [{ match: { scope: 'claude-opus', window: 'daily', at_or_above_usd: '0.000001' }, actions: [{ type: 'block' }] }] }] } };
+    const cap = {
+      spend: {
+        rules: [{ id: 'opus-cap', matches: [{ match: { scope: 'claude-opus', window: 'daily', at_or_above_usd: '0.000001' }, actions: [{ type: 'block' }] }] }],
+      },
+    };
     const { post, sdk, records } = await setup({ policy: cap });
 
     const ok = await post(chat('claude-sonnet'));
@@ -95,12 +99,14 @@ describe('metrics after real traffic', () => {
     const all = await sdk.series();
     // Requests by status and reason.
     const requests = seriesOf(all, 'tollgate.requests');
-    const count = (status: string, reason: string) => seriesOf(requests, 'tollgate.requests', { 'tollgate.status': status, 'tollgate.reason': reason }).reduce((n, s) => n + s.value, 0);
+    const count = (status: string, reason: string) =>
+      seriesOf(requests, 'tollgate.requests', { 'tollgate.status': status, 'tollgate.reason': reason }).reduce((n, s) => n + s.value, 0);
     expect(count('ok', 'none')).toBe(2);
     expect(count('rejected', 'spend_limit:opus-cap')).toBe(1);
     expect(count('rejected', 'model_not_found')).toBe(1);
     expect(count('cancelled', 'client_cancelled')).toBe(1);
-    for (const s of requests) expect(Object.keys(s.attributes).sort()).toEqual(['tollgate.entry_format', 'tollgate.model', 'tollgate.reason', 'tollgate.status']);
+    for (const s of requests)
+      expect(Object.keys(s.attributes).sort()).toEqual(['tollgate.entry_format', 'tollgate.model', 'tollgate.reason', 'tollgate.status']);
     // The unknown model is not a label: a client's free text never becomes one.
     expect(requests.some((s) => s.attributes['tollgate.model'] === 'no-such-model')).toBe(false);
 
@@ -132,7 +138,9 @@ describe('metrics after real traffic', () => {
     expect(client.reduce((n, s) => n + s.value, 0)).toBe(3);
     expect(client[0]!.unit).toBe('s');
     expect(client[0]!.boundaries).toEqual(DURATION_BUCKETS);
-    expect(seriesOf(client, 'gen_ai.client.operation.duration', { 'gen_ai.provider.name': 'openai', 'tollgate.deployment': 'mini@openai' }).length).toBeGreaterThan(0);
+    expect(
+      seriesOf(client, 'gen_ai.client.operation.duration', { 'gen_ai.provider.name': 'openai', 'tollgate.deployment': 'mini@openai' }).length,
+    ).toBeGreaterThan(0);
 
     // gen_ai.server.request.duration per request, error.type on the refused and cancelled ones.
     const server = seriesOf(all, 'gen_ai.server.request.duration');
@@ -194,7 +202,8 @@ describe('DLP and policy prompts', () => {
     expect(records[0]!.dlp).toMatchObject({ email: { action: 'redact', count: 2 }, phone: { action: 'log', count: 1 } });
     const all = await sdk.series();
     const dlp = seriesOf(all, 'tollgate.dlp.actions');
-    const count = (entity: string, action: string) => seriesOf(dlp, 'tollgate.dlp.actions', { 'tollgate.dlp.entity': entity, 'tollgate.dlp.action': action, 'tollgate.dlp.direction': 'request' })[0]?.value;
+    const count = (entity: string, action: string) =>
+      seriesOf(dlp, 'tollgate.dlp.actions', { 'tollgate.dlp.entity': entity, 'tollgate.dlp.action': action, 'tollgate.dlp.direction': 'request' })[0]?.value;
     expect(count('email', 'redact')).toBe(2);
     expect(count('phone', 'log')).toBe(1);
     for (const s of dlp) expect(Object.keys(s.attributes).sort()).toEqual(['tollgate.dlp.action', 'tollgate.dlp.direction', 'tollgate.dlp.entity']);
@@ -219,20 +228,29 @@ describe('reasons that name what a client or model chose', () => {
     const requests = seriesOf(await sdk.series(), 'tollgate.requests');
     expect(requests.map((s) => [s.attributes['tollgate.reason'], s.value])).toEqual([['tool_not_allowed', 4]]);
     await expect.poll(() => sdk.spans().length).toBe(4);
-    expect(sdk.spans().map((s) => s.attributes['tollgate.reason']).sort()).toEqual(records.map((r) => r.reason).sort());
+    expect(
+      sdk
+        .spans()
+        .map((s) => s.attributes['tollgate.reason'])
+        .sort(),
+    ).toEqual(records.map((r) => r.reason).sort());
   });
 });
 
 describe('traces', () => {
   it('continues the caller’s traceparent: SERVER span, CLIENT child per attempt, traceparent sent upstream', async () => {
-    const { post, sdk, traceparents, records } = await setup({ anthropic: status(503, { type: 'error', error: { type: 'overloaded_error', message: 'busy' } }) });
+    const { post, sdk, traceparents, records } = await setup({
+      anthropic: status(503, { type: 'error', error: { type: 'overloaded_error', message: 'busy' } }),
+    });
     const res = await post(chat('claude-sonnet'), { traceparent: `00-${INCOMING_TRACE}-${INCOMING_SPAN}-01` });
     expect(res.status).toBe(200);
     await res.json();
     await expect.poll(() => sdk.spans().length).toBe(3);
     const spans = sdk.spans();
     const server = spans.find((s) => s.kind === SpanKind.SERVER)!;
-    const clients = spans.filter((s) => s.kind === SpanKind.CLIENT).sort((a, b) => (a.attributes['tollgate.attempt'] as number) - (b.attributes['tollgate.attempt'] as number));
+    const clients = spans
+      .filter((s) => s.kind === SpanKind.CLIENT)
+      .sort((a, b) => (a.attributes['tollgate.attempt'] as number) - (b.attributes['tollgate.attempt'] as number));
     expect(server.spanContext().traceId).toBe(INCOMING_TRACE);
     expect(server.parentSpanContext?.spanId).toBe(INCOMING_SPAN);
     expect(server.name).toBe('chat claude-sonnet');
@@ -251,7 +269,9 @@ describe('traces', () => {
       'gen_ai.usage.output_tokens': record.usage!.output,
       'http.response.status_code': 200,
     });
-    expect(clients.map((c) => [c.name, c.attributes['tollgate.deployment'], c.attributes['http.response.status_code'], c.attributes['error.type'] ?? null])).toEqual([
+    expect(
+      clients.map((c) => [c.name, c.attributes['tollgate.deployment'], c.attributes['http.response.status_code'], c.attributes['error.type'] ?? null]),
+    ).toEqual([
       ['chat claude-sonnet-4-5', 'sonnet@anthropic', 503, '503'],
       ['chat claude-sonnet-4-5', 'sonnet@backup', 200, null],
     ]);
@@ -337,7 +357,13 @@ describe('what the upstream call carries', () => {
     const ids = await keysFor({ user: 'alice', tier: 'normal' });
     const sdk = testSdk();
     const propagator = new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] });
-    const gateway = createGateway({ registry: testRegistry(upstream.url), identity: ids.identity, secrets: SECRETS, usage: () => {}, telemetry: { ...sdk.telemetry, propagator } });
+    const gateway = createGateway({
+      registry: testRegistry(upstream.url),
+      identity: ids.identity,
+      secrets: SECRETS,
+      usage: () => {},
+      telemetry: { ...sdk.telemetry, propagator },
+    });
     cleanups.push(async () => {
       await gateway.close({ drainMs: 1000 });
       await sdk.shutdown();
@@ -408,7 +434,9 @@ describe('store and settle telemetry', () => {
         return inner.settle(request);
       },
     });
-    const cap = { spend: { rules: [{ id: 'big', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000' }, actions: [{ type: 'block' }] }] }] } };
+    const cap = {
+      spend: { rules: [{ id: 'big', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000' }, actions: [{ type: 'block' }] }] }] },
+    };
     const { post, sdk, gateway } = await setup({ policy: cap, store });
     const res = await post(chat('claude-sonnet'));
     await res.text();
@@ -432,7 +460,9 @@ describe('store and settle telemetry', () => {
         throw Object.assign(new Error('down'), { name: 'StoreUnavailableError' });
       },
     });
-    const cap = { spend: { rules: [{ id: 'big', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000' }, actions: [{ type: 'block' }] }] }] } };
+    const cap = {
+      spend: { rules: [{ id: 'big', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000' }, actions: [{ type: 'block' }] }] }] },
+    };
     const { post, sdk, gateway } = await setup({ policy: cap, store });
     const res = await post(chat('claude-sonnet'));
     await res.text();
@@ -478,7 +508,7 @@ describe('a store whose errors carry ever new names', () => {
     let n = 0;
     const odd: StateStore = Object.assign(Object.create(inner) as StateStore, {
       hasMarker: async () => {
-        const name = `Failure${String.fromCharCode(65 + (n % 26))}${String.fromCharCode(65 + Math.floor(n / 26) % 26)}`;
+        const name = `Failure${String.fromCharCode(65 + (n % 26))}${String.fromCharCode(65 + (Math.floor(n / 26) % 26))}`;
         n++;
         throw Object.assign(new Error('odd'), { name });
       },

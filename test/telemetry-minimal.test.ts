@@ -10,7 +10,14 @@ import { SpanKind, metrics, propagation, trace } from '@opentelemetry/api';
 import { anthropicMessagesCodec } from '@tollgate/codecs/anthropic-messages';
 import { openaiChatCodec } from '@tollgate/codecs/openai-chat';
 import { createGateway } from '@tollgate/core';
-import { createGateway as createMinimalGateway, GatewayConfigError, createVirtualKey, pendingTelemetry, type Gateway, type MinimalGatewayOptions } from '@tollgate/core/minimal';
+import {
+  createGateway as createMinimalGateway,
+  GatewayConfigError,
+  createVirtualKey,
+  pendingTelemetry,
+  type Gateway,
+  type MinimalGatewayOptions,
+} from '@tollgate/core/minimal';
 import { openTelemetry } from '@tollgate/core/telemetry';
 import { ANTHROPIC_SECRET, anthropicUpstream, registry } from '../packages/core/src/gateway/__tests__/anthropic-upstream.js';
 import { seriesOf, testSdk } from './support/otel.js';
@@ -79,7 +86,12 @@ describe('@tollgate/core/minimal and telemetry', () => {
     expect(full.headers.get('server-timing')).toMatch(/^gateway;dur=/);
     expect(upstream.seen[1]!.headers.get('traceparent')).toMatch(new RegExp(`^00-${TRACE}-`));
     // One request's spans and metrics: the root entry's; the minimal one recorded none.
-    expect(sdk.spans().map((s) => s.kind).sort()).toEqual([1, 2]); // SERVER, CLIENT
+    expect(
+      sdk
+        .spans()
+        .map((s) => s.kind)
+        .sort(),
+    ).toEqual([1, 2]); // SERVER, CLIENT
     const durations = seriesOf(await sdk.series(), 'gen_ai.server.request.duration');
     expect(durations.map((d) => d.value)).toEqual([1]);
   });

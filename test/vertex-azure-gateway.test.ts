@@ -41,8 +41,13 @@ function vertexScenario() {
       return Response.json({ error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } }, { status: 401 });
     }
     const path = new URL(request.url).pathname;
-    if (path.includes('/publishers/anthropic/')) return replay('anthropic-messages/stream-text.sse', 'anthropic-messages/response-cache-read.json')(request, { ...body, stream: path.endsWith(':streamRawPredict') });
-    if (path.endsWith(':streamGenerateContent')) return new Response(fixtureText('gemini/stream-text.sse'), { headers: { 'content-type': 'text/event-stream' } });
+    if (path.includes('/publishers/anthropic/'))
+      return replay('anthropic-messages/stream-text.sse', 'anthropic-messages/response-cache-read.json')(request, {
+        ...body,
+        stream: path.endsWith(':streamRawPredict'),
+      });
+    if (path.endsWith(':streamGenerateContent'))
+      return new Response(fixtureText('gemini/stream-text.sse'), { headers: { 'content-type': 'text/event-stream' } });
     return new Response(fixtureText('gemini/response-cached-content.json'), { headers: { 'content-type': 'application/json' } });
   };
 }
@@ -50,7 +55,12 @@ function vertexScenario() {
 function registry(url: string): RegistryFileInput {
   const gemini = (credential: string) => ({ base_url: `${url}/vertex/v1/projects/acme-prod/locations/us-central1/publishers/google/models`, credential });
   return {
-    wire_formats: { openai_chat: { family: 'chat' }, anthropic_messages: { family: 'chat' }, anthropic_vertex: { family: 'chat' }, gemini_generate_content: { family: 'chat' } },
+    wire_formats: {
+      openai_chat: { family: 'chat' },
+      anthropic_messages: { family: 'chat' },
+      anthropic_vertex: { family: 'chat' },
+      gemini_generate_content: { family: 'chat' },
+    },
     entry_routes: [
       { path: '/v1/chat/completions', format: 'openai_chat' },
       { path: '/v1/messages', format: 'anthropic_messages' },
@@ -88,11 +98,71 @@ function registry(url: string): RegistryFileInput {
       { provider: 'azure', format: 'openai_chat', family: 'chat', path: '/openai/deployments/{model}/chat/completions?api-version=2024-10-21' },
     ],
     models: {
-      'gemini-pro': { brand: 'google', entry_formats: ['gemini_generate_content', 'openai_chat'], deployments: [{ id: 'gemini@vertex', provider: 'vertex-gemini', format: 'gemini_generate_content', upstream_model: 'gemini-2.5-pro', pricing: { unit: 'usd_per_mtok', input: '1.25', output: '10', cache_read: '0.31' } }] },
-      'gemini-denied': { brand: 'google', entry_formats: ['gemini_generate_content'], deployments: [{ id: 'denied@vertex', provider: 'vertex-gemini-denied', format: 'gemini_generate_content', upstream_model: 'gemini-2.5-pro', pricing: { unit: 'usd_per_mtok', input: '1', output: '1' } }] },
-      'gemini-hanging': { brand: 'google', entry_formats: ['gemini_generate_content'], deployments: [{ id: 'hanging@vertex', provider: 'vertex-gemini-hanging', format: 'gemini_generate_content', upstream_model: 'gemini-2.5-pro', pricing: { unit: 'usd_per_mtok', input: '1', output: '1' } }] },
-      'claude-vertex': { brand: 'anthropic', entry_formats: ['anthropic_messages', 'openai_chat'], deployments: [{ id: 'claude@vertex', provider: 'vertex-claude', format: 'anthropic_vertex', upstream_model: 'claude-sonnet-4-5@20250929', pricing: { unit: 'usd_per_mtok', input: '3', output: '15', cache_read: '0.30', cache_write: '3.75' } }] },
-      'gpt-4o': { brand: 'openai', entry_formats: ['openai_chat', 'anthropic_messages'], deployments: [{ id: 'gpt-4o@azure', provider: 'azure', format: 'openai_chat', upstream_model: 'gpt-4o-prod', pricing: { unit: 'usd_per_mtok', input: '2.5', output: '10' } }] },
+      'gemini-pro': {
+        brand: 'google',
+        entry_formats: ['gemini_generate_content', 'openai_chat'],
+        deployments: [
+          {
+            id: 'gemini@vertex',
+            provider: 'vertex-gemini',
+            format: 'gemini_generate_content',
+            upstream_model: 'gemini-2.5-pro',
+            pricing: { unit: 'usd_per_mtok', input: '1.25', output: '10', cache_read: '0.31' },
+          },
+        ],
+      },
+      'gemini-denied': {
+        brand: 'google',
+        entry_formats: ['gemini_generate_content'],
+        deployments: [
+          {
+            id: 'denied@vertex',
+            provider: 'vertex-gemini-denied',
+            format: 'gemini_generate_content',
+            upstream_model: 'gemini-2.5-pro',
+            pricing: { unit: 'usd_per_mtok', input: '1', output: '1' },
+          },
+        ],
+      },
+      'gemini-hanging': {
+        brand: 'google',
+        entry_formats: ['gemini_generate_content'],
+        deployments: [
+          {
+            id: 'hanging@vertex',
+            provider: 'vertex-gemini-hanging',
+            format: 'gemini_generate_content',
+            upstream_model: 'gemini-2.5-pro',
+            pricing: { unit: 'usd_per_mtok', input: '1', output: '1' },
+          },
+        ],
+      },
+      'claude-vertex': {
+        brand: 'anthropic',
+        entry_formats: ['anthropic_messages', 'openai_chat'],
+        deployments: [
+          {
+            id: 'claude@vertex',
+            provider: 'vertex-claude',
+            format: 'anthropic_vertex',
+            upstream_model: 'claude-sonnet-4-5@20250929',
+            pricing: { unit: 'usd_per_mtok', input: '3', output: '15', cache_read: '0.30', cache_write: '3.75' },
+          },
+        ],
+      },
+      'gpt-4o': {
+        brand: 'openai',
+        entry_formats: ['openai_chat', 'anthropic_messages'],
+        deployments: [
+          {
+            id: 'gpt-4o@azure',
+            provider: 'azure',
+            format: 'openai_chat',
+            upstream_model: 'gpt-4o-prod',
+            pricing: { unit: 'usd_per_mtok', input: '2.5', output: '10' },
+          },
+        ],
+      },
     },
   };
 }
@@ -187,7 +257,13 @@ describe('Vertex AI with a google_service_account credential', () => {
     const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
     const answers = await Promise.all(
       Array.from({ length: 200 }, () =>
-        fresh.handle(new Request('http://gw.local/v1beta/models/gemini-pro:generateContent', { method: 'POST', headers: { 'x-goog-api-key': keys.alice!, 'content-type': 'application/json' }, body })),
+        fresh.handle(
+          new Request('http://gw.local/v1beta/models/gemini-pro:generateContent', {
+            method: 'POST',
+            headers: { 'x-goog-api-key': keys.alice!, 'content-type': 'application/json' },
+            body,
+          }),
+        ),
       ),
     );
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
@@ -198,7 +274,14 @@ describe('Vertex AI with a google_service_account credential', () => {
 
   it('Vertex rejects the token (401): the caller gets a 502 that blames the gateway; the next call mints a new one', async () => {
     const fresh = gatewayFor();
-    const ask = () => fresh.handle(new Request('http://gw.local/v1beta/models/gemini-pro:generateContent', { method: 'POST', headers: { 'x-goog-api-key': keys.alice!, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }) }));
+    const ask = () =>
+      fresh.handle(
+        new Request('http://gw.local/v1beta/models/gemini-pro:generateContent', {
+          method: 'POST',
+          headers: { 'x-goog-api-key': keys.alice!, 'content-type': 'application/json' },
+          body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
+        }),
+      );
     expect((await ask()).status).toBe(200);
     const current = upstream.requests.at(-1)!.headers['authorization']!.replace('Bearer ', '');
     revoked.add(current);
@@ -214,7 +297,9 @@ describe('Vertex AI with a google_service_account credential', () => {
 
   it('a token endpoint that answers 400 (a key Google no longer accepts): a 502 in the caller’s format, no secret in it, no upstream call', async () => {
     const before = upstream.hits('vertex');
-    const error = (await google().models.generateContent({ model: 'gemini-denied', contents: 'hi' }).catch((e: unknown) => e)) as Error & { status?: number };
+    const error = (await google()
+      .models.generateContent({ model: 'gemini-denied', contents: 'hi' })
+      .catch((e: unknown) => e)) as Error & { status?: number };
     expect(error.status).toBe(502);
     expect(error.message).toContain('could not obtain an access token');
     expect(error.message).not.toContain('PRIVATE KEY');
@@ -227,7 +312,13 @@ describe('Vertex AI with a google_service_account credential', () => {
   it('a token endpoint that hangs: the call fails after the token timeout, not forever', async () => {
     const fresh = gatewayFor({ signers: [awsSigV4Signer, createGoogleServiceAccountSigner({ tokenTimeoutMs: 300 })] });
     const started = Date.now();
-    const answer = await fresh.handle(new Request('http://gw.local/v1beta/models/gemini-hanging:generateContent', { method: 'POST', headers: { 'x-goog-api-key': keys.alice!, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }) }));
+    const answer = await fresh.handle(
+      new Request('http://gw.local/v1beta/models/gemini-hanging:generateContent', {
+        method: 'POST',
+        headers: { 'x-goog-api-key': keys.alice!, 'content-type': 'application/json' },
+        body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
+      }),
+    );
     expect(answer.status).toBe(502);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(((await answer.json()) as Json).error.status).toBe('INTERNAL');
@@ -249,7 +340,11 @@ describe('Azure OpenAI: the api-key header and the api-version query', () => {
 
   it('streamed, and from an Anthropic client (translated), the same way', async () => {
     const client = new OpenAI({ apiKey: keys.alice, baseURL: `${server.url}/v1`, maxRetries: 0 });
-    const stream = client.chat.completions.stream({ model: 'gpt-4o', messages: [{ role: 'user', content: 'weather?' }], stream_options: { include_usage: true } });
+    const stream = client.chat.completions.stream({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'weather?' }],
+      stream_options: { include_usage: true },
+    });
     const final = await stream.finalChatCompletion();
     expect(final.choices[0]!.finish_reason).toBe('tool_calls');
     expect(upstream.requests.at(-1)!.path).toBe('/azure/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21');

@@ -12,8 +12,7 @@ type Body = Record<string, unknown>;
 type Vendor = 'openai' | 'anthropic' | 'google';
 
 const encoder = new TextEncoder();
-const json = (value: unknown, status = 200) =>
-  new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json' } });
+const json = (value: unknown, status = 200) => new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json' } });
 
 /** The last thing the user said, whatever the format. */
 function lastUserText(body: Body): string {
@@ -22,7 +21,8 @@ function lastUserText(body: Body): string {
     if (Array.isArray(content)) return content.map((p) => (typeof p === 'string' ? p : text((p as Body).text ?? (p as Body).content ?? ''))).join(' ');
     return '';
   };
-  const turns = (body.messages ?? body.contents ?? (typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input)) as Body[] | undefined;
+  const turns = (body.messages ?? body.contents ?? (typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input)) as
+    Body[] | undefined;
   if (!Array.isArray(turns)) return '';
   for (let i = turns.length - 1; i >= 0; i--) {
     const turn = turns[i]!;
@@ -76,32 +76,51 @@ function openaiChat(body: Body, signal: AbortSignal | null, delayMs: number): Re
   const model = String(body.model ?? 'gpt-4o-mini');
   const turn = toolTurn('openai-chat', body, lastUserText(body));
   const { pieces, inputTokens } = script('openai', model, body, turn);
-  const usage = { prompt_tokens: inputTokens, completion_tokens: pieces.length, total_tokens: inputTokens + pieces.length,
-    prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
+  const usage = {
+    prompt_tokens: inputTokens,
+    completion_tokens: pieces.length,
+    total_tokens: inputTokens + pieces.length,
+    prompt_tokens_details: { cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0 },
+  };
   const base = { id: id('chatcmpl-'), created: now(), model };
   if (turn?.type === 'call') {
     const args = JSON.stringify(turn.args);
     const call = { id: id('call_'), type: 'function', function: { name: turn.tool.name, arguments: args } };
     const callUsage = { ...usage, completion_tokens: 12, total_tokens: inputTokens + 12 };
     if (body.stream !== true) {
-      return json({ ...base, object: 'chat.completion',
-        choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call], refusal: null }, finish_reason: 'tool_calls' }], usage: callUsage });
+      return json({
+        ...base,
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call], refusal: null }, finish_reason: 'tool_calls' }],
+        usage: callUsage,
+      });
     }
-    const chunk = (delta: Body, finish: string | null) => data({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
+    const chunk = (delta: Body, finish: string | null) =>
+      data({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
     const events = [
-      chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: turn.tool.name, arguments: '' } }] }, null),
+      chunk(
+        { role: 'assistant', content: null, tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: turn.tool.name, arguments: '' } }] },
+        null,
+      ),
       ...halves(args).map((part) => chunk({ tool_calls: [{ index: 0, function: { arguments: part } }] }, null)),
       chunk({}, 'tool_calls'),
     ];
-    if ((body.stream_options as Body | undefined)?.include_usage === true) events.push(data({ ...base, object: 'chat.completion.chunk', choices: [], usage: callUsage }));
+    if ((body.stream_options as Body | undefined)?.include_usage === true)
+      events.push(data({ ...base, object: 'chat.completion.chunk', choices: [], usage: callUsage }));
     events.push('data: [DONE]\n\n');
     return sse(events, delayMs, signal);
   }
   if (body.stream !== true) {
-    return json({ ...base, object: 'chat.completion',
-      choices: [{ index: 0, message: { role: 'assistant', content: pieces.join(''), refusal: null }, finish_reason: 'stop' }], usage });
+    return json({
+      ...base,
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: pieces.join(''), refusal: null }, finish_reason: 'stop' }],
+      usage,
+    });
   }
-  const chunk = (delta: Body, finish: string | null) => data({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
+  const chunk = (delta: Body, finish: string | null) =>
+    data({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
   const events = [chunk({ role: 'assistant', content: '' }, null), ...pieces.map((p) => chunk({ content: p }, null)), chunk({}, 'stop')];
   if ((body.stream_options as Body | undefined)?.include_usage === true) events.push(data({ ...base, object: 'chat.completion.chunk', choices: [], usage }));
   events.push('data: [DONE]\n\n');
@@ -114,13 +133,27 @@ function openaiResponses(body: Body, signal: AbortSignal | null, delayMs: number
   const turn = toolTurn('openai-responses', body, lastUserText(body));
   const { pieces, inputTokens } = script('openai', model, body, turn);
   const text = pieces.join('');
-  const usage = { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: pieces.length,
-    output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + pieces.length };
+  const usage = {
+    input_tokens: inputTokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: pieces.length,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: inputTokens + pieces.length,
+  };
   const messageId = id('msg_');
   const part = { type: 'output_text', annotations: [], text };
   const item = { id: messageId, type: 'message', status: 'completed', role: 'assistant', content: [part] };
-  const response = (status: string, output: unknown[], u: unknown) =>
-    ({ id: id('resp_'), object: 'response', created_at: now(), status, model, output, usage: u, error: null, incomplete_details: null });
+  const response = (status: string, output: unknown[], u: unknown) => ({
+    id: id('resp_'),
+    object: 'response',
+    created_at: now(),
+    status,
+    model,
+    output,
+    usage: u,
+    error: null,
+    incomplete_details: null,
+  });
   let seq = 0;
   const ev = (type: string, value: Record<string, unknown>) => named(type, { ...value, sequence_number: seq++ });
   if (turn?.type === 'call') {
@@ -128,14 +161,18 @@ function openaiResponses(body: Body, signal: AbortSignal | null, delayMs: number
     const call = { id: id('fc_'), type: 'function_call', status: 'completed', call_id: id('call_'), name: turn.tool.name, arguments: args };
     const callUsage = { ...usage, output_tokens: 12, total_tokens: inputTokens + 12 };
     if (body.stream !== true) return json(response('completed', [call], callUsage));
-    return sse([
-      ev('response.created', { response: response('in_progress', [], null) }),
-      ev('response.output_item.added', { output_index: 0, item: { ...call, status: 'in_progress', arguments: '' } }),
-      ...halves(args).map((delta) => ev('response.function_call_arguments.delta', { item_id: call.id, output_index: 0, delta })),
-      ev('response.function_call_arguments.done', { item_id: call.id, output_index: 0, arguments: args }),
-      ev('response.output_item.done', { output_index: 0, item: call }),
-      ev('response.completed', { response: response('completed', [call], callUsage) }),
-    ], delayMs, signal);
+    return sse(
+      [
+        ev('response.created', { response: response('in_progress', [], null) }),
+        ev('response.output_item.added', { output_index: 0, item: { ...call, status: 'in_progress', arguments: '' } }),
+        ...halves(args).map((delta) => ev('response.function_call_arguments.delta', { item_id: call.id, output_index: 0, delta })),
+        ev('response.function_call_arguments.done', { item_id: call.id, output_index: 0, arguments: args }),
+        ev('response.output_item.done', { output_index: 0, item: call }),
+        ev('response.completed', { response: response('completed', [call], callUsage) }),
+      ],
+      delayMs,
+      signal,
+    );
   }
   if (body.stream !== true) return json(response('completed', [item], usage));
   const at = { item_id: messageId, output_index: 0, content_index: 0 };
@@ -164,14 +201,20 @@ function anthropicMessages(body: Body, signal: AbortSignal | null, delayMs: numb
     const block = { type: 'tool_use', id: id('toolu_'), name: turn.tool.name, input: turn.args };
     const callUsage = { ...usage, output_tokens: 12 };
     if (body.stream !== true) return json({ ...message, content: [block], stop_reason: 'tool_use', usage: callUsage });
-    return sse([
-      named('message_start', { message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } }),
-      named('content_block_start', { index: 0, content_block: { ...block, input: {} } }),
-      ...halves(JSON.stringify(turn.args)).map((partial_json) => named('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json } })),
-      named('content_block_stop', { index: 0 }),
-      named('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 12 } }),
-      named('message_stop', {}),
-    ], delayMs, signal);
+    return sse(
+      [
+        named('message_start', { message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } }),
+        named('content_block_start', { index: 0, content_block: { ...block, input: {} } }),
+        ...halves(JSON.stringify(turn.args)).map((partial_json) =>
+          named('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json } }),
+        ),
+        named('content_block_stop', { index: 0 }),
+        named('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 12 } }),
+        named('message_stop', {}),
+      ],
+      delayMs,
+      signal,
+    );
   }
   if (body.stream !== true) {
     return json({ ...message, content: [{ type: 'text', text: pieces.join('') }], stop_reason: 'end_turn', usage });
@@ -196,16 +239,24 @@ function gemini(model: string, stream: boolean, body: Body, signal: AbortSignal 
     // Gemini sends a function call whole, streamed or not.
     const answer = {
       candidates: [{ content: { parts: [{ functionCall: { name: turn.tool.name, args: turn.args } }], role: 'model' }, finishReason: 'STOP', index: 0 }],
-      usageMetadata: usage(12), modelVersion: model, responseId,
+      usageMetadata: usage(12),
+      modelVersion: model,
+      responseId,
     };
     return stream ? sse([data(answer)], delayMs, signal) : json(answer);
   }
   const answer = (text: string, out: number, finish: boolean) => ({
     candidates: [{ content: { parts: [{ text }], role: 'model' }, ...(finish ? { finishReason: 'STOP' } : {}), index: 0 }],
-    usageMetadata: usage(out), modelVersion: model, responseId,
+    usageMetadata: usage(out),
+    modelVersion: model,
+    responseId,
   });
   if (!stream) return json(answer(pieces.join(''), pieces.length, true));
-  return sse(pieces.map((p, i) => data(answer(p, i + 1, i === pieces.length - 1))), delayMs, signal);
+  return sse(
+    pieces.map((p, i) => data(answer(p, i + 1, i === pieces.length - 1))),
+    delayMs,
+    signal,
+  );
 }
 
 export interface MockProviderOptions {
@@ -220,7 +271,7 @@ export interface MockProviderOptions {
  */
 export function createMockProvider(options: MockProviderOptions = {}): typeof fetch {
   const delayMs = options.delayMs ?? 20;
-  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+  return async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = new Request(input, init);
     const { pathname } = new URL(request.url);
     let body: Body;
@@ -236,5 +287,5 @@ export function createMockProvider(options: MockProviderOptions = {}): typeof fe
     const g = /^\/google\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(pathname);
     if (g !== null) return gemini(decodeURIComponent(g[1]!), g[2] === 'streamGenerateContent', body, signal, delayMs);
     return json({ error: { message: `The mock provider has no ${pathname}.` } }, 404);
-  });
+  };
 }

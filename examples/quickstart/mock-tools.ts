@@ -24,19 +24,36 @@ function declaredTools(vendor: Vendor, body: Body): DeclaredTool[] {
   const tools = list(body.tools);
   switch (vendor) {
     case 'openai-chat':
-      return tools.flatMap((t) => (isBody(t.function) && typeof t.function.name === 'string' ? [{ name: t.function.name, schema: isBody(t.function.parameters) ? t.function.parameters : {} }] : []));
+      return tools.flatMap((t) =>
+        isBody(t.function) && typeof t.function.name === 'string'
+          ? [{ name: t.function.name, schema: isBody(t.function.parameters) ? t.function.parameters : {} }]
+          : [],
+      );
     case 'openai-responses':
-      return tools.flatMap((t) => (t.type === 'function' && typeof t.name === 'string' ? [{ name: t.name, schema: isBody(t.parameters) ? t.parameters : {} }] : []));
+      return tools.flatMap((t) =>
+        t.type === 'function' && typeof t.name === 'string' ? [{ name: t.name, schema: isBody(t.parameters) ? t.parameters : {} }] : [],
+      );
     case 'anthropic':
       return tools.flatMap((t) => (typeof t.name === 'string' ? [{ name: t.name, schema: isBody(t.input_schema) ? t.input_schema : {} }] : []));
     case 'google':
       return tools.flatMap((t) =>
-        list(t.functionDeclarations).flatMap((f) => (typeof f.name === 'string' ? [{ name: f.name, schema: isBody(f.parameters) ? f.parameters : isBody(f.parametersJsonSchema) ? f.parametersJsonSchema : {} }] : [])),
+        list(t.functionDeclarations).flatMap((f) =>
+          typeof f.name === 'string'
+            ? [{ name: f.name, schema: isBody(f.parameters) ? f.parameters : isBody(f.parametersJsonSchema) ? f.parametersJsonSchema : {} }]
+            : [],
+        ),
       );
   }
 }
 
-const textOf = (v: unknown): string => (typeof v === 'string' ? v : Array.isArray(v) ? v.map((p) => (isBody(p) ? textOf(p.text ?? p.content ?? '') : '')).join(' ') : isBody(v) ? JSON.stringify(v) : '');
+const textOf = (v: unknown): string =>
+  typeof v === 'string'
+    ? v
+    : Array.isArray(v)
+      ? v.map((p) => (isBody(p) ? textOf(p.text ?? p.content ?? '') : '')).join(' ')
+      : isBody(v)
+        ? JSON.stringify(v)
+        : '';
 
 /** The result of a tool, when the conversation's last turn carries one. */
 function toolResult(vendor: Vendor, body: Body): { name: string; text: string } | null {
@@ -63,7 +80,9 @@ function toolResult(vendor: Vendor, body: Body): { name: string; text: string } 
     return { name: typeof call?.name === 'string' ? call.name : 'the tool', text: textOf(result.content) };
   }
   const last = list(body.contents).at(-1);
-  const response = list(last?.parts).map((p) => p.functionResponse).find(isBody);
+  const response = list(last?.parts)
+    .map((p) => p.functionResponse)
+    .find(isBody);
   if (response === undefined) return null;
   // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a mock: the name is echoed as it came
   return { name: String(response.name ?? 'the tool'), text: textOf(response.response) };

@@ -46,8 +46,11 @@ export const registry = {
     { provider: 'openai', format: 'openai_responses', family: 'responses', path: '/v1/responses' },
     { provider: 'anthropic', format: 'anthropic_messages', family: 'chat', path: '/v1/messages' },
     {
-      provider: 'google', format: 'gemini_generate_content', family: 'chat',
-      path: '/v1beta/models/{model}:generateContent', stream_path: '/v1beta/models/{model}:streamGenerateContent?alt=sse',
+      provider: 'google',
+      format: 'gemini_generate_content',
+      family: 'chat',
+      path: '/v1beta/models/{model}:generateContent',
+      stream_path: '/v1beta/models/{model}:streamGenerateContent?alt=sse',
     },
   ],
   models: {
@@ -58,7 +61,13 @@ export const registry = {
       capabilities: { tools: true, context_window: 128000, max_output_tokens: 16384 },
       deployments: [
         { id: 'gpt-4o-mini@openai-chat', provider: 'openai', format: 'openai_chat', upstream_model: 'gpt-4o-mini', pricing: price('0.15', '0.60', '0.075') },
-        { id: 'gpt-4o-mini@openai-responses', provider: 'openai', format: 'openai_responses', upstream_model: 'gpt-4o-mini', pricing: price('0.15', '0.60', '0.075') },
+        {
+          id: 'gpt-4o-mini@openai-responses',
+          provider: 'openai',
+          format: 'openai_responses',
+          upstream_model: 'gpt-4o-mini',
+          pricing: price('0.15', '0.60', '0.075'),
+        },
       ],
     },
     'claude-sonnet': {
@@ -69,7 +78,10 @@ export const registry = {
       capabilities: { tools: true, reasoning: true, context_window: 200000, max_output_tokens: 64000 },
       deployments: [
         {
-          id: 'sonnet@anthropic', provider: 'anthropic', format: 'anthropic_messages', upstream_model: 'claude-sonnet-4-5',
+          id: 'sonnet@anthropic',
+          provider: 'anthropic',
+          format: 'anthropic_messages',
+          upstream_model: 'claude-sonnet-4-5',
           pricing: { unit: 'usd_per_mtok', input: '3', output: '15', cache_read: '0.30', cache_write: '3.75', cache_write_1h: '6' },
         },
       ],
@@ -80,7 +92,13 @@ export const registry = {
       tags: ['gemini', 'fast'],
       capabilities: { tools: true, reasoning: true, context_window: 1048576, max_output_tokens: 65536 },
       deployments: [
-        { id: 'gemini-flash@google', provider: 'google', format: 'gemini_generate_content', upstream_model: 'gemini-2.5-flash', pricing: price('0.30', '2.50', '0.03') },
+        {
+          id: 'gemini-flash@google',
+          provider: 'google',
+          format: 'gemini_generate_content',
+          upstream_model: 'gemini-2.5-flash',
+          pricing: price('0.30', '2.50', '0.03'),
+        },
       ],
     },
   },
@@ -91,9 +109,7 @@ export const policy = {
   enforcement: 'enforce',
   rate_limits: [{ id: 'demo-rate', match: {}, rpm: 120 }],
   spend: {
-    rules: [
-      { id: 'demo-daily', weight: 10, matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '5' }, actions: [{ type: 'block' }] }] },
-    ],
+    rules: [{ id: 'demo-daily', weight: 10, matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '5' }, actions: [{ type: 'block' }] }] }],
   },
 } satisfies PolicyFileInput;
 

@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: "src/index.ts", detectors: "src/detect/index.ts" },
+  entry: { index: 'src/index.ts', detectors: 'src/detect/index.ts' },
   format: ['esm', 'cjs'],
   dts: { compilerOptions: { composite: false, incremental: false } },
   clean: true,

@@ -18,15 +18,34 @@ export function anthropicStream(n: number): string {
   const ev = (type: string, data: unknown) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
   let s = ev('message_start', {
     type: 'message_start',
-    message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1200, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } },
+    message: {
+      id: 'msg_bench',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 1200, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+    },
   });
   const textDeltas = Math.floor(n * 0.7);
   s += ev('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
-  for (let i = 0; i < textDeltas; i++) s += ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ` word${i % 97} and «more»` } });
+  for (let i = 0; i < textDeltas; i++)
+    s += ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ` word${i % 97} and «more»` } });
   s += ev('content_block_stop', { type: 'content_block_stop', index: 0 });
-  s += ev('content_block_start', { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_bench', name: 'get_weather', input: {} } });
+  s += ev('content_block_start', {
+    type: 'content_block_start',
+    index: 1,
+    content_block: { type: 'tool_use', id: 'toolu_bench', name: 'get_weather', input: {} },
+  });
   s += ev('content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"items": [' } });
-  for (let i = 0; i < n - textDeltas; i++) s += ev('content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: `${i === 0 ? '' : ','}{"city": "Paris ${i}"}` } });
+  for (let i = 0; i < n - textDeltas; i++)
+    s += ev('content_block_delta', {
+      type: 'content_block_delta',
+      index: 1,
+      delta: { type: 'input_json_delta', partial_json: `${i === 0 ? '' : ','}{"city": "Paris ${i}"}` },
+    });
   s += ev('content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: ']}' } });
   s += ev('content_block_stop', { type: 'content_block_stop', index: 1 });
   s += ev('message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: n } });
@@ -156,7 +175,12 @@ async function pair(stream: Uint8Array, from: WireFormat, to: WireFormat): Promi
   const parts = chunks(stream);
   const bytes = stream.byteLength;
   const base = codecs[from].streamFraming === undefined ? floor : frameFloor;
-  const [floorMs, convMs] = await timePair(() => base(parts), () => drain(convertStream(source(parts), from, to)), ROUNDS, RUNS_PER_ROUND);
+  const [floorMs, convMs] = await timePair(
+    () => base(parts),
+    () => drain(convertStream(source(parts), from, to)),
+    ROUNDS,
+    RUNS_PER_ROUND,
+  );
   const rate = (ms: number) => mb(bytes) / (ms / 1000);
   return { from, to, mbps: rate(convMs), floorMbps: rate(floorMs), ratio: floorMs / convMs };
 }
@@ -195,7 +219,10 @@ async function memory(from: WireFormat, to: WireFormat, make: (n: number) => str
   if (gc === undefined) return 'memory: run node with --expose-gc to measure retained heap';
   const parts = chunks(make(40_000));
   const reader = convertStream(source(parts), from, to).getReader();
-  const marks = new Map([[Math.floor(parts.length * 0.1), 0], [Math.floor(parts.length * 0.9), 0]]);
+  const marks = new Map([
+    [Math.floor(parts.length * 0.1), 0],
+    [Math.floor(parts.length * 0.9), 0],
+  ]);
   for (let i = 0; ; i++) {
     const { done } = await reader.read();
     if (done) break;
@@ -218,14 +245,18 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
   const anthropic = anthropicStream(events);
   // The same stream in every format, produced by the codecs themselves.
   const streams = new Map<WireFormat, Uint8Array>();
-  for (const format of WIRE_FORMATS) streams.set(format, format === 'anthropic_messages' ? encoder.encode(anthropic) : await convertBytes(anthropic, 'anthropic_messages', format));
+  for (const format of WIRE_FORMATS)
+    streams.set(format, format === 'anthropic_messages' ? encoder.encode(anthropic) : await convertBytes(anthropic, 'anthropic_messages', format));
   const results: PairResult[] = [];
   for (const from of WIRE_FORMATS) {
     for (const to of WIRE_FORMATS) if (from !== to) results.push(await pair(streams.get(from)!, from, to));
   }
   const worst = results.reduce((a, b) => (b.ratio < a.ratio ? b : a));
   const floors = WIRE_FORMATS.map((f) => {
-    const rs = results.filter((r) => r.from === f).map((r) => r.floorMbps).sort((a, b) => a - b);
+    const rs = results
+      .filter((r) => r.from === f)
+      .map((r) => r.floorMbps)
+      .sort((a, b) => a - b);
     return `${SHORT[f]} ${rs[Math.floor(rs.length / 2)]!.toFixed(1)}`;
   });
   const sizes = WIRE_FORMATS.map((f) => `${SHORT[f]} ${mb(streams.get(f)!.byteLength).toFixed(2)} MB`);

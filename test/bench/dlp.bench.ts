@@ -22,7 +22,16 @@ import { parsePolicy } from '../../packages/policy/src/index.ts';
 import { BUILTIN_DETECTORS, BUILTIN_DLP_ENTITIES, OutputGuard, scanText } from '../../packages/policy/src/detect/index.ts';
 
 const PROSE = 'The quick brown fox jumps over the lazy dog while the team reviews the quarterly report in detail. ';
-const VALUES = ['jane.doe@acme.io', '+1 415 555 2671', '4111 1111 1111 1111', 'DE89 3704 0044 0532 0130 00', '536-22-1234', '10.20.30.40', '2001:db8::1', 'AKIAIOSFODNN7EXAMPLE'];
+const VALUES = [
+  'jane.doe@acme.io',
+  '+1 415 555 2671',
+  '4111 1111 1111 1111',
+  'DE89 3704 0044 0532 0130 00',
+  '536-22-1234',
+  '10.20.30.40',
+  '2001:db8::1',
+  'AKIAIOSFODNN7EXAMPLE',
+];
 
 /** A flat string, as a JSON request body decodes to (a concatenated one would be a rope). */
 const flat = (s: string): string => JSON.parse(JSON.stringify(s)) as string;
@@ -90,10 +99,17 @@ export async function run() {
 
   // 1. Scanning, 10 KB and 1 MB. Two texts, alternated: digit groups are remembered for the last text scanned.
   const scans: Record<string, { work: number; base: number }> = {};
-  for (const [label, size, runs] of [['10 KB', 10 * 1024, 1000], ['1 MB', 1 << 20, 30]] as const) {
+  for (const [label, size, runs] of [
+    ['10 KB', 10 * 1024, 1000],
+    ['1 MB', 1 << 20, 30],
+  ] as const) {
     const texts = [prompt(size), prompt(size, ' ')];
     let k = 0;
-    scans[label] = await rounds(7, () => p50(() => void scanText(texts[k++ & 1]!, detectors), runs), () => p50(() => void readOnce(texts[k++ & 1]!), runs));
+    scans[label] = await rounds(
+      7,
+      () => p50(() => void scanText(texts[k++ & 1]!, detectors), runs),
+      () => p50(() => void readOnce(texts[k++ & 1]!), runs),
+    );
   }
   const small = scans['10 KB']!;
   const large = scans['1 MB']!;
@@ -109,13 +125,20 @@ export async function run() {
     messages: [
       { role: 'system', content: turn(0) },
       { role: 'user', content: turn(1) },
-      { role: 'assistant', content: turn(2), tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: JSON.stringify({ q: turn(3).slice(0, 1024) }) } }] },
+      {
+        role: 'assistant',
+        content: turn(2),
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: JSON.stringify({ q: turn(3).slice(0, 1024) }) } }],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: turn(4) },
       { role: 'user', content: turn(5) },
     ],
   };
   const ir = decodeRequest(JSON.parse(JSON.stringify(body))).request;
-  const allText = [ir.system.map((p) => p.text), ...ir.messages.flatMap((m) => m.content.map((p) => ('text' in p ? p.text : 'arguments' in p ? p.arguments : '')))].join('');
+  const allText = [
+    ir.system.map((p) => p.text),
+    ...ir.messages.flatMap((m) => m.content.map((p) => ('text' in p ? p.text : 'arguments' in p ? p.arguments : ''))),
+  ].join('');
   const key = await crypto.subtle.importKey('raw', new TextEncoder().encode('bench'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   const principal = { kind: 'user' as const, id: 'alice' };
   for (const action of ['log', 'pseudonymize'] as const) {
@@ -125,30 +148,48 @@ export async function run() {
     const prepared = dlpEngine.prepare(policy, []);
     const apply = () => dlpEngine.apply(prepared, { policy, principal, ir, key, enforce: true });
     const found = Object.values((await apply()).counts).reduce((n, c) => n + c.count, 0);
-    const r = await rounds(7, () => p50Async(apply, 300), () => p50(() => void readOnce(allText), 300));
-    lines.push(`per request through the DLP engine, a ${(allText.length / 1024).toFixed(0)} KB OpenAI Chat request (5 messages, a tool call and result; ${found} values found), every built-in entity on \`${action}\`: ${(r.work / r.base).toFixed(1)}× one read of its text (p50 ${us(r.work)} vs ${us(r.base)})`);
+    const r = await rounds(
+      7,
+      () => p50Async(apply, 300),
+      () => p50(() => void readOnce(allText), 300),
+    );
+    lines.push(
+      `per request through the DLP engine, a ${(allText.length / 1024).toFixed(0)} KB OpenAI Chat request (5 messages, a tool call and result; ${found} values found), every built-in entity on \`${action}\`: ${(r.work / r.base).toFixed(1)}× one read of its text (p50 ${us(r.work)} vs ${us(r.base)})`,
+    );
   }
 
   // 3. Streamed restoration: the answer echoes 8 surrogates; deltas of one character.
   const restore = new Map(VALUES.map((v, i) => [`s${i}rrogate${v.length}@x.example`, v] as const));
   const answer = [...restore.keys()].map((s) => `${PROSE}${s} `).join('');
   const rules = { restore, detectors: [], action: () => 'log' as const, marker: () => '' };
-  const firstByte = (guarded: boolean) => p50(() => {
-    const g = guarded ? new OutputGuard(rules) : null;
-    for (const ch of answer) {
-      const out = g === null ? ch : g.push(ch);
-      if (out.length > 0) break;
-    }
-  }, 2000);
-  const whole = (guarded: boolean) => p50(() => {
-    const g = guarded ? new OutputGuard(rules) : null;
-    let out = '';
-    for (const ch of answer) out += g === null ? ch : g.push(ch);
-    if (g !== null) out += g.end();
-    return out;
-  }, 300);
-  const ttfb = await rounds(5, () => firstByte(true), () => firstByte(false));
-  const all = await rounds(5, () => whole(true), () => whole(false));
-  lines.push(`streamed answer with restoration on (8 surrogates, 1-character deltas): time to the first handed-on byte +${(ttfb.work - ttfb.base).toFixed(2)} µs over no guard (${ttfb.work.toFixed(2)} vs ${ttfb.base.toFixed(2)} µs; at most one surrogate window held back); the whole ${answer.length}-character answer ${(all.work / all.base).toFixed(1)}× no guard (${us(all.work)} vs ${us(all.base)})`);
+  const firstByte = (guarded: boolean) =>
+    p50(() => {
+      const g = guarded ? new OutputGuard(rules) : null;
+      for (const ch of answer) {
+        const out = g === null ? ch : g.push(ch);
+        if (out.length > 0) break;
+      }
+    }, 2000);
+  const whole = (guarded: boolean) =>
+    p50(() => {
+      const g = guarded ? new OutputGuard(rules) : null;
+      let out = '';
+      for (const ch of answer) out += g === null ? ch : g.push(ch);
+      if (g !== null) out += g.end();
+      return out;
+    }, 300);
+  const ttfb = await rounds(
+    5,
+    () => firstByte(true),
+    () => firstByte(false),
+  );
+  const all = await rounds(
+    5,
+    () => whole(true),
+    () => whole(false),
+  );
+  lines.push(
+    `streamed answer with restoration on (8 surrogates, 1-character deltas): time to the first handed-on byte +${(ttfb.work - ttfb.base).toFixed(2)} µs over no guard (${ttfb.work.toFixed(2)} vs ${ttfb.base.toFixed(2)} µs; at most one surrogate window held back); the whole ${answer.length}-character answer ${(all.work / all.base).toFixed(1)}× no guard (${us(all.work)} vs ${us(all.base)})`,
+  );
   return { name: 'policy: DLP scanning and streamed restoration', lines };
 }

@@ -67,16 +67,23 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     registry: testRegistry('http://upstream.invalid'),
     identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
     policy: {
-      spend: { rules: [{ id: 'monthly', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000000' }, actions: [{ type: 'block' }] }] }] },
+      spend: {
+        rules: [{ id: 'monthly', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000000' }, actions: [{ type: 'block' }] }] }],
+      },
       // A token limit too: every call reserves its worst case and is reconciled at settle.
       rate_limits: [{ id: 'rpm', rpm: 100_000_000, tpm: 1_000_000_000_000 }],
     },
     secrets: { ANTHROPIC_API_KEY: 'sk-ant-bench', OPENAI_API_KEY: 'sk-bench' },
-    fetch: async (_input, init) => upstreamResponse(JSON.parse(typeof init.body === 'string' ? init.body : new TextDecoder().decode(init.body as Uint8Array)).stream === true),
+    fetch: async (_input, init) =>
+      upstreamResponse(JSON.parse(typeof init.body === 'string' ? init.body : new TextDecoder().decode(init.body as Uint8Array)).stream === true),
     usage: () => void records++,
   });
   const request = (stream: boolean) =>
-    new Request('http://gw/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body(stream) });
+    new Request('http://gw/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body(stream),
+    });
 
   const viaGateway = async (req: Request) => {
     const res = await gateway.handle(req);
@@ -94,7 +101,11 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
   const lines: string[] = [];
   for (const stream of [false, true]) {
     const n = 3000;
-    const base = await measure(() => null, () => codecsAlone(stream), n);
+    const base = await measure(
+      () => null,
+      () => codecsAlone(stream),
+      n,
+    );
     const gw = await measure(() => request(stream), viaGateway, n);
     const label = stream ? 'stream' : 'non-stream';
     lines.push(
@@ -112,7 +123,9 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     secrets: { ANTHROPIC_API_KEY: 'sk-ant-bench', OPENAI_API_KEY: 'sk-bench' },
     fetch: async () => {
       const head = encoder.encode(streamText.slice(0, streamText.indexOf('event: content_block_delta')));
-      const delta = encoder.encode(`event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x'.repeat(200) } })}\n\n`);
+      const delta = encoder.encode(
+        `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x'.repeat(200) } })}\n\n`,
+      );
       let sent = 0;
       return new Response(
         new ReadableStream<Uint8Array>({
@@ -168,7 +181,13 @@ async function renewalCost(): Promise<string[]> {
   }
   for (const [name, store, cleanup] of stores) {
     let t = 0;
-    const keeper = new HoldKeeper(store, 300_000, {}, () => {}, () => t);
+    const keeper = new HoldKeeper(
+      store,
+      300_000,
+      {},
+      () => {},
+      () => t,
+    );
     const n = 1000;
     const constraints = [{ key: 'spend:bench', limit: Number.MAX_SAFE_INTEGER, counters: ['c:bench'] }];
     await Promise.all(Array.from({ length: n }, (_, i) => store.reserve({ id: `hold-${i}`, amount: 1, ttlMs: 300_000, constraints })));
@@ -181,7 +200,9 @@ async function renewalCost(): Promise<string[]> {
       passes.push(performance.now() - started);
     }
     const ms = percentile(passes, 50);
-    lines.push(`renewal, ${name}: one pass over ${n.toLocaleString('en-US')} live holds ${ms.toFixed(1)} ms median of 5 (${((ms * 1000) / n).toFixed(1)} µs per hold; each live hold is renewed once per TTL/4, 75 s at the default 5 min TTL)`);
+    lines.push(
+      `renewal, ${name}: one pass over ${n.toLocaleString('en-US')} live holds ${ms.toFixed(1)} ms median of 5 (${((ms * 1000) / n).toFixed(1)} µs per hold; each live hold is renewed once per TTL/4, 75 s at the default 5 min TTL)`,
+    );
     await keeper.drain(t);
     await store.close();
     await cleanup();
@@ -196,10 +217,10 @@ async function redisRoundTrips(key: string, hash: string): Promise<string[]> {
   const client = new Redis('redis://127.0.0.1:6379', { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
   let commands = 0;
   const send = client.sendCommand.bind(client);
-  client.sendCommand = ((command: Parameters<typeof send>[0], stream?: Parameters<typeof send>[1]) => {
+  client.sendCommand = (command: Parameters<typeof send>[0], stream?: Parameters<typeof send>[1]) => {
     commands++;
     return send(command, stream);
-  });
+  };
   const store = createRedisStore({ client, keyPrefix: prefix, sweepIntervalMs: 0 });
   const ttl = 400;
   let hold: Promise<void> | null = null;
@@ -207,7 +228,9 @@ async function redisRoundTrips(key: string, hash: string): Promise<string[]> {
     registry: testRegistry('http://upstream.invalid'),
     identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
     policy: {
-      spend: { rules: [{ id: 'monthly', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000000' }, actions: [{ type: 'block' }] }] }] },
+      spend: {
+        rules: [{ id: 'monthly', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000000' }, actions: [{ type: 'block' }] }] }],
+      },
       rate_limits: [{ id: 'rpm', rpm: 100_000_000, tpm: 1_000_000_000_000 }],
     },
     secrets: { ANTHROPIC_API_KEY: 'sk-ant-bench', OPENAI_API_KEY: 'sk-bench' },
@@ -219,7 +242,13 @@ async function redisRoundTrips(key: string, hash: string): Promise<string[]> {
     },
   });
   const call = async (stream: boolean) => {
-    const res = await gateway.handle(new Request('http://gw/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body(stream) }));
+    const res = await gateway.handle(
+      new Request('http://gw/v1/chat/completions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body(stream),
+      }),
+    );
     await res.arrayBuffer();
   };
   await call(false); // scripts loaded, connection up

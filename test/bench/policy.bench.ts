@@ -7,8 +7,21 @@
 import { cpus, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import {
-  counterLayout, decideAccess, decideRate, decideSpend, parsePolicy, poolKeys, windowKeys,
-  type CounterValues, type Policy, type PoolCounters, type Principal, type RegistryView, type SpendCounters, type SpendPer, type SpendWindow,
+  counterLayout,
+  decideAccess,
+  decideRate,
+  decideSpend,
+  parsePolicy,
+  poolKeys,
+  windowKeys,
+  type CounterValues,
+  type Policy,
+  type PoolCounters,
+  type Principal,
+  type RegistryView,
+  type SpendCounters,
+  type SpendPer,
+  type SpendWindow,
 } from '../../packages/policy/src/index.ts';
 
 const MODELS = 50;
@@ -50,10 +63,18 @@ function fixture(pooled = false) {
     const population = r % 4 === 0 ? { tiers: [pick(tiers)] } : r % 4 === 1 ? { bus: [pick(bus)] } : r % 4 === 2 ? { exempt_users: ['u7'] } : {};
     const per = pooled && r % 3 === 0 ? { per: pers[r % 9 === 0 ? 2 : r % 9 === 3 ? 1 : 0] } : {};
     rules.push({
-      id: `rule-${r}`, weight: Math.floor(rnd() * 100),
+      id: `rule-${r}`,
+      weight: Math.floor(rnd() * 100),
       matches: [
-        ...(rollingRule ? [] : [{ match: { scope, window, at_or_above_usd: String(Math.floor(base * 0.8)), ...population, ...per }, actions: [{ type: 'notify', to: ['user'] }] }]),
-        { match: { scope, window, at_or_above_usd: String(base), ...population, ...per }, actions: r % 10 === 0 && !rollingRule ? [{ type: 'pause', hours: 2 }] : [{ type: 'block' }] },
+        ...(rollingRule
+          ? []
+          : [
+              { match: { scope, window, at_or_above_usd: String(Math.floor(base * 0.8)), ...population, ...per }, actions: [{ type: 'notify', to: ['user'] }] },
+            ]),
+        {
+          match: { scope, window, at_or_above_usd: String(base), ...population, ...per },
+          actions: r % 10 === 0 && !rollingRule ? [{ type: 'pause', hours: 2 }] : [{ type: 'block' }],
+        },
       ],
     });
   }
@@ -88,7 +109,8 @@ function fixture(pooled = false) {
   const vectors: CounterValues[] = principals.map((principal, p) => {
     const pools = poolKeys(principal);
     return {
-      layout, values: Float64Array.from(layout.slots, ({ perIdx, windowKey, model }) => {
+      layout,
+      values: Float64Array.from(layout.slots, ({ perIdx, windowKey, model }) => {
         const source = perIdx === 0 ? counters[p] : poolCounters.get(pools[perIdx] ?? '');
         return source?.[windowKey]?.[model] ?? 0;
       }),
@@ -115,7 +137,14 @@ function measure(pooled: boolean) {
   let caps = 0;
   const once = (i: number): void => {
     const [p, m] = cases[i % N] as readonly [number, number];
-    const d = decideSpend({ policy, registry, principal: principals[p] as Principal, model: modelIds[m] as string, counters: vectors[p] as CounterValues, now: NOW + (i % 1000) });
+    const d = decideSpend({
+      policy,
+      registry,
+      principal: principals[p] as Principal,
+      model: modelIds[m] as string,
+      counters: vectors[p] as CounterValues,
+      now: NOW + (i % 1000),
+    });
     if (!d.allowed) blocked++;
     caps += d.hardCaps.length;
   };
@@ -151,11 +180,36 @@ function measure(pooled: boolean) {
   const tn = performance.now();
   for (let i = 0; i < N; i++) {
     const [p, m] = cases[i] as readonly [number, number];
-    decideSpend({ policy, registry, principal: principals[p] as Principal, model: modelIds[m] as string, counters: counters[p] as SpendCounters, pools: pools[p], now: NOW });
+    decideSpend({
+      policy,
+      registry,
+      principal: principals[p] as Principal,
+      model: modelIds[m] as string,
+      counters: counters[p] as SpendCounters,
+      pools: pools[p],
+      now: NOW,
+    });
   }
   const nestedRate = N / ((performance.now() - tn) / 1000);
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-  return { perSecond: median(rates), best: Math.max(...rates), p50: median(p50s), p99: median(p99s), bestP99: Math.min(...p99s), capsPer, blockedShare, nestedRate, layoutSize, registry, policy, principals, modelIds, cases, N, ROUNDS };
+  return {
+    perSecond: median(rates),
+    best: Math.max(...rates),
+    p50: median(p50s),
+    p99: median(p99s),
+    bestP99: Math.min(...p99s),
+    capsPer,
+    blockedShare,
+    nestedRate,
+    layoutSize,
+    registry,
+    policy,
+    principals,
+    modelIds,
+    cases,
+    N,
+    ROUNDS,
+  };
 }
 
 export function run(): { name: string; lines: string[] } {

@@ -52,14 +52,21 @@ async function framing(): Promise<string[]> {
   for (let i = 0; i < bytes.length; i += 16 * 1024) chunks.push(bytes.subarray(i, i + 16 * 1024));
   const ours = () => {
     let n = 0;
-    const reader = createEventStreamReader((m) => (n += JSON.parse(text.decode(m.body)) === null ? 0 : 1), (p) => {
-      throw new Error(p);
-    }, 8 << 20);
+    const reader = createEventStreamReader(
+      (m) => (n += JSON.parse(text.decode(m.body)) === null ? 0 : 1),
+      (p) => {
+        throw new Error(p);
+      },
+      8 << 20,
+    );
     for (const c of chunks) reader.feed(c);
     reader.end();
     return n;
   };
-  const smithy = new EventStreamCodec((b: Uint8Array | string) => (typeof b === 'string' ? b : text.decode(b)), (s: string) => utf8.encode(s));
+  const smithy = new EventStreamCodec(
+    (b: Uint8Array | string) => (typeof b === 'string' ? b : text.decode(b)),
+    (s: string) => utf8.encode(s),
+  );
   const reference = () => {
     // The reference decodes whole frames: split them by their length prefix, as its stream helpers do.
     let n = 0;
@@ -101,7 +108,13 @@ async function framing(): Promise<string[]> {
     mainFields: ['module', 'main'],
     format: 'esm',
     logLevel: 'silent',
-    plugins: [{ name: 'node-imports', setup: (build) => build.onResolve({ filter: /.*/ }, (args) => (builtins.has(args.path) ? (found.add(args.path), { path: args.path, external: true }) : undefined)) }],
+    plugins: [
+      {
+        name: 'node-imports',
+        setup: (build) =>
+          build.onResolve({ filter: /.*/ }, (args) => (builtins.has(args.path) ? (found.add(args.path), { path: args.path, external: true }) : undefined)),
+      },
+    ],
   });
   return [
     `event-stream framing, the recorded ConverseStream ×400 (${(bytes.length / 1024).toFixed(0)} KiB, ${ours()} frames, 16 KiB chunks), frames read with both CRC checks and JSON-parsed, medians of ${rounds} alternating runs: ours ${mbps(a)} MB/s, @smithy/core/event-streams (its Node build, CRC-32 by node:zlib) ${mbps(b)} MB/s: ours at ${(b / a).toFixed(2)}× the reference's throughput`,
@@ -122,7 +135,18 @@ async function sigv4(): Promise<string[]> {
     headers: {},
   };
   const secrets = new SecretCache(async (name) => `value-of-${name}-${'k'.repeat(20)}`, { aws_sigv4: awsSigV4Signer });
-  const signed: UpstreamTarget = { ...base, credential: { name: 'aws', kind: 'aws_sigv4', region: 'us-east-1', service: 'bedrock', accessKeyId: 'AWS_ACCESS_KEY_ID', secretAccessKey: 'AWS_SECRET_ACCESS_KEY', sessionToken: 'AWS_SESSION_TOKEN' } };
+  const signed: UpstreamTarget = {
+    ...base,
+    credential: {
+      name: 'aws',
+      kind: 'aws_sigv4',
+      region: 'us-east-1',
+      service: 'bedrock',
+      accessKeyId: 'AWS_ACCESS_KEY_ID',
+      secretAccessKey: 'AWS_SECRET_ACCESS_KEY',
+      sessionToken: 'AWS_SESSION_TOKEN',
+    },
+  };
   const bearer: UpstreamTarget = { ...base, credential: { name: 'key', kind: 'bearer', secret: 'BEDROCK_API_KEY' } };
   const headers = new Headers();
   const signal = new AbortController().signal;
@@ -152,9 +176,25 @@ async function vertexTokens(): Promise<string[]> {
       wire_formats: { gemini_generate_content: { family: 'chat' } },
       entry_routes: [{ path: '/v1beta/models/{model}:generateContent', format: 'gemini_generate_content' }],
       credentials: { sa: { kind: 'google_service_account', secret: 'SA_KEY' } },
-      providers: { vertex: { base_url: 'https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1/publishers/google/models', credential: 'sa' } },
+      providers: {
+        vertex: { base_url: 'https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1/publishers/google/models', credential: 'sa' },
+      },
       operations: [{ provider: 'vertex', format: 'gemini_generate_content', family: 'chat', path: '/{model}:generateContent' }],
-      models: { 'gemini-pro': { brand: 'google', entry_formats: ['gemini_generate_content'], deployments: [{ id: 'g@vertex', provider: 'vertex', format: 'gemini_generate_content', upstream_model: 'gemini-2.5-pro', pricing: { unit: 'usd_per_mtok', input: '1', output: '1' } }] } },
+      models: {
+        'gemini-pro': {
+          brand: 'google',
+          entry_formats: ['gemini_generate_content'],
+          deployments: [
+            {
+              id: 'g@vertex',
+              provider: 'vertex',
+              format: 'gemini_generate_content',
+              upstream_model: 'gemini-2.5-pro',
+              pricing: { unit: 'usd_per_mtok', input: '1', output: '1' },
+            },
+          ],
+        },
+      },
     },
     identity: { virtual_keys: [{ hash, principal: { user: 'bench' } }] },
     secrets: { SA_KEY: account.keyJson },
@@ -165,7 +205,15 @@ async function vertexTokens(): Promise<string[]> {
   const calls = 1000;
   const started = performance.now();
   const answers = await Promise.all(
-    Array.from({ length: calls }, () => gateway.handle(new Request('http://gw.local/v1beta/models/gemini-pro:generateContent', { method: 'POST', headers: { 'x-goog-api-key': key, 'content-type': 'application/json' }, body }))),
+    Array.from({ length: calls }, () =>
+      gateway.handle(
+        new Request('http://gw.local/v1beta/models/gemini-pro:generateContent', {
+          method: 'POST',
+          headers: { 'x-goog-api-key': key, 'content-type': 'application/json' },
+          body,
+        }),
+      ),
+    ),
   );
   const ok = answers.filter((a) => a.status === 200).length;
   await Promise.all(answers.map((a) => a.text()));

@@ -53,7 +53,9 @@ for (const file of files) {
         timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs / 1000} s`)), timeoutMs);
       }),
     ]);
-    const took = `${((performance.now() - started) / 1000).toFixed(0)} s, load average ${loadavg().map((x) => x.toFixed(2)).join(' / ')} at its end`;
+    const took = `${((performance.now() - started) / 1000).toFixed(0)} s, load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' / ')} at its end`;
     const text = [`## ${result.name}`, '', ...render(result.lines), '', `_${file}: ${took}_`, ''].join('\n');
     console.log(text);
     sections.push(text);
@@ -74,7 +76,9 @@ const header = [
   '',
   `- machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${process.platform}/${process.arch}`,
   `- date: ${new Date().toISOString()}`,
-  `- load average (1 / 5 / 15 min) when the run started: ${loadAtStart.map((x) => x.toFixed(2)).join(' / ')}; at its end: ${loadavg().map((x) => x.toFixed(2)).join(' / ')} (the machine is shared: absolute figures move with it, ratios less)`,
+  `- load average (1 / 5 / 15 min) when the run started: ${loadAtStart.map((x) => x.toFixed(2)).join(' / ')}; at its end: ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' / ')} (the machine is shared: absolute figures move with it, ratios less)`,
   ...(failed > 0 ? [`- **${failed} bench(es) failed** (see below)`] : []),
   '',
 ].join('\n');

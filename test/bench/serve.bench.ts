@@ -215,7 +215,13 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     {
       id: 'proxy',
       shot: function (d, stream) {
-        return { port: this.service!.port, path: `/d${d}/v1/chat/completions`, headers: { 'content-type': 'application/json' }, body: openaiBody('claude-sonnet-4-5', stream), expect: EXPECT_OPENAI(stream) };
+        return {
+          port: this.service!.port,
+          path: `/d${d}/v1/chat/completions`,
+          headers: { 'content-type': 'application/json' },
+          body: openaiBody('claude-sonnet-4-5', stream),
+          expect: EXPECT_OPENAI(stream),
+        };
       },
     },
     {
@@ -239,7 +245,13 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       id: 'tollgate',
       setup,
       shot: function (d, stream) {
-        return { port: this.service!.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.key}` }, body: openaiBody(`bench-d${d}`, stream), expect: EXPECT_OPENAI(stream) };
+        return {
+          port: this.service!.port,
+          path: '/v1/chat/completions',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.key}` },
+          body: openaiBody(`bench-d${d}`, stream),
+          expect: EXPECT_OPENAI(stream),
+        };
       },
     },
   ];
@@ -253,7 +265,13 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       id: `transport:${transport}`,
       setup: tSetup,
       shot: function (d, stream) {
-        return { port: this.service!.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${tSetup.key}` }, body: openaiBody(`bench-d${d}`, stream), expect: EXPECT_OPENAI(stream) };
+        return {
+          port: this.service!.port,
+          path: '/v1/chat/completions',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${tSetup.key}` },
+          body: openaiBody(`bench-d${d}`, stream),
+          expect: EXPECT_OPENAI(stream),
+        };
       },
     });
   }
@@ -264,17 +282,31 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     setup: workersSetup,
     delays: [delays[0]!],
     shot: function (d, stream) {
-      return { port: this.service!.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${workersSetup.key}` }, body: openaiBody(`bench-d${d}`, stream), expect: EXPECT_OPENAI(stream) };
+      return {
+        port: this.service!.port,
+        path: '/v1/chat/completions',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${workersSetup.key}` },
+        body: openaiBody(`bench-d${d}`, stream),
+        expect: EXPECT_OPENAI(stream),
+      };
     },
   });
-  const redisWorkersSetup = useRedis ? await writeTollgateSetup(upstreamUrl, delays, { url: 'redis://127.0.0.1:6379', key_prefix: `${redisPrefix}2w:` }) : undefined;
+  const redisWorkersSetup = useRedis
+    ? await writeTollgateSetup(upstreamUrl, delays, { url: 'redis://127.0.0.1:6379', key_prefix: `${redisPrefix}2w:` })
+    : undefined;
   if (redisWorkersSetup !== undefined) {
     peers.push({
       id: 'tollgate-redis-2w',
       setup: redisWorkersSetup,
       delays: [delays[0]!],
       shot: function (d, stream) {
-        return { port: this.service!.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${redisWorkersSetup.key}` }, body: openaiBody(`bench-d${d}`, stream), expect: EXPECT_OPENAI(stream) };
+        return {
+          port: this.service!.port,
+          path: '/v1/chat/completions',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${redisWorkersSetup.key}` },
+          body: openaiBody(`bench-d${d}`, stream),
+          expect: EXPECT_OPENAI(stream),
+        };
       },
     });
   }
@@ -284,7 +316,13 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       setup: redisSetup,
       delays: [delays[0]!],
       shot: function (d, stream) {
-        return { port: this.service!.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${redisSetup.key}` }, body: openaiBody(`bench-d${d}`, stream), expect: EXPECT_OPENAI(stream) };
+        return {
+          port: this.service!.port,
+          path: '/v1/chat/completions',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${redisSetup.key}` },
+          body: openaiBody(`bench-d${d}`, stream),
+          expect: EXPECT_OPENAI(stream),
+        };
       },
     });
   }
@@ -298,7 +336,8 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     'tollgate-2w': () => startTollgate(workersSetup, 'tollgate serve --workers 2', [], {}, ['--workers', '2']),
     'tollgate-redis-2w': () => startTollgate(redisWorkersSetup!, 'tollgate serve --workers 2 (Redis)', [], {}, ['--workers', '2']),
   };
-  for (const transport of transports) starts[`transport:${transport}`] = () => startTollgateTransport(transportSetups.get(transport)!, transport, `tollgate serve (${transport})`);
+  for (const transport of transports)
+    starts[`transport:${transport}`] = () => startTollgateTransport(transportSetups.get(transport)!, transport, `tollgate serve (${transport})`);
   // SERVE_BENCH_SKIP=portkey,proxy,…: leave peers out (a focused comparison runs more rounds in the same time).
   const skip = new Set((process.env.SERVE_BENCH_SKIP ?? '').split(',').filter((p) => p !== '' && p !== 'direct' && p !== 'tollgate'));
   for (let i = peers.length - 1; i >= 0; i--) if (skip.has(peers[i]!.id)) peers.splice(i, 1);
@@ -350,7 +389,9 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     for (const d of delays) {
       for (const stream of [false, true]) {
         for (const conns of CONNS) {
-          const inCase = peers.filter((peer) => (peer.delays === undefined || peer.delays.includes(d)) && (peer.conns === undefined || peer.conns.includes(conns)));
+          const inCase = peers.filter(
+            (peer) => (peer.delays === undefined || peer.delays.includes(d)) && (peer.conns === undefined || peer.conns.includes(conns)),
+          );
           const rounds = new Map<PeerId, LoadResult[]>();
           const cpu = new Map<PeerId, number>();
           const load1 = loadavg()[0]!;
@@ -390,7 +431,8 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
   }
 
   // ---- report ----
-  const get = (peer: PeerId, d: number, stream: boolean, conns: number) => cases.find((c) => c.peer === peer && c.delay === d && c.stream === stream && c.conns === conns);
+  const get = (peer: PeerId, d: number, stream: boolean, conns: number) =>
+    cases.find((c) => c.peer === peer && c.delay === d && c.stream === stream && c.conns === conns);
   const ok = (c: Case | undefined): LoadResult | undefined => (c?.failure === undefined ? c?.result : undefined);
   const load1 = loadavg();
   lines.push(
@@ -399,17 +441,22 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
   );
   lines.push(
     `peers: direct = the client sends the Anthropic request itself (floor); raw byte pipe = node:http passing that Anthropic request's bytes through unchanged (1 connection only: what one more process and two more hops cost here); bare proxy = node:http + fetch translating with @tollgate/codecs only (${FROM_SOURCE ? 'its sources, through tsx' : 'the built package'}); ` +
-      (pk === null ? 'Portkey = not installed; ' : `Portkey = @portkey-ai/gateway ${pk.version} (node build/start-server.js --headless, @hono/node-server ${pk.honoNodeServer}); `) +
+      (pk === null
+        ? 'Portkey = not installed; '
+        : `Portkey = @portkey-ai/gateway ${pk.version} (node build/start-server.js --headless, @hono/node-server ${pk.honoNodeServer}); `) +
       `tollgate serve = ${FROM_SOURCE ? 'the CLI from source through tsx (SERVE_BENCH_FROM_SOURCE=1)' : 'the `tollgate` command on the packages built from the working tree just before (`npm run build`)'}, virtual key + spend cap + rate limit + usage to a JSON-lines file, memory store` +
-      (redisSetup !== undefined ? '; and the same on the Redis store (127.0.0.1:6379), zero-latency cases only' : ' (Redis not reachable: Redis variant skipped)'),
+      (redisSetup !== undefined
+        ? '; and the same on the Redis store (127.0.0.1:6379), zero-latency cases only'
+        : ' (Redis not reachable: Redis variant skipped)'),
   );
   lines.push(
-    `closed loop; per case and peer ${seconds} s measured in ${ROUNDS} rounds (0.2 s warm-up each; at 1 connection at least ${LOW_LOAD_ANSWERS} answers' worth: ${(roundMs(seconds, 1, 20) * ROUNDS / 1000).toFixed(1)} s at d20), the peers interleaved in a rotating order within every round; ~2 s of JIT warm-up per peer first; every answer checked (status 200 + expected content); ` +
+    `closed loop; per case and peer ${seconds} s measured in ${ROUNDS} rounds (0.2 s warm-up each; at 1 connection at least ${LOW_LOAD_ANSWERS} answers' worth: ${((roundMs(seconds, 1, 20) * ROUNDS) / 1000).toFixed(1)} s at d20), the peers interleaved in a rotating order within every round; ~2 s of JIT warm-up per peer first; every answer checked (status 200 + expected content); ` +
       `the machine is shared: other processes kept ${Number.isNaN(othersRun) ? '?' : othersRun.toFixed(2)} of its ${cpus().length} cores busy on average while the cases ran (column "others’ cores": per case); ` +
       `load average (1/5/15 min) at start ${load0.map((x) => x.toFixed(2)).join(' / ')}, at end ${load1.map((x) => x.toFixed(2)).join(' / ')}; ` +
       `total ${((performance.now() - started) / 1000).toFixed(0)} s`,
   );
-  for (const peer of peers) if (peer.startError !== undefined) lines.push(`**${LABEL[peer.id]} failed to start**: ${peer.startError.replace(/\s+/g, ' ').slice(0, 600)}`);
+  for (const peer of peers)
+    if (peer.startError !== undefined) lines.push(`**${LABEL[peer.id]} failed to start**: ${peer.startError.replace(/\s+/g, ' ').slice(0, 600)}`);
   const seen = new Set<string>();
   for (const c of cases) {
     if (c.failure === undefined || seen.has(`${c.peer}/${c.delay}/${c.stream}`)) continue;
@@ -463,7 +510,9 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     const p = ok(get('portkey', d0, stream, 32));
     const b = ok(get('proxy', d0, stream, 32));
     if (t !== undefined && p !== undefined)
-      lines.push(`saturated throughput d${d0} ${mode}, 32 conns: tollgate ${int(t.rps)} req/s vs Portkey ${int(p.rps)} req/s = ${ratio(t.rps / p.rps)} (target ≥ 2×) ${verdict(t.rps / p.rps >= 2)}${b === undefined ? '' : `; tollgate vs bare proxy ${ratio(t.rps / b.rps)}`}`);
+      lines.push(
+        `saturated throughput d${d0} ${mode}, 32 conns: tollgate ${int(t.rps)} req/s vs Portkey ${int(p.rps)} req/s = ${ratio(t.rps / p.rps)} (target ≥ 2×) ${verdict(t.rps / p.rps >= 2)}${b === undefined ? '' : `; tollgate vs bare proxy ${ratio(t.rps / b.rps)}`}`,
+      );
     else lines.push(`saturated throughput d${d0} ${mode}: n/a — ${t === undefined ? why('tollgate', d0, stream, 32) : why('portkey', d0, stream, 32)}`);
     const tc = get('tollgate', d0, stream, 32)?.cpuUs;
     const pc = get('portkey', d0, stream, 32)?.cpuUs;
@@ -474,7 +523,9 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
           (bc === undefined ? '' : `; bare proxy ${int(bc)} µs (tollgate ${ratio(tc / bc)} of it)`),
       );
     if (t !== undefined && p !== undefined)
-      lines.push(`p99 at saturation d${d0} ${mode}, 32 conns: tollgate ${ms(t.p99)} ms vs Portkey ${ms(p.p99)} ms = ${ratio(t.p99 / p.p99)} (target ≤ 1×) ${verdict(t.p99 <= p.p99)}`);
+      lines.push(
+        `p99 at saturation d${d0} ${mode}, 32 conns: tollgate ${ms(t.p99)} ms vs Portkey ${ms(p.p99)} ms = ${ratio(t.p99 / p.p99)} (target ≤ 1×) ${verdict(t.p99 <= p.p99)}`,
+      );
   }
   for (const d of delays) {
     for (const stream of [false, true]) {
@@ -483,7 +534,9 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       const t = ok(get('tollgate', d, stream, 1));
       const p = ok(get('portkey', d, stream, 1));
       if (base === undefined || t === undefined || p === undefined) {
-        lines.push(`added latency d${d} ${mode}, 1 conn: n/a — ${base === undefined ? why('direct', d, stream, 1) : t === undefined ? why('tollgate', d, stream, 1) : why('portkey', d, stream, 1)}`);
+        lines.push(
+          `added latency d${d} ${mode}, 1 conn: n/a — ${base === undefined ? why('direct', d, stream, 1) : t === undefined ? why('tollgate', d, stream, 1) : why('portkey', d, stream, 1)}`,
+        );
         continue;
       }
       const at = t.p50 - base.p50;
@@ -519,7 +572,9 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     const t = ok(get('tollgate', d, true, conns));
     const pipe = ok(get('pipe', d, true, conns));
     if (base === undefined || t === undefined || pipe === undefined) {
-      lines.push(`streamed first byte at ${conns} conns d${d}: n/a — ${base === undefined ? why('direct', d, true, conns) : t === undefined ? why('tollgate', d, true, conns) : why('pipe', d, true, conns)}`);
+      lines.push(
+        `streamed first byte at ${conns} conns d${d}: n/a — ${base === undefined ? why('direct', d, true, conns) : t === undefined ? why('tollgate', d, true, conns) : why('pipe', d, true, conns)}`,
+      );
       continue;
     }
     const tAdd = t.ttfbP50 - base.ttfbP50;
@@ -531,11 +586,16 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
         (target ? ` (target ≤ 1.5×) ${verdict(tAdd <= 1.5 * pAdd)}` : ' (for context)') +
         `; streamed throughput tollgate ${int(t.rps)} vs raw pipe ${int(pipe.rps)} req/s = ${ratio(t.rps / pipe.rps)}` +
         (target ? ` (target ≥ 0.6×) ${verdict(t.rps >= 0.6 * pipe.rps)}` : ' (for context)') +
-        (two === undefined ? '' : `; with --workers 2: +${ms(two.ttfbP50 - base.ttfbP50)} ms (${ratio((two.ttfbP50 - base.ttfbP50) / pAdd)}), ${int(two.rps)} req/s (${ratio(two.rps / pipe.rps)})`),
+        (two === undefined
+          ? ''
+          : `; with --workers 2: +${ms(two.ttfbP50 - base.ttfbP50)} ms (${ratio((two.ttfbP50 - base.ttfbP50) / pAdd)}), ${int(two.rps)} req/s (${ratio(two.rps / pipe.rps)})`),
     );
   }
   // Issue 23: one worker against two, same store kind, zero latency.
-  for (const [one, two, store] of [['tollgate', 'tollgate-2w', 'memory'], ['tollgate-redis', 'tollgate-redis-2w', 'Redis']] as const) {
+  for (const [one, two, store] of [
+    ['tollgate', 'tollgate-2w', 'memory'],
+    ['tollgate-redis', 'tollgate-redis-2w', 'Redis'],
+  ] as const) {
     const parts: string[] = [];
     for (const stream of [false, true]) {
       for (const conns of CONNS.slice(1)) {
@@ -544,7 +604,9 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
         if (a === undefined || b === undefined) continue;
         const ca = get(one, d0, stream, conns)?.cpuUs;
         const cb = get(two, d0, stream, conns)?.cpuUs;
-        parts.push(`${stream ? 'stream' : 'non-stream'} ${conns} conns ${int(a.rps)} vs ${int(b.rps)} req/s (${ratio(b.rps / a.rps)}), CPU ${ca === undefined ? '?' : int(ca)} vs ${cb === undefined ? '?' : int(cb)} µs/req`);
+        parts.push(
+          `${stream ? 'stream' : 'non-stream'} ${conns} conns ${int(a.rps)} vs ${int(b.rps)} req/s (${ratio(b.rps / a.rps)}), CPU ${ca === undefined ? '?' : int(ca)} vs ${cb === undefined ? '?' : int(cb)} µs/req`,
+        );
       }
     }
     if (parts.length > 0) lines.push(`workers, ${store} store, d${d0}: 1 vs 2 — ${parts.join('; ')}`);
@@ -557,7 +619,8 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     for (const stream of [false, true]) {
       const own = ok(get('tollgate', d0, stream, 32));
       const other = ok(get(peer.id, d0, stream, 32));
-      if (own !== undefined && other !== undefined) parts.push(`saturated d${d0} ${stream ? 'stream' : 'non-stream'} ${int(other.rps)} vs ${int(own.rps)} req/s (${ratio(other.rps / own.rps)})`);
+      if (own !== undefined && other !== undefined)
+        parts.push(`saturated d${d0} ${stream ? 'stream' : 'non-stream'} ${int(other.rps)} vs ${int(own.rps)} req/s (${ratio(other.rps / own.rps)})`);
     }
     for (const d of delays) {
       for (const stream of [false, true]) {
@@ -566,7 +629,9 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
         const other = ok(get(peer.id, d, stream, 1));
         if (base === undefined || own === undefined || other === undefined) continue;
         const diff = other.p50 - own.p50;
-        parts.push(`added p50 at 1 conn d${d} ${stream ? 'stream' : 'non-stream'} +${ms(other.p50 - base.p50)} vs +${ms(own.p50 - base.p50)} ms (${diff >= 0 ? '+' : '−'}${Math.abs(diff).toFixed(3)} ms)`);
+        parts.push(
+          `added p50 at 1 conn d${d} ${stream ? 'stream' : 'non-stream'} +${ms(other.p50 - base.p50)} vs +${ms(own.p50 - base.p50)} ms (${diff >= 0 ? '+' : '−'}${Math.abs(diff).toFixed(3)} ms)`,
+        );
       }
     }
     lines.push(`${LABEL[peer.id]} vs tollgate serve's default transport: ${parts.length === 0 ? 'n/a' : parts.join('; ')}`);
@@ -582,7 +647,8 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     const records = usageLines(peer.setup);
     let line = `${LABEL[peer.id]}: ${records.toLocaleString('en-US')} usage records in the JSON-lines file for ${served === null ? 'an unknown number of' : Number(served[1]).toLocaleString('en-US')} requests served${stopLine === undefined ? ` (no shutdown line: ${peer.service.exited() ?? 'still running?'})` : ` ("${stopLine.trim()}")`}`;
     const writes = /bench-writes 6379 (\d+)/.exec(out);
-    if (writes !== null && served !== null && Number(served[1]) > 0) line += `; ${(Number(writes[1]) / Number(served[1])).toFixed(2)} Redis round trips (socket writes) per request`;
+    if (writes !== null && served !== null && Number(served[1]) > 0)
+      line += `; ${(Number(writes[1]) / Number(served[1])).toFixed(2)} Redis round trips (socket writes) per request`;
     lines.push(line);
   }
   if (pk?.honoNodeServer.startsWith('1.13.') === true)
@@ -591,15 +657,20 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
         'every streamed request through it fails on Node with "TypeError: immutable" (a fetch Response\'s headers reused; Portkey-AI/gateway#1389) — a failure of the stock install, not of this setup',
     );
   if (pk !== null && pk.firstChunkDelayMs !== null)
-    notes.push(`Portkey's stream transformer waits ${pk.firstChunkDelayMs} ms before writing its first chunk (a setTimeout in its build): that sets its streamed time to first byte`);
+    notes.push(
+      `Portkey's stream transformer waits ${pk.firstChunkDelayMs} ms before writing its first chunk (a setTimeout in its build): that sets its streamed time to first byte`,
+    );
   for (const peer of peers) {
     const refused = [...(peer.service?.output() ?? '').matchAll(/loopback-only: refused a connection to (\S+)/g)].map((m) => m[1]);
-    if (refused.length > 0) notes.push(`**${LABEL[peer.id]} tried to connect off the machine** (refused by the loopback-only guard): ${[...new Set(refused)].join(', ')}`);
+    if (refused.length > 0)
+      notes.push(`**${LABEL[peer.id]} tried to connect off the machine** (refused by the loopback-only guard): ${[...new Set(refused)].join(', ')}`);
   }
   if (profileDir !== undefined) notes.push(`CPU profile of tollgate serve written to ${profileDir}`);
   lines.push(...notes);
   for (const peer of peers) if (peer.setup !== undefined) rmSync(peer.setup.dir, { recursive: true, force: true });
-  lines.push(`targets: ${verdicts.length === 0 ? 'NONE EVALUATED' : verdicts.every(Boolean) ? 'all met' : `${verdicts.filter((v) => !v).length} of ${verdicts.length} MISSED`}`);
+  lines.push(
+    `targets: ${verdicts.length === 0 ? 'NONE EVALUATED' : verdicts.every(Boolean) ? 'all met' : `${verdicts.filter((v) => !v).length} of ${verdicts.length} MISSED`}`,
+  );
   return { name: 'serve: tollgate serve vs Portkey vs a bare proxy vs direct (OpenAI Chat → Anthropic, HTTP load)', lines };
 }
 

@@ -96,7 +96,13 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
   const { key, hash } = await createVirtualKey();
   const collector = await startCollector();
   const meterProvider = new MeterProvider({
-    readers: [new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter({ url: `${collector.url}/v1/metrics` }), exportIntervalMillis: 1000, exportTimeoutMillis: 1000 })],
+    readers: [
+      new PeriodicExportingMetricReader({
+        exporter: new OTLPMetricExporter({ url: `${collector.url}/v1/metrics` }),
+        exportIntervalMillis: 1000,
+        exportTimeoutMillis: 1000,
+      }),
+    ],
   });
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${collector.url}/v1/traces` }))] });
 
@@ -106,11 +112,14 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       registry: testRegistry('http://upstream.invalid'),
       identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
       policy: {
-        spend: { rules: [{ id: 'monthly', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000000' }, actions: [{ type: 'block' }] }] }] },
+        spend: {
+          rules: [{ id: 'monthly', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000000' }, actions: [{ type: 'block' }] }] }],
+        },
         rate_limits: [{ id: 'rpm', rpm: 100_000_000 }],
       },
       secrets: { ANTHROPIC_API_KEY: 'sk-ant-bench', OPENAI_API_KEY: 'sk-bench' },
-      fetch: async (_input, init) => upstreamResponse(JSON.parse(typeof init.body === 'string' ? init.body : new TextDecoder().decode(init.body as Uint8Array)).stream === true),
+      fetch: async (_input, init) =>
+        upstreamResponse(JSON.parse(typeof init.body === 'string' ? init.body : new TextDecoder().decode(init.body as Uint8Array)).stream === true),
       usage: () => {},
       ...(telemetry === 'default' ? {} : { telemetry }),
     });
@@ -123,7 +132,11 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     traces: make({ meterProvider: noMeters, tracerProvider, propagator }),
   };
   const request = (stream: boolean) =>
-    new Request('http://gw/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body(stream) });
+    new Request('http://gw/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body(stream),
+    });
   const codecsAlone = async (stream: boolean) => {
     const converted = convertRequest(JSON.parse(body(stream)), 'openai_chat', 'anthropic_messages', { model: 'claude-sonnet-4-5' });
     JSON.stringify(converted.body);
@@ -175,7 +188,13 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       }
       for (const w of order) times[w].push(...r[w]);
     }
-    const added = { none: median(rounds.none), off: median(rounds.off), sdk: median(rounds.sdk), metrics: median(rounds.metrics), traces: median(rounds.traces) };
+    const added = {
+      none: median(rounds.none),
+      off: median(rounds.off),
+      sdk: median(rounds.sdk),
+      metrics: median(rounds.metrics),
+      traces: median(rounds.traces),
+    };
     const cycle = { none: median(cycleRounds.none), sdk: median(cycleRounds.sdk) };
     const label = stream ? 'stream' : 'non-stream';
     lines.push(
@@ -189,7 +208,9 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
   await meterProvider.forceFlush();
   await tracerProvider.forceFlush();
   const sent = collector.stats();
-  lines.push(`the loopback collector took ${sent.requests.toLocaleString('en-US')} OTLP exports (${(sent.bytes / 1024 / 1024).toFixed(1)} MiB) during the run: the SDK really exported`);
+  lines.push(
+    `the loopback collector took ${sent.requests.toLocaleString('en-US')} OTLP exports (${(sent.bytes / 1024 / 1024).toFixed(1)} MiB) during the run: the SDK really exported`,
+  );
   for (const g of Object.values(gateways)) await g.close();
   await meterProvider.shutdown();
   await tracerProvider.shutdown();

@@ -19,11 +19,18 @@ export const AWS_KEYS = {
 class NodeSha256 {
   private readonly hash;
   constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    const key = secret === undefined ? undefined : typeof secret === 'string' ? secret : Buffer.from(secret instanceof ArrayBuffer ? new Uint8Array(secret) : new Uint8Array(secret.buffer, secret.byteOffset, secret.byteLength));
+    const key =
+      secret === undefined
+        ? undefined
+        : typeof secret === 'string'
+          ? secret
+          : Buffer.from(secret instanceof ArrayBuffer ? new Uint8Array(secret) : new Uint8Array(secret.buffer, secret.byteOffset, secret.byteLength));
     this.hash = key === undefined ? createHash('sha256') : createHmac('sha256', key);
   }
   update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.hash.update(typeof data === 'string' ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    this.hash.update(
+      typeof data === 'string' ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+    );
   }
   async digest(): Promise<Uint8Array> {
     return new Uint8Array(this.hash.digest());
@@ -42,9 +49,15 @@ export interface SignatureCheck {
  * Re-sign the request as received (same date, same signed headers) with the AWS SDK's signer and
  * compare. `keys` are the secrets the gateway was given.
  */
-export async function checkSigV4(request: Request, body: Uint8Array, keys: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }): Promise<SignatureCheck> {
+export async function checkSigV4(
+  request: Request,
+  body: Uint8Array,
+  keys: { accessKeyId: string; secretAccessKey: string; sessionToken?: string },
+): Promise<SignatureCheck> {
   const authorization = request.headers.get('authorization') ?? '';
-  const match = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(authorization);
+  const match = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(
+    authorization,
+  );
   if (match === null) return { ok: false, reason: `not a SigV4 authorization: ${authorization.slice(0, 40)}` };
   const [, keyId, , region, service, signed, signature] = match as unknown as string[];
   if (keyId !== keys.accessKeyId) return { ok: false, reason: 'unknown access key id' };
@@ -65,21 +78,37 @@ export async function checkSigV4(request: Request, body: Uint8Array, keys: { acc
   const query: Record<string, string> = {};
   url.searchParams.forEach((v, k) => (query[k] = v));
   const signer = new SignatureV4({
-    credentials: { accessKeyId: keys.accessKeyId, secretAccessKey: keys.secretAccessKey, ...(keys.sessionToken === undefined ? {} : { sessionToken: keys.sessionToken }) },
+    credentials: {
+      accessKeyId: keys.accessKeyId,
+      secretAccessKey: keys.secretAccessKey,
+      ...(keys.sessionToken === undefined ? {} : { sessionToken: keys.sessionToken }),
+    },
     region: region!,
     service: service!,
     sha256: NodeSha256,
     applyChecksum: false,
   });
-  const date = new Date(`${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`);
+  const date = new Date(
+    `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
+  );
   const resigned = await signer.sign(
-    { method: request.method, protocol: url.protocol, hostname: hostname!, ...(port === undefined ? {} : { port: Number(port) }), path: url.pathname, query, headers, body },
+    {
+      method: request.method,
+      protocol: url.protocol,
+      hostname: hostname!,
+      ...(port === undefined ? {} : { port: Number(port) }),
+      path: url.pathname,
+      query,
+      headers,
+      body,
+    },
     { signingDate: date },
   );
   const expected = /Signature=([0-9a-f]{64})/.exec(String(resigned.headers['authorization']))?.[1];
   const expectedHeaders = /SignedHeaders=([^,]+)/.exec(String(resigned.headers['authorization']))?.[1];
   if (expectedHeaders !== signed) return { ok: false, reason: `signed headers ${signed} vs ${expectedHeaders}` };
-  if (keys.sessionToken !== undefined && request.headers.get('x-amz-security-token') !== keys.sessionToken) return { ok: false, reason: 'session token missing' };
+  if (keys.sessionToken !== undefined && request.headers.get('x-amz-security-token') !== keys.sessionToken)
+    return { ok: false, reason: 'session token missing' };
   return expected === signature ? { ok: true, signedHeaders, region: region!, service: service! } : { ok: false, reason: 'signature mismatch' };
 }
 
@@ -106,11 +135,20 @@ export function mockBedrock(
     if (!check.ok) {
       return new Response(JSON.stringify({ message: 'The request signature we calculated does not match the signature you provided.' }), {
         status: 403,
-        headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'InvalidSignatureException:http://internal.amazon.com/coral/com.amazon.coral.service/' },
+        headers: {
+          'content-type': 'application/json',
+          'x-amzn-errortype': 'InvalidSignatureException:http://internal.amazon.com/coral/com.amazon.coral.service/',
+        },
       });
     }
     if (answers.status !== undefined) {
-      return new Response(answers.json ?? '{}', { status: answers.status, headers: { 'content-type': 'application/json', 'x-amzn-errortype': `${answers.errorType ?? 'ValidationException'}:http://internal.amazon.com/coral/com.amazon.bedrock/` } });
+      return new Response(answers.json ?? '{}', {
+        status: answers.status,
+        headers: {
+          'content-type': 'application/json',
+          'x-amzn-errortype': `${answers.errorType ?? 'ValidationException'}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+        },
+      });
     }
     const path = new URL(request.url).pathname;
     if (path.endsWith('/converse-stream')) {

@@ -111,9 +111,19 @@ export function describeDlpMatrix(label: string, target: () => MatrixTarget): vo
         expect(text).toMatch(/@[a-z]+\.example/);
       }
       // One value, one surrogate: every upstream was sent the same user text.
-      const userTexts = sent.map((s) => codecs[s.format].decodeRequest(s.body, s.format === 'gemini_generate_content' ? { model: 'echo-1' } : {}).request.messages.at(-1)!.content.map((p) => (p.type === 'text' ? p.text : '')).join(''));
+      const userTexts = sent.map((s) =>
+        codecs[s.format]
+          .decodeRequest(s.body, s.format === 'gemini_generate_content' ? { model: 'echo-1' } : {})
+          .request.messages.at(-1)!
+          .content.map((p) => (p.type === 'text' ? p.text : ''))
+          .join(''),
+      );
       expect(new Set(userTexts).size).toBe(1);
-      const records = await waitRecords(target(), ofFormat(format, (m) => m.startsWith('echo.')), sent.length);
+      const records = await waitRecords(
+        target(),
+        ofFormat(format, (m) => m.startsWith('echo.')),
+        sent.length,
+      );
       expect(records).toHaveLength(sent.length);
       for (const r of records) {
         expect(r).toMatchObject({ status: 'ok', dlp: REQUEST_DLP, dlp_response: { ipv4: { action: 'log', count: 1 } }, policy_prompts: ['conduct@2'] });
@@ -131,7 +141,8 @@ export function describeDlpMatrix(label: string, target: () => MatrixTarget): vo
       expect(newSeen(from)).toEqual([]);
       const records = await waitRecords(target(), (r) => ofFormat(format, () => true)(r) && r['reason'] === 'dlp_block:us_ssn' && r['http_status'] === 400, 2);
       expect(records).toHaveLength(2);
-      for (const r of records) expect(r).toMatchObject({ status: 'rejected', dlp: { us_ssn: { action: 'block', count: 1 }, email: { action: 'pseudonymize', count: 1 } } });
+      for (const r of records)
+        expect(r).toMatchObject({ status: 'rejected', dlp: { us_ssn: { action: 'block', count: 1 }, email: { action: 'pseudonymize', count: 1 } } });
     });
 
     it.each(CLIENT_FORMATS)('%s: scan_responses redacts what the model adds, streamed and whole', async (format) => {
@@ -139,7 +150,11 @@ export function describeDlpMatrix(label: string, target: () => MatrixTarget): vo
         const a = answered(await run(format, { model: echoModel(upstreamFor(format), 'leak'), text: 'hi', stream }));
         expect(a.text, mode(stream)).toBe('You said: hi Also: key [REDACTED:SECRET].');
       }
-      const records = await waitRecords(target(), ofFormat(format, (m) => m.startsWith('leak.')), 2);
+      const records = await waitRecords(
+        target(),
+        ofFormat(format, (m) => m.startsWith('leak.')),
+        2,
+      );
       for (const r of records) expect(r).toMatchObject({ status: 'ok', dlp: {}, dlp_response: { secret: { action: 'redact', count: 1 } } });
     });
 
@@ -148,8 +163,15 @@ export function describeDlpMatrix(label: string, target: () => MatrixTarget): vo
       expect(whole.status).toBe(502);
       const streamed = failed(await run(format, { model: echoModel(upstreamFor(format), 'block'), text: 'hi', stream: true }));
       expect(streamed.partial).not.toContain('536-22');
-      const records = await waitRecords(target(), ofFormat(format, (m) => m.startsWith('block.')), 2);
-      expect(records.map((r) => [r['status'], r['reason']])).toEqual([['rejected', 'dlp_block:us_ssn'], ['rejected', 'dlp_block:us_ssn']]);
+      const records = await waitRecords(
+        target(),
+        ofFormat(format, (m) => m.startsWith('block.')),
+        2,
+      );
+      expect(records.map((r) => [r['status'], r['reason']])).toEqual([
+        ['rejected', 'dlp_block:us_ssn'],
+        ['rejected', 'dlp_block:us_ssn'],
+      ]);
     });
 
     it.each(CLIENT_FORMATS)('%s: a call of a tool the request did not declare is not relayed — 502 whole, the in-stream error streamed', async (format) => {
@@ -157,31 +179,45 @@ export function describeDlpMatrix(label: string, target: () => MatrixTarget): vo
         const f = failed(await run(format, { model: echoModel(upstreamFor(format), 'tool'), text: 'x', stream, tools: ['get_weather'] }));
         if (!stream) expect(f.status).toBe(502);
       }
-      const records = await waitRecords(target(), ofFormat(format, (m) => m.startsWith('tool.')), 2);
-      expect(records.map((r) => [r['status'], r['reason']])).toEqual([['rejected', 'tool_call_blocked:get_secrets'], ['rejected', 'tool_call_blocked:get_secrets']]);
+      const records = await waitRecords(
+        target(),
+        ofFormat(format, (m) => m.startsWith('tool.')),
+        2,
+      );
+      expect(records.map((r) => [r['status'], r['reason']])).toEqual([
+        ['rejected', 'tool_call_blocked:get_secrets'],
+        ['rejected', 'tool_call_blocked:get_secrets'],
+      ]);
     });
 
-    it.each(CLIENT_FORMATS)('%s: a declared, allowed tool call is relayed, its arguments restored; a declared tool outside the list is refused (403)', async (format) => {
-      const from = target().seen.length;
-      for (const stream of both) {
-        const a = answered(await run(format, { model: echoModel(upstreamFor(format), 'call'), text: 'for bob@acme.io', stream, tools: ['get_weather'] }));
-        expect(a.text, mode(stream)).toBe('You said: for bob@acme.io');
-        expect(a.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)]), mode(stream)).toEqual([['get_weather', { said: 'for bob@acme.io' }]]);
-      }
-      for (const s of newSeen(from)) expect(JSON.stringify(s.body)).not.toContain('bob@acme.io');
-      const sentBefore = target().seen.length;
-      for (const stream of both) {
-        const f = failed(await run(format, { model: echoModel(upstreamFor(format)), text: 'x', stream, tools: ['run_sql'] }));
-        expect(f.status, mode(stream)).toBe(403);
-      }
-      expect(target().seen.length).toBe(sentBefore);
-      const refused = await waitRecords(target(), (r) => ofFormat(format, () => true)(r) && r['reason'] === 'tool_not_allowed:run_sql', 2);
-      expect(refused.map((r) => r['http_status'])).toEqual([403, 403]);
-    });
+    it.each(CLIENT_FORMATS)(
+      '%s: a declared, allowed tool call is relayed, its arguments restored; a declared tool outside the list is refused (403)',
+      async (format) => {
+        const from = target().seen.length;
+        for (const stream of both) {
+          const a = answered(await run(format, { model: echoModel(upstreamFor(format), 'call'), text: 'for bob@acme.io', stream, tools: ['get_weather'] }));
+          expect(a.text, mode(stream)).toBe('You said: for bob@acme.io');
+          expect(
+            a.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)]),
+            mode(stream),
+          ).toEqual([['get_weather', { said: 'for bob@acme.io' }]]);
+        }
+        for (const s of newSeen(from)) expect(JSON.stringify(s.body)).not.toContain('bob@acme.io');
+        const sentBefore = target().seen.length;
+        for (const stream of both) {
+          const f = failed(await run(format, { model: echoModel(upstreamFor(format)), text: 'x', stream, tools: ['run_sql'] }));
+          expect(f.status, mode(stream)).toBe(403);
+        }
+        expect(target().seen.length).toBe(sentBefore);
+        const refused = await waitRecords(target(), (r) => ofFormat(format, () => true)(r) && r['reason'] === 'tool_not_allowed:run_sql', 2);
+        expect(refused.map((r) => r['http_status'])).toEqual([403, 403]);
+      },
+    );
 
     it.each(CLIENT_FORMATS)('%s: the policy prompt goes before the client’s own system prompt, in every upstream format', async (format) => {
       const from = target().seen.length;
-      for (const upstream of UPSTREAM_FORMATS) answered(await run(format, { model: echoModel(upstream), text: 'hello', system: 'You are terse.', stream: false }));
+      for (const upstream of UPSTREAM_FORMATS)
+        answered(await run(format, { model: echoModel(upstream), text: 'hello', system: 'You are terse.', stream: false }));
       const sent = newSeen(from);
       expect(sent.map((s) => s.format)).toEqual([...UPSTREAM_FORMATS]);
       // First, then the client's (formats with one instruction string join them).

@@ -120,7 +120,13 @@ export function echoRegistry(upstream: string, variants: readonly string[]): Reg
       case 'anthropic_messages':
         return { provider, format: f, family: 'chat', path: '/v1/messages' };
       default:
-        return { provider, format: f, family: 'chat', path: '/v1beta/models/{model}:generateContent', stream_path: '/v1beta/models/{model}:streamGenerateContent?alt=sse' };
+        return {
+          provider,
+          format: f,
+          family: 'chat',
+          path: '/v1beta/models/{model}:generateContent',
+          stream_path: '/v1beta/models/{model}:streamGenerateContent?alt=sse',
+        };
     }
   };
   const registry = {
@@ -139,19 +145,29 @@ export function echoRegistry(upstream: string, variants: readonly string[]): Reg
     ],
     converters: formats.flatMap((from) => formats.filter((to) => to !== from).map((to) => ({ from, to }))),
     credentials,
-    providers: Object.fromEntries(pairs.map(([v, f]) => [echoModel(f, v), {
-      base_url: `${upstream}/${echoModel(f, v)}`,
-      credential: credentialOf(f),
-      ...(f === 'anthropic_messages' ? { headers: { 'anthropic-version': '2023-06-01' } } : {}),
-    }])),
+    providers: Object.fromEntries(
+      pairs.map(([v, f]) => [
+        echoModel(f, v),
+        {
+          base_url: `${upstream}/${echoModel(f, v)}`,
+          credential: credentialOf(f),
+          ...(f === 'anthropic_messages' ? { headers: { 'anthropic-version': '2023-06-01' } } : {}),
+        },
+      ]),
+    ),
     operations: pairs.map(([v, f]) => operation(echoModel(f, v), f)),
-    models: Object.fromEntries(pairs.map(([v, f]) => [echoModel(f, v), {
-      brand: credentialOf(f),
-      entry_formats: [...CLIENT_FORMATS],
-      tags: ['echo', v],
-      capabilities: { tools: true, context_window: 200000, max_output_tokens: 4096 },
-      deployments: [{ id: `${echoModel(f, v)}@echo`, provider: echoModel(f, v), format: f, upstream_model: 'echo-1', pricing: PRICING_SONNET }],
-    }])),
+    models: Object.fromEntries(
+      pairs.map(([v, f]) => [
+        echoModel(f, v),
+        {
+          brand: credentialOf(f),
+          entry_formats: [...CLIENT_FORMATS],
+          tags: ['echo', v],
+          capabilities: { tools: true, context_window: 200000, max_output_tokens: 4096 },
+          deployments: [{ id: `${echoModel(f, v)}@echo`, provider: echoModel(f, v), format: f, upstream_model: 'echo-1', pricing: PRICING_SONNET }],
+        },
+      ]),
+    ),
   };
   // Built with plain strings in loops: checked by the gateway when loaded.
   return registry as RegistryFileInput;

@@ -59,8 +59,24 @@ export function testRegistry(upstream: string, scenarios: { anthropic?: string; 
         tags: ['claude', 'frontier'],
         capabilities: { tools: true, reasoning: true, context_window: 200000, max_output_tokens: 64000 },
         deployments: [
-          { id: 'sonnet@anthropic', provider: 'anthropic', format: 'anthropic_messages', upstream_model: 'claude-sonnet-4-5', priority: 1, weight: 100, pricing: PRICING_SONNET },
-          { id: 'sonnet@backup', provider: 'anthropic-backup', format: 'anthropic_messages', upstream_model: 'claude-sonnet-4-5', priority: 2, weight: 100, pricing: PRICING_SONNET },
+          {
+            id: 'sonnet@anthropic',
+            provider: 'anthropic',
+            format: 'anthropic_messages',
+            upstream_model: 'claude-sonnet-4-5',
+            priority: 1,
+            weight: 100,
+            pricing: PRICING_SONNET,
+          },
+          {
+            id: 'sonnet@backup',
+            provider: 'anthropic-backup',
+            format: 'anthropic_messages',
+            upstream_model: 'claude-sonnet-4-5',
+            priority: 2,
+            weight: 100,
+            pricing: PRICING_SONNET,
+          },
         ],
       },
       'claude-opus': {
@@ -69,7 +85,15 @@ export function testRegistry(upstream: string, scenarios: { anthropic?: string; 
         tags: ['claude', 'frontier'],
         capabilities: { tools: true, max_output_tokens: 32000 },
         deployments: [
-          { id: 'opus@anthropic', provider: 'anthropic', format: 'anthropic_messages', upstream_model: 'claude-opus-4-1', priority: 1, weight: 100, pricing: { unit: 'usd_per_mtok', input: '15', output: '75' } },
+          {
+            id: 'opus@anthropic',
+            provider: 'anthropic',
+            format: 'anthropic_messages',
+            upstream_model: 'claude-opus-4-1',
+            priority: 1,
+            weight: 100,
+            pricing: { unit: 'usd_per_mtok', input: '15', output: '75' },
+          },
         ],
       },
       'gpt-mini': {

@@ -43,7 +43,15 @@ export function testSdk() {
           for (const point of metric.dataPoints as Array<DataPoint<number | Histogram>>) {
             const v = point.value;
             if (typeof v === 'number') out.push({ name: metric.descriptor.name, unit: metric.descriptor.unit, attributes: point.attributes, value: v });
-            else out.push({ name: metric.descriptor.name, unit: metric.descriptor.unit, attributes: point.attributes, value: v.count, sum: v.sum ?? 0, boundaries: v.buckets.boundaries });
+            else
+              out.push({
+                name: metric.descriptor.name,
+                unit: metric.descriptor.unit,
+                attributes: point.attributes,
+                value: v.count,
+                sum: v.sum ?? 0,
+                boundaries: v.buckets.boundaries,
+              });
           }
         }
       }

@@ -65,13 +65,21 @@ export async function ask(clients: Clients, format: ClientFormat, q: Question): 
   try {
     switch (format) {
       case 'openai_chat': {
-        const messages: OpenAI.ChatCompletionMessageParam[] = [...(q.system === undefined ? [] : [{ role: 'system' as const, content: q.system }]), { role: 'user', content: q.text }];
+        const messages: OpenAI.ChatCompletionMessageParam[] = [
+          ...(q.system === undefined ? [] : [{ role: 'system' as const, content: q.system }]),
+          { role: 'user', content: q.text },
+        ];
         const tools = q.tools?.map((name) => ({ type: 'function' as const, function: { name, parameters: schema } }));
         const params = { model: q.model, messages, ...(tools === undefined ? {} : { tools }) };
         if (!q.stream) {
           const r = await clients.openai.chat.completions.create(params);
           const m = r.choices[0]!.message;
-          return { text: m.content ?? '', toolCalls: (m.tool_calls ?? []).map((c) => (c.type === 'function' ? { name: c.function.name, arguments: c.function.arguments } : { name: '', arguments: '' })) };
+          return {
+            text: m.content ?? '',
+            toolCalls: (m.tool_calls ?? []).map((c) =>
+              c.type === 'function' ? { name: c.function.name, arguments: c.function.arguments } : { name: '', arguments: '' },
+            ),
+          };
         }
         const stream = await clients.openai.chat.completions.create({ ...params, stream: true });
         const calls = new Map<number, { name: string; arguments: string }>();
@@ -89,7 +97,12 @@ export async function ask(clients: Clients, format: ClientFormat, q: Question): 
       }
       case 'openai_responses': {
         const tools = q.tools?.map((name) => ({ type: 'function' as const, name, parameters: schema, strict: false }));
-        const params = { model: q.model, input: q.text, ...(q.system === undefined ? {} : { instructions: q.system }), ...(tools === undefined ? {} : { tools }) };
+        const params = {
+          model: q.model,
+          input: q.text,
+          ...(q.system === undefined ? {} : { instructions: q.system }),
+          ...(tools === undefined ? {} : { tools }),
+        };
         const calls = (output: OpenAI.Responses.ResponseOutputItem[]) =>
           output.flatMap((o) => (o.type === 'function_call' ? [{ name: o.name, arguments: o.arguments }] : []));
         if (!q.stream) {
@@ -109,7 +122,13 @@ export async function ask(clients: Clients, format: ClientFormat, q: Question): 
       }
       case 'anthropic_messages': {
         const tools = q.tools?.map((name) => ({ name, input_schema: schema }));
-        const params = { model: q.model, max_tokens: 200, messages: [{ role: 'user' as const, content: q.text }], ...(q.system === undefined ? {} : { system: q.system }), ...(tools === undefined ? {} : { tools }) };
+        const params = {
+          model: q.model,
+          max_tokens: 200,
+          messages: [{ role: 'user' as const, content: q.text }],
+          ...(q.system === undefined ? {} : { system: q.system }),
+          ...(tools === undefined ? {} : { tools }),
+        };
         const toAnswer = (m: Anthropic.Message): Answer => ({
           text: m.content.map((c) => (c.type === 'text' ? c.text : '')).join(''),
           toolCalls: m.content.flatMap((c) => (c.type === 'tool_use' ? [{ name: c.name, arguments: JSON.stringify(c.input) }] : [])),

@@ -26,15 +26,27 @@ function registry(): RegistryFileInput {
       { path: '/model/{model}/converse-stream', format: 'bedrock_converse', stream: true },
     ],
     converters: [{ from: 'openai_chat', to: 'bedrock_converse' }],
-    credentials: { aws: { kind: 'aws_sigv4', region: 'eu-west-1', service: 'bedrock', access_key_id: 'AWS_ACCESS_KEY_ID', secret_access_key: 'AWS_SECRET_ACCESS_KEY' } },
+    credentials: {
+      aws: { kind: 'aws_sigv4', region: 'eu-west-1', service: 'bedrock', access_key_id: 'AWS_ACCESS_KEY_ID', secret_access_key: 'AWS_SECRET_ACCESS_KEY' },
+    },
     providers: { bedrock: { base_url: 'https://bedrock-runtime.eu-west-1.amazonaws.com', credential: 'aws' } },
-    operations: [{ provider: 'bedrock', format: 'bedrock_converse', family: 'chat', path: '/model/{model}/converse', stream_path: '/model/{model}/converse-stream' }],
+    operations: [
+      { provider: 'bedrock', format: 'bedrock_converse', family: 'chat', path: '/model/{model}/converse', stream_path: '/model/{model}/converse-stream' },
+    ],
     models: {
       nova: {
         brand: 'amazon',
         entry_formats: ['openai_chat', 'bedrock_converse'],
         capabilities: { max_output_tokens: 1000 },
-        deployments: [{ id: 'nova@bedrock', provider: 'bedrock', format: 'bedrock_converse', upstream_model: 'eu.amazon.nova-micro-v1:0', pricing: { unit: 'usd_per_mtok', input: '0.035', output: '0.14' } }],
+        deployments: [
+          {
+            id: 'nova@bedrock',
+            provider: 'bedrock',
+            format: 'bedrock_converse',
+            upstream_model: 'eu.amazon.nova-micro-v1:0',
+            pricing: { unit: 'usd_per_mtok', input: '0.035', output: '0.14' },
+          },
+        ],
       },
     },
   };
@@ -44,14 +56,23 @@ async function setup() {
   const seen: Array<{ url: string; ok: boolean; reason?: string }> = [];
   const fetch = async (url: string, init: RequestInit & { headers: Headers }) => {
     const body = new Uint8Array(await new Response(init.body as BodyInit).arrayBuffer());
-    const check = await checkSigV4(new Request(url, { method: 'POST', headers: init.headers, body }), body, { accessKeyId: AWS_KEYS.AWS_ACCESS_KEY_ID, secretAccessKey: AWS_KEYS.AWS_SECRET_ACCESS_KEY });
+    const check = await checkSigV4(new Request(url, { method: 'POST', headers: init.headers, body }), body, {
+      accessKeyId: AWS_KEYS.AWS_ACCESS_KEY_ID,
+      secretAccessKey: AWS_KEYS.AWS_SECRET_ACCESS_KEY,
+    });
     seen.push({ url, ok: check.ok, ...(check.reason === undefined ? {} : { reason: check.reason }) });
     if (!check.ok) return new Response('{"message":"bad signature"}', { status: 403, headers: { 'x-amzn-errortype': 'InvalidSignatureException' } });
     return new Response(STREAM.slice(), { headers: { 'content-type': 'application/vnd.amazon.eventstream' } });
   };
   const { key, identity } = await aliceIdentity();
   const records: UsageRecord[] = [];
-  const handler = createEdgeHandler({ registry: registry(), identity, secrets: { AWS_ACCESS_KEY_ID: AWS_KEYS.AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY: AWS_KEYS.AWS_SECRET_ACCESS_KEY }, fetch, usage: (r) => void records.push(r) });
+  const handler = createEdgeHandler({
+    registry: registry(),
+    identity,
+    secrets: { AWS_ACCESS_KEY_ID: AWS_KEYS.AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY: AWS_KEYS.AWS_SECRET_ACCESS_KEY },
+    fetch,
+    usage: (r) => void records.push(r),
+  });
   open.push(handler);
   return { handler, key, seen, records };
 }
@@ -60,7 +81,11 @@ describe('createEdgeHandler with a Bedrock upstream', () => {
   it('a Bedrock client: the call signed for eu-west-1, the event stream relayed as it came, usage recorded', async () => {
     const { handler, key, seen, records } = await setup();
     const response = await handler(
-      new Request('https://gw.test/model/nova/converse-stream', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'hi' }] }] }) }),
+      new Request('https://gw.test/model/nova/converse-stream', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'hi' }] }] }),
+      }),
     );
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/vnd.amazon.eventstream');
@@ -73,7 +98,11 @@ describe('createEdgeHandler with a Bedrock upstream', () => {
   it('an OpenAI client: the same stream as Chat chunks', async () => {
     const { handler, key } = await setup();
     const response = await handler(
-      new Request('https://gw.test/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'nova', stream: true, messages: [{ role: 'user', content: 'hi' }] }) }),
+      new Request('https://gw.test/v1/chat/completions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'nova', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+      }),
     );
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const text = await response.text();

@@ -135,7 +135,9 @@ describe('createEdgeHandler: hard caps need a shared store', () => {
 
   it('still reports an invalid policy as the policy’s own violations', async () => {
     const { identity } = await aliceIdentity();
-    const policy: PolicyFileInput = { spend: { rules: [{ id: 'x', matches: [{ match: { scope: 'nope', window: 'monthly', at_or_above_usd: '5' }, actions: [{ type: 'block' }] }] }] } };
+    const policy: PolicyFileInput = {
+      spend: { rules: [{ id: 'x', matches: [{ match: { scope: 'nope', window: 'monthly', at_or_above_usd: '5' }, actions: [{ type: 'block' }] }] }] },
+    };
     expect(() => createEdgeHandler({ registry: edgeRegistry(), identity, policy, secrets: {} })).toThrow(
       expect.objectContaining({ source: 'policy' }) as Error,
     );
@@ -265,7 +267,19 @@ describe('createEdgeHandler: budgets on the edge', () => {
   it('carries a refusing entry’s message, the budget headers and the budget endpoint, as in process', async () => {
     const store = createMemoryStore({ sweepIntervalMs: 0 });
     const policy: PolicyFileInput = {
-      spend: { rules: [{ id: 'edge-cap', matches: [{ match: { per: 'org', scope: 'all', window: 'monthly', at_or_above_usd: '0.000001' }, actions: [{ type: 'block', message: 'The organisation budget is spent.' }] }] }] },
+      spend: {
+        rules: [
+          {
+            id: 'edge-cap',
+            matches: [
+              {
+                match: { per: 'org', scope: 'all', window: 'monthly', at_or_above_usd: '0.000001' },
+                actions: [{ type: 'block', message: 'The organisation budget is spent.' }],
+              },
+            ],
+          },
+        ],
+      },
     };
     const { handler, key } = await setup({ policy, store });
     const refused = await handler(chatRequest(key));

@@ -12,7 +12,10 @@ describe('hardCapRules', () => {
     const policy = {
       spend: {
         rules: [
-          rule('soft', [{ type: 'notify', to: ['user'] }, { type: 'message', text: 'careful' }]),
+          rule('soft', [
+            { type: 'notify', to: ['user'] },
+            { type: 'message', text: 'careful' },
+          ]),
           rule('cap-a', [{ type: 'notify', to: ['user'] }, { type: 'block' }]),
           rule('paused', [{ type: 'pause', hours: 1 }]),
           rule('cap-b', [{ type: 'block', message: 'over budget' }], 'enforce'),

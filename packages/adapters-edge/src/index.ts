@@ -11,8 +11,24 @@
  */
 export { createIsolateStore, envSecrets, hardCapRules, GatewayConfigError } from './minimal.js';
 export type {
-  EdgeHandler, EdgeHandlerOptions, MinimalEdgeHandlerOptions, WaitUntil, EdgeWorker, MinimalWorkerConfigure,
-  WorkerConfigure, WorkerContext, Codec, Gateway, GatewayOptions, IdentityOptions, PolicyFileInput,
-  RegistryFileInput, SecretsOption, StateStore, UsageOption, UsageRecord, UsageSink,
+  EdgeHandler,
+  EdgeHandlerOptions,
+  MinimalEdgeHandlerOptions,
+  WaitUntil,
+  EdgeWorker,
+  MinimalWorkerConfigure,
+  WorkerConfigure,
+  WorkerContext,
+  Codec,
+  Gateway,
+  GatewayOptions,
+  IdentityOptions,
+  PolicyFileInput,
+  RegistryFileInput,
+  SecretsOption,
+  StateStore,
+  UsageOption,
+  UsageRecord,
+  UsageSink,
 } from './minimal.js';
 export { createEdgeHandler, createWorker } from './create.js';

@@ -23,7 +23,17 @@ export { hardCapRules } from './hard-caps.js';
 // What an edge app needs from core, so it imports from this package alone (and codecs).
 export { GatewayConfigError } from '@tollgate/core/minimal';
 export type {
-  Codec, Gateway, GatewayOptions, IdentityOptions, PolicyFileInput, RegistryFileInput, SecretsOption, StateStore, UsageOption, UsageRecord, UsageSink,
+  Codec,
+  Gateway,
+  GatewayOptions,
+  IdentityOptions,
+  PolicyFileInput,
+  RegistryFileInput,
+  SecretsOption,
+  StateStore,
+  UsageOption,
+  UsageRecord,
+  UsageSink,
 } from '@tollgate/core/minimal';
 
 /**

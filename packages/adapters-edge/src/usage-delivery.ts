@@ -6,10 +6,11 @@ const MAX_UNCLAIMED = 256;
 type Deliver = () => Promise<void>;
 
 const settled = (value: unknown): Promise<void> =>
-  value instanceof Promise ? value.then(
-      () => {},
-      () => {},
-    )
+  value instanceof Promise
+    ? value.then(
+        () => {},
+        () => {},
+      )
     : Promise.resolve();
 
 /**

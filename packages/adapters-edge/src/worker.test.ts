@@ -20,17 +20,17 @@ describe('createWorker', () => {
     const upstream = fakeUpstream();
     const { key, identity } = await aliceIdentity();
     const records: UsageRecord[] = [];
-    const configure = vi.fn(
-      (_env: Env): EdgeHandlerOptions => ({ registry: edgeRegistry(), identity, fetch: upstream.fetch, usage: (r) => void records.push(r) }),
-    );
+    const configure = vi.fn((_env: Env): EdgeHandlerOptions => ({
+      registry: edgeRegistry(),
+      identity,
+      fetch: upstream.fetch,
+      usage: (r) => void records.push(r),
+    }));
     const worker = createWorker(configure);
     expect(configure).not.toHaveBeenCalled();
     const env: Env = { OPENAI_API_KEY: OPENAI_SECRET, USAGE_KV: {} };
     const c = ctx();
-    const [first, second] = await Promise.all([
-      worker.fetch(chatRequest(key, { stream: true }), env, c),
-      worker.fetch(chatRequest(key), env, c),
-    ]);
+    const [first, second] = await Promise.all([worker.fetch(chatRequest(key, { stream: true }), env, c), worker.fetch(chatRequest(key), env, c)]);
     expect(configure).toHaveBeenCalledTimes(1);
     expect(configure).toHaveBeenCalledWith(env);
     expect((await streamedText(first)).text).toBe('Hello from the edge');

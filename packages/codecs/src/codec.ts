@@ -101,11 +101,7 @@ export interface StreamFrameReaderOptions {
 export interface StreamFraming {
   /** The `content-type` of a stream in this framing. */
   readonly contentType: string;
-  createReader(
-    onMessage: (message: SseMessage) => void,
-    onFailure: (error: ErrorInfo) => void,
-    options?: StreamFrameReaderOptions,
-  ): StreamFrameReader;
+  createReader(onMessage: (message: SseMessage) => void, onFailure: (error: ErrorInfo) => void, options?: StreamFrameReaderOptions): StreamFrameReader;
 }
 
 /** The response headers an error decoder may read. */

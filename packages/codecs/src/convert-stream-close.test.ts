@@ -99,7 +99,12 @@ describe('convertStreamWith over an async iterable (a Node stream, say)', () => 
       [Symbol.asyncIterator]() {
         let n = 0;
         return {
-          next: async () => ({ done: false as const, value: bytes(n++ === 0 ? START : 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"la"}}\n\n') }),
+          next: async () => ({
+            done: false as const,
+            value: bytes(
+              n++ === 0 ? START : 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"la"}}\n\n',
+            ),
+          }),
           return: async () => {
             returned = true;
             return { done: true as const, value: undefined };
@@ -130,7 +135,9 @@ describe('convertStreamChunks: the same conversion as an async iterator (no web 
     it(`${name}: gives the bytes convertStreamWith gives, and reports "done" once`, async () => {
       const closes: string[] = [];
       const fromStream = await readAll(convertStreamWith(streamOf([fixture()]), anthropicMessagesCodec, target, { model: 'm' }));
-      const fromChunks = await collect(convertStreamChunks(streamOf([fixture()]), anthropicMessagesCodec, target, { model: 'm', onClose: (how) => closes.push(how) }));
+      const fromChunks = await collect(
+        convertStreamChunks(streamOf([fixture()]), anthropicMessagesCodec, target, { model: 'm', onClose: (how) => closes.push(how) }),
+      );
       expect(fromChunks.replace(/"created":\d+/g, '')).toBe(fromStream.replace(/"created":\d+/g, ''));
       expect(closes).toEqual(['done']);
     });
@@ -141,7 +148,11 @@ describe('convertStreamChunks: the same conversion as an async iterator (no web 
       let n = 0;
       const endless = new ReadableStream<Uint8Array>({
         pull(c) {
-          c.enqueue(bytes(n++ === 0 ? START : 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"la"}}\n\n'));
+          c.enqueue(
+            bytes(
+              n++ === 0 ? START : 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"la"}}\n\n',
+            ),
+          );
         },
         cancel() {
           sourceCancelled = true;
@@ -181,7 +192,11 @@ describe('convertStreamChunks: the same conversion as an async iterator (no web 
       {
         pull(c) {
           pulls++;
-          c.enqueue(bytes(pulls === 1 ? START : 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"la"}}\n\n'));
+          c.enqueue(
+            bytes(
+              pulls === 1 ? START : 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"la"}}\n\n',
+            ),
+          );
         },
       },
       { highWaterMark: 0 },
@@ -201,7 +216,13 @@ describe('convertStreamChunks: the same conversion as an async iterator (no web 
 describe('convertStreamChunks: return() while a next() waits for a silent source', () => {
   const DELTA = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"la"}}\n\n';
   const settled = <T>(p: Promise<T>, ms: number) =>
-    Promise.race([p.then((value) => ({ value }), (error: unknown) => ({ error })), new Promise<'pending'>((r) => setTimeout(() => r('pending'), ms))]);
+    Promise.race([
+      p.then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      ),
+      new Promise<'pending'>((r) => setTimeout(() => r('pending'), ms)),
+    ]);
 
   for (const [name, target] of [
     ['translated', openaiChatCodec],
@@ -227,7 +248,8 @@ describe('convertStreamChunks: return() while a next() waits for a silent source
     let n = 0;
     const source: AsyncIterable<Uint8Array> = {
       [Symbol.asyncIterator]: () => ({
-        next: () => (n++ === 0 ? Promise.resolve({ done: false as const, value: bytes(START) }) : new Promise<IteratorResult<Uint8Array>>((r) => (release = r))),
+        next: () =>
+          n++ === 0 ? Promise.resolve({ done: false as const, value: bytes(START) }) : new Promise<IteratorResult<Uint8Array>>((r) => (release = r)),
         return: async () => ({ done: true as const, value: undefined }),
       }),
     };

@@ -40,7 +40,6 @@ function closer(options: ConvertStreamOptions): (how: 'done' | 'cancelled') => v
   };
 }
 
-
 /** A byte source: a web `ReadableStream`, or any async iterable of chunks (a Node stream, say). */
 export type ByteSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
 
@@ -153,12 +152,7 @@ function toChunks(source: ChunkSource): AsyncIterableIterator<Uint8Array> {
  * in-stream error event; a source that ends without its terminal event is reported as an
  * error, never as a clean finish. The same format on both sides is the identity plan.
  */
-export function convertStreamWith(
-  readable: ByteSource,
-  source: Codec,
-  target: Codec,
-  options: ConvertStreamOptions = {},
-): ReadableStream<Uint8Array> {
+export function convertStreamWith(readable: ByteSource, source: Codec, target: Codec, options: ConvertStreamOptions = {}): ReadableStream<Uint8Array> {
   return toReadableStream(converter(readable, source, target, options));
 }
 
@@ -167,12 +161,7 @@ export function convertStreamWith(
  * writes them to a socket itself: the same conversion, pull-driven the same way; `return()`
  * cancels the source as cancelling the stream would.
  */
-export function convertStreamChunks(
-  readable: ByteSource,
-  source: Codec,
-  target: Codec,
-  options: ConvertStreamOptions = {},
-): AsyncIterableIterator<Uint8Array> {
+export function convertStreamChunks(readable: ByteSource, source: Codec, target: Codec, options: ConvertStreamOptions = {}): AsyncIterableIterator<Uint8Array> {
   return toChunks(converter(readable, source, target, options));
 }
 
@@ -362,9 +351,12 @@ function fused(
     if (event.type === 'error') finished = true;
   };
   const transform = options.transform;
-  const emit = transform === undefined ? encode : (event: StreamEvent) => {
-    if (!finished) transform(event, encode);
-  };
+  const emit =
+    transform === undefined
+      ? encode
+      : (event: StreamEvent) => {
+          if (!finished) transform(event, encode);
+        };
   const reader = createFrameReader(
     source,
     (message) => {

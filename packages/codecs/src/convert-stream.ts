@@ -16,12 +16,7 @@ export type { ByteSource, ConvertStreamOptions } from './convert-stream-with.js'
  * most one incomplete event. Failures become the target format's in-stream error event; a source
  * that ends without its terminal event is reported as an error, never as a clean finish.
  */
-export function convertStream(
-  readable: ByteSource,
-  from: WireFormat,
-  to: WireFormat,
-  options: ConvertStreamOptions = {},
-): ReadableStream<Uint8Array> {
+export function convertStream(readable: ByteSource, from: WireFormat, to: WireFormat, options: ConvertStreamOptions = {}): ReadableStream<Uint8Array> {
   return convertStreamWith(readable, getCodec(from), getCodec(to), options);
 }
 

@@ -19,4 +19,3 @@ export function convertRequest(body: unknown, from: WireFormat, to: WireFormat, 
 export function convertResponse(body: unknown, from: WireFormat, to: WireFormat, options: EncodeResponseOptions = {}): ConvertResponseResult {
   return convertResponseWith(body, getCodec(from), getCodec(to), options);
 }
-

@@ -33,7 +33,11 @@ describe('count_tokens codecs', () => {
       tools: claudeCode.tools,
     });
     const gemini = count('gemini_generate_content').encodeRequest(request, { model: 'gemini-2.5-pro' }).body as Json;
-    expect(gemini.generateContentRequest).toMatchObject({ model: 'models/gemini-2.5-pro', systemInstruction: { parts: [{ text: 'You are Claude Code.' }] }, contents: [{ role: 'user', parts: [{ text: 'List the files.' }] }] });
+    expect(gemini.generateContentRequest).toMatchObject({
+      model: 'models/gemini-2.5-pro',
+      systemInstruction: { parts: [{ text: 'You are Claude Code.' }] },
+      contents: [{ role: 'user', parts: [{ text: 'List the files.' }] }],
+    });
     expect(gemini.generateContentRequest.tools[0].functionDeclarations[0].name).toBe('Bash');
     const bedrock = count('bedrock_converse').encodeRequest(request, { model: 'us.anthropic.claude-sonnet-4-5-v1:0' }).body as Json;
     expect(Object.keys(bedrock)).toEqual(['input']);
@@ -59,9 +63,15 @@ describe('count_tokens codecs', () => {
   it('Gemini takes bare contents or a whole generateContentRequest; Bedrock takes input.converse only', () => {
     const bare = count('gemini_generate_content').decodeRequest({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }, { model: 'gemini-2.5-pro' });
     expect(bare.request.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]);
-    const whole = count('gemini_generate_content').decodeRequest({ generateContentRequest: { model: 'models/x', contents: [{ parts: [{ text: 'hi' }] }], systemInstruction: { parts: [{ text: 'sys' }] } } }, { model: 'x' });
+    const whole = count('gemini_generate_content').decodeRequest(
+      { generateContentRequest: { model: 'models/x', contents: [{ parts: [{ text: 'hi' }] }], systemInstruction: { parts: [{ text: 'sys' }] } } },
+      { model: 'x' },
+    );
     expect(whole.request.system).toEqual([{ type: 'text', text: 'sys' }]);
-    const converse = count('bedrock_converse').decodeRequest({ input: { converse: { messages: [{ role: 'user', content: [{ text: 'hi' }] }] } } }, { model: 'm' });
+    const converse = count('bedrock_converse').decodeRequest(
+      { input: { converse: { messages: [{ role: 'user', content: [{ text: 'hi' }] }] } } },
+      { model: 'm' },
+    );
     expect(converse.request.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'hi' }] });
     expect(() => count('bedrock_converse').decodeRequest({ input: { invokeModel: { body: 'x' } } })).toThrow(GatewayError);
     expect(() => count('bedrock_converse').decodeRequest({ messages: [] })).toThrow(/input/);
@@ -72,7 +82,14 @@ describe('embeddings codecs', () => {
   it('OpenAI input shapes: a string, strings, token ids; base64 asked for by the SDKs', () => {
     const e = embed('openai_chat');
     expect(e.decodeRequest({ model: 'm', input: 'hello' }).request).toEqual({ model: 'm', inputs: ['hello'], batch: false });
-    expect(e.decodeRequest({ model: 'm', input: ['a', 'b'], dimensions: 256, encoding_format: 'base64', user: 'u' }).request).toEqual({ model: 'm', inputs: ['a', 'b'], batch: true, dimensions: 256, encoding: 'base64', user: 'u' });
+    expect(e.decodeRequest({ model: 'm', input: ['a', 'b'], dimensions: 256, encoding_format: 'base64', user: 'u' }).request).toEqual({
+      model: 'm',
+      inputs: ['a', 'b'],
+      batch: true,
+      dimensions: 256,
+      encoding: 'base64',
+      user: 'u',
+    });
     expect(e.decodeRequest({ model: 'm', input: [1, 2, 3] }).request.inputs).toEqual([[1, 2, 3]]);
     expect(() => e.decodeRequest({ model: 'm', input: [] })).toThrow(/input/);
     expect(() => e.decodeRequest({ model: 'm', input: 'x', encoding_format: 'hex' })).toThrow(/encoding_format/);
@@ -86,7 +103,12 @@ describe('embeddings codecs', () => {
   });
 
   it('OpenAI ⇄ Gemini: inputs, dimensions, task type; the answer in the shape and encoding the client asked for', () => {
-    const { request } = embed('openai_chat').decodeRequest({ model: 'text-embedding-3-small', input: ['one', 'two'], dimensions: 768, encoding_format: 'base64' });
+    const { request } = embed('openai_chat').decodeRequest({
+      model: 'text-embedding-3-small',
+      input: ['one', 'two'],
+      dimensions: 768,
+      encoding_format: 'base64',
+    });
     const gemini = embed('gemini_generate_content').encodeRequest(request, { model: 'gemini-embedding-001' });
     expect(gemini.body).toEqual({
       requests: [
@@ -97,26 +119,49 @@ describe('embeddings codecs', () => {
     const answer = embed('gemini_generate_content').decodeResponse({ embeddings: [{ values: [0.25, 0.5] }, { values: [1, 2] }] });
     expect(answer.usage).toBeNull();
     const shown = embed('openai_chat').encodeResponse(answer, request, { model: 'text-embedding-3-small' }).body as Json;
-    expect(shown.data.map((d: Json) => base64ToVector(d.embedding))).toEqual([[0.25, 0.5], [1, 2]]);
+    expect(shown.data.map((d: Json) => base64ToVector(d.embedding))).toEqual([
+      [0.25, 0.5],
+      [1, 2],
+    ]);
     expect(shown).toMatchObject({ object: 'list', model: 'text-embedding-3-small' });
 
-    const single = embed('gemini_generate_content').decodeRequest({ content: { parts: [{ text: 'q' }] }, taskType: 'RETRIEVAL_QUERY', outputDimensionality: 3 }, { model: 'gemini-embedding-001' });
+    const single = embed('gemini_generate_content').decodeRequest(
+      { content: { parts: [{ text: 'q' }] }, taskType: 'RETRIEVAL_QUERY', outputDimensionality: 3 },
+      { model: 'gemini-embedding-001' },
+    );
     expect(single.request).toEqual({ model: 'gemini-embedding-001', inputs: ['q'], batch: false, taskType: 'RETRIEVAL_QUERY', dimensions: 3 });
     const toOpenai = embed('openai_chat').encodeRequest(single.request, { model: 'text-embedding-3-large' });
     expect(toOpenai.body).toEqual({ model: 'text-embedding-3-large', input: 'q', dimensions: 3, encoding_format: 'float' });
     expect(toOpenai.warnings.map((w) => w.path)).toEqual(['taskType']);
-    const openaiAnswer = embed('openai_chat').decodeResponse({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2, 0.3] }], model: 'text-embedding-3-large', usage: { prompt_tokens: 1, total_tokens: 1 } });
+    const openaiAnswer = embed('openai_chat').decodeResponse({
+      object: 'list',
+      data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2, 0.3] }],
+      model: 'text-embedding-3-large',
+      usage: { prompt_tokens: 1, total_tokens: 1 },
+    });
     expect(openaiAnswer.usage?.input).toBe(1);
     expect(embed('gemini_generate_content').encodeResponse(openaiAnswer, single.request).body).toEqual({ embedding: { values: [0.1, 0.2, 0.3] } });
   });
 
   it('Gemini batches are answered as batches; token-id input cannot go to Gemini', () => {
-    const batch = embed('gemini_generate_content').decodeRequest({ requests: [{ model: 'models/g', content: { parts: [{ text: 'a' }] } }, { model: 'models/g', content: { parts: [{ text: 'b' }] } }] }, { model: 'g' });
+    const batch = embed('gemini_generate_content').decodeRequest(
+      {
+        requests: [
+          { model: 'models/g', content: { parts: [{ text: 'a' }] } },
+          { model: 'models/g', content: { parts: [{ text: 'b' }] } },
+        ],
+      },
+      { model: 'g' },
+    );
     expect(batch.request).toMatchObject({ inputs: ['a', 'b'], batch: true });
-    expect(embed('gemini_generate_content').encodeResponse({ model: '', vectors: [[1], [2]], usage: null }, batch.request).body).toEqual({ embeddings: [{ values: [1] }, { values: [2] }] });
+    expect(embed('gemini_generate_content').encodeResponse({ model: '', vectors: [[1], [2]], usage: null }, batch.request).body).toEqual({
+      embeddings: [{ values: [1] }, { values: [2] }],
+    });
     const tokens = embed('openai_chat').decodeRequest({ model: 'm', input: [[1, 2]] }).request;
     expect(() => embed('gemini_generate_content').encodeRequest(tokens, { model: 'g' })).toThrow(/token ids/);
-    expect(() => embed('gemini_generate_content').decodeRequest({ content: { parts: [{ inlineData: { mimeType: 'image/png', data: 'AA' } }] } })).toThrow(/only text parts/);
+    expect(() => embed('gemini_generate_content').decodeRequest({ content: { parts: [{ inlineData: { mimeType: 'image/png', data: 'AA' } }] } })).toThrow(
+      /only text parts/,
+    );
   });
 
   it('a hostile upstream: a non-vector embedding or no data is an upstream error, not a crash', () => {

@@ -65,8 +65,7 @@ describe('decideAccess reads like the policy', () => {
     ['a user calling through helpdesk on claude-sonnet', viaHelpdesk, 'claude-sonnet', NOW, true, undefined],
   ] as const)('%s → %s', (_label, who, model, now, allowed, detail) => {
     const d = decideAccess({ policy: rules, registry, principal: who, model, now });
-    expect({ allowed: d.allowed, detail: d.denial?.detail, reason: d.reason })
-      .toEqual({ allowed, detail, reason: allowed ? undefined : 'access_denied' });
+    expect({ allowed: d.allowed, detail: d.denial?.detail, reason: d.reason }).toEqual({ allowed, detail, reason: allowed ? undefined : 'access_denied' });
   });
 
   it('answers model_not_found for unknown or missing models, even in shadow mode', () => {
@@ -77,8 +76,11 @@ describe('decideAccess reads like the policy', () => {
   });
 
   it('shadow pilots report would-deny without denying', () => {
-    expect(decideAccess({ policy: rules, registry, principal: ted, model: 'gpt-5-mini', now: NOW }))
-      .toEqual({ allowed: true, enforced: true, wouldDeny: [{ layer: 'pilot', detail: 'pilot:mini-shadow' }] });
+    expect(decideAccess({ policy: rules, registry, principal: ted, model: 'gpt-5-mini', now: NOW })).toEqual({
+      allowed: true,
+      enforced: true,
+      wouldDeny: [{ layer: 'pilot', detail: 'pilot:mini-shadow' }],
+    });
     expect(decideAccess({ policy: rules, registry, principal: alice, model: 'gpt-5-mini', now: NOW }).wouldDeny).toEqual([]);
   });
 

@@ -80,9 +80,20 @@ export function budgetStatus(input: BudgetInput): BudgetStatus {
     const spent = used(c, s, e, b, counters, input.pools, vec);
     if (spent < 0) return { ok: false, reason: 'spend_error:invalid_counter' };
     lines.push({
-      ruleId: e.ruleId, per: e.per, pool: poolNames(p)[e.perIdx] as string, poolKey: pkey, scope: e.scope.name, models: e.scope.ids,
-      window: e.window, windowKey: b.key, windowKeys: b.counterKeys, capKey: `${e.capPrefix}${pkey}:${b.key}`,
-      limitMicros: o === undefined ? e.thresholdMicros : o.thresholdMicros, usedMicros: spent, resetsAt: b.end, reason: e.limitReason,
+      ruleId: e.ruleId,
+      per: e.per,
+      pool: poolNames(p)[e.perIdx] as string,
+      poolKey: pkey,
+      scope: e.scope.name,
+      models: e.scope.ids,
+      window: e.window,
+      windowKey: b.key,
+      windowKeys: b.counterKeys,
+      capKey: `${e.capPrefix}${pkey}:${b.key}`,
+      limitMicros: o === undefined ? e.thresholdMicros : o.thresholdMicros,
+      usedMicros: spent,
+      resetsAt: b.end,
+      reason: e.limitReason,
     });
   }
   return { ok: true, lines };

@@ -48,20 +48,26 @@ describe('calendar windows', () => {
   const instants = fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2040, 0, 1) });
 
   it('contains now, and the next window starts where this one ends', () => {
-    fc.assert(fc.property(instants, fc.constantFrom(...zones), fc.constantFrom(...windows), (t, tz, w) => {
-      const b = windowBounds(w, t, tz);
-      const next = windowBounds(w, b.end, tz);
-      const before = windowBounds(w, b.start - 1, tz);
-      return b.start <= t && t < b.end && next.start === b.end && next.key !== b.key && before.end === b.start && before.key !== b.key;
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(instants, fc.constantFrom(...zones), fc.constantFrom(...windows), (t, tz, w) => {
+        const b = windowBounds(w, t, tz);
+        const next = windowBounds(w, b.end, tz);
+        const before = windowBounds(w, b.start - 1, tz);
+        return b.start <= t && t < b.end && next.start === b.end && next.key !== b.key && before.end === b.start && before.key !== b.key;
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('daily windows last 23, 24 or 25 hours (30 min shifts on Lord Howe) and start at a local day', () => {
-    fc.assert(fc.property(instants, fc.constantFrom(...zones), (t, tz) => {
-      const b = windowBounds('daily', t, tz);
-      const hours = (b.end - b.start) / H;
-      const local = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).format(b.start);
-      return [23, 23.5, 24, 24.5, 25].includes(hours) && local === b.key;
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(instants, fc.constantFrom(...zones), (t, tz) => {
+        const b = windowBounds('daily', t, tz);
+        const hours = (b.end - b.start) / H;
+        const local = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).format(b.start);
+        return [23, 23.5, 24, 24.5, 25].includes(hours) && local === b.key;
+      }),
+      { numRuns: 300 },
+    );
   });
 });

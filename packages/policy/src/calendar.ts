@@ -52,8 +52,14 @@ function formatter(tz: string): Intl.DateTimeFormat {
   let f = formatters.get(tz);
   if (f === undefined) {
     f = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric',
-      hour: 'numeric', minute: 'numeric', second: 'numeric',
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
     });
     formatters.set(tz, f);
   }
@@ -70,7 +76,14 @@ export function isValidTimeZone(tz: string): boolean {
   }
 }
 
-interface Wall { y: number; mo: number; d: number; h: number; mi: number; s: number }
+interface Wall {
+  y: number;
+  mo: number;
+  d: number;
+  h: number;
+  mi: number;
+  s: number;
+}
 
 /** The local wall-clock time of instant `t` in `tz`. */
 function wall(t: number, tz: string): Wall {
@@ -78,12 +91,24 @@ function wall(t: number, tz: string): Wall {
   for (const part of formatter(tz).formatToParts(t)) {
     const v = Number(part.value);
     switch (part.type) {
-      case 'year': w.y = v; break;
-      case 'month': w.mo = v; break;
-      case 'day': w.d = v; break;
-      case 'hour': w.h = v === 24 ? 0 : v; break;
-      case 'minute': w.mi = v; break;
-      case 'second': w.s = v; break;
+      case 'year':
+        w.y = v;
+        break;
+      case 'month':
+        w.mo = v;
+        break;
+      case 'day':
+        w.d = v;
+        break;
+      case 'hour':
+        w.h = v === 24 ? 0 : v;
+        break;
+      case 'minute':
+        w.mi = v;
+        break;
+      case 'second':
+        w.s = v;
+        break;
     }
   }
   return w;
@@ -176,7 +201,13 @@ export function calendarDay(t: number, tz: string): CalendarDay {
   const last = lastDay.get(tz);
   if (last !== undefined && t >= last.start && t < last.end) return last;
   const day = localDay(t, tz);
-  const snap: CalendarDay = { tz, day, start: startOfLocalDay(day, tz), end: startOfLocalDay(day + 1, tz), windows: [undefined, undefined, undefined, undefined, undefined] };
+  const snap: CalendarDay = {
+    tz,
+    day,
+    start: startOfLocalDay(day, tz),
+    end: startOfLocalDay(day + 1, tz),
+    windows: [undefined, undefined, undefined, undefined, undefined],
+  };
   lastDay.set(tz, snap);
   return snap;
 }
@@ -215,8 +246,11 @@ export function windowKey(window: SpendWindow, now: Instant, timezone: string): 
 export function windowKeys(now: Instant, timezone: string): Record<CalendarWindow, string> {
   const cal = calendarDay(toEpochMs(now), timezone);
   return {
-    daily: boundsIn(cal, 'daily').key, weekly: boundsIn(cal, 'weekly').key, monthly: boundsIn(cal, 'monthly').key,
-    quarterly: boundsIn(cal, 'quarterly').key, yearly: boundsIn(cal, 'yearly').key,
+    daily: boundsIn(cal, 'daily').key,
+    weekly: boundsIn(cal, 'weekly').key,
+    monthly: boundsIn(cal, 'monthly').key,
+    quarterly: boundsIn(cal, 'quarterly').key,
+    yearly: boundsIn(cal, 'yearly').key,
   };
 }
 

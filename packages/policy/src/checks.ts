@@ -9,7 +9,17 @@ import { parseUsdMicros } from './money.js';
 import { overrideTarget } from './overrides.js';
 import { BUILTIN_DLP_ENTITIES } from './dlp-entities.js';
 import type {
-  AccessRule, BusinessUnit, DlpCustomPattern, DlpUseCase, LimitedAccess, Pilot, PolicyPrompt, RateLimitRule, RegionRule, SpendEntry, ToolAllowList,
+  AccessRule,
+  BusinessUnit,
+  DlpCustomPattern,
+  DlpUseCase,
+  LimitedAccess,
+  Pilot,
+  PolicyPrompt,
+  RateLimitRule,
+  RegionRule,
+  SpendEntry,
+  ToolAllowList,
 } from './policy-types.js';
 import type { PopulationSpec } from './principal.js';
 import { PROMPT_FORMATS } from './runtime-schema.js';
@@ -109,8 +119,7 @@ function spendChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issu
           if (registry === undefined) return;
           if (!Object.hasOwn(registry.models, model)) {
             issues.add([...at, 'actions', k, 'to', j], `unknown model "${model}"${didYouMean(model, Object.keys(registry.models))}`);
-          }
-          else if (inScope.includes(model)) {
+          } else if (inScope.includes(model)) {
             issues.add([...at, 'actions', k, 'to', j], `substitute "${model}" is inside the entry's own scope "${m.scope}"`);
           }
         });
@@ -126,7 +135,10 @@ function spendChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issu
     for (const a of list) {
       for (const b of list) {
         if (WINDOW_RANK[a.window] < WINDOW_RANK[b.window] && a.micros > b.micros) {
-          issues.add(a.path, `the ${a.window} cap "${a.usd}" is above the ${b.window} cap "${b.usd}" for the same scope and population; caps must not shrink as the window grows`);
+          issues.add(
+            a.path,
+            `the ${a.window} cap "${a.usd}" is above the ${b.window} cap "${b.usd}" for the same scope and population; caps must not shrink as the window grows`,
+          );
         }
       }
     }
@@ -147,9 +159,12 @@ function overrideChecks(p: SalvagedPolicy, registry: RegistryView | undefined, i
       const target = overrideTarget(rule.matches, o);
       if ('error' in target) {
         const which = o.actions === undefined ? '' : ` with actions ${o.actions.map((a) => a.type).join('+')}`;
-        return issues.add(at, target.error === 'none'
-          ? `rule "${o.rule}" has no ${o.window} entry for scope "${o.scope}"${which} to override`
-          : `rule "${o.rule}" has ${target.count} ${o.window} entries for scope "${o.scope}"; give actions to choose one`);
+        return issues.add(
+          at,
+          target.error === 'none'
+            ? `rule "${o.rule}" has no ${o.window} entry for scope "${o.scope}"${which} to override`
+            : `rule "${o.rule}" has ${target.count} ${o.window} entries for scope "${o.scope}"; give actions to choose one`,
+        );
       }
       const entry = rule.matches[target.index] as SpendEntry;
       const key = `${o.rule}#${target.index}`;
@@ -252,8 +267,11 @@ export function checkPolicy(p: SalvagedPolicy, registry: RegistryView | undefine
   p.pilots.forEach((pilot, i) => {
     if (pilot === undefined) return;
     pilot.models.forEach((s, j) => scope(registry, s, ['pilots', i, 'models', j], issues));
-    if (pilot.starts !== undefined && pilot.ends !== undefined &&
-        policyInstant(pilot.ends, p.timezone, 'end') <= policyInstant(pilot.starts, p.timezone, 'start')) {
+    if (
+      pilot.starts !== undefined &&
+      pilot.ends !== undefined &&
+      policyInstant(pilot.ends, p.timezone, 'end') <= policyInstant(pilot.starts, p.timezone, 'start')
+    ) {
       issues.add(['pilots', i, 'ends'], `the pilot ends ("${pilot.ends}") before it starts ("${pilot.starts}")`);
     }
   });

@@ -38,17 +38,19 @@ export interface CompiledAccess {
 const set = (xs: readonly string[] | undefined): ReadonlySet<string> | null => (xs === undefined ? null : new Set(xs));
 
 /** `modelIds` are the registry's model ids by index; `scopeModels(scope)` the indices a scope covers. */
-export function compileAccess(
-  policy: Policy, tz: string, modelIds: readonly string[], scopeModels: (scope: string) => readonly number[],
-): CompiledAccess {
+export function compileAccess(policy: Policy, tz: string, modelIds: readonly string[], scopeModels: (scope: string) => readonly number[]): CompiledAccess {
   const nModels = modelIds.length;
   const modelIndex = new Map(modelIds.map((id, i) => [id, i] as const));
   const perModel = <T>(): T[][] => Array.from({ length: nModels }, () => []);
   const restrictions = perModel<CompiledRestriction>();
   for (const [scope, a] of Object.entries(policy.access?.models ?? {})) {
     const c: CompiledRestriction = {
-      scope, denyLeaders: set(a.deny_leaders), allowLeaders: set(a.allow_leaders), exempt: set(a.exempt_users),
-      allowBus: set(a.allow_bus), blockBus: set(a.block_bus),
+      scope,
+      denyLeaders: set(a.deny_leaders),
+      allowLeaders: set(a.allow_leaders),
+      exempt: set(a.exempt_users),
+      allowBus: set(a.allow_bus),
+      blockBus: set(a.block_bus),
     };
     for (const m of scopeModels(scope)) restrictions[m]?.push(c);
   }
@@ -74,12 +76,19 @@ export function compileAccess(
   const pilots = perModel<CompiledPilot>();
   for (const p of policy.pilots ?? []) {
     const c: CompiledPilot = {
-      id: p.id, enforcement: p.enforcement, cohort: compilePopulation(p.cohort),
+      id: p.id,
+      enforcement: p.enforcement,
+      cohort: compilePopulation(p.cohort),
       start: p.starts === undefined ? -Infinity : policyInstant(p.starts, tz, 'start'),
       end: p.ends === undefined ? Infinity : policyInstant(p.ends, tz, 'end'),
     };
     const seen = new Set<number>();
-    for (const s of p.models) for (const m of scopeModels(s)) if (!seen.has(m)) { seen.add(m); pilots[m]?.push(c); }
+    for (const s of p.models)
+      for (const m of scopeModels(s))
+        if (!seen.has(m)) {
+          seen.add(m);
+          pilots[m]?.push(c);
+        }
   }
 
   // A model-id toggle beats tag toggles; among tags, `off` beats `on`.

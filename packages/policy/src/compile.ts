@@ -175,15 +175,29 @@ export function compilePolicy(policy: Policy, registry: RegistryView): CompiledP
       const scopeIdx = scopeOf(entry.match.scope);
       const per = entry.match.per ?? 'user';
       const c: CompiledSpendEntry = {
-        ruleId: rule.id, entryIndex, shadow: rule.enforcement === 'shadow',
-        scope: scopes[scopeIdx] as CompiledScope, scopeIdx,
-        window: entry.match.window, windowIdx: SPEND_WINDOWS.indexOf(entry.match.window), rolling: isRollingWindow(entry.match.window),
-        per, perIdx: SPEND_PERS.indexOf(per), groupIdx: 0, groupSlots: new Int32Array(0),
-        thresholdMicros: micros(entry.match.at_or_above_usd), actions: entry.actions,
-        pop: compilePopulation(entry.match), entryKey: `${rule.id}#${entryIndex}`,
-        limitReason: `spend_limit:${rule.id}`, pausedReason: `paused:${rule.id}`,
+        ruleId: rule.id,
+        entryIndex,
+        shadow: rule.enforcement === 'shadow',
+        scope: scopes[scopeIdx] as CompiledScope,
+        scopeIdx,
+        window: entry.match.window,
+        windowIdx: SPEND_WINDOWS.indexOf(entry.match.window),
+        rolling: isRollingWindow(entry.match.window),
+        per,
+        perIdx: SPEND_PERS.indexOf(per),
+        groupIdx: 0,
+        groupSlots: new Int32Array(0),
+        thresholdMicros: micros(entry.match.at_or_above_usd),
+        actions: entry.actions,
+        pop: compilePopulation(entry.match),
+        entryKey: `${rule.id}#${entryIndex}`,
+        limitReason: `spend_limit:${rule.id}`,
+        pausedReason: `paused:${rule.id}`,
         capPrefix: `spend:${keySegment(rule.id)}:${keySegment(entry.match.scope)}:`,
-        markerRule: keySegment(rule.id), markerEntry: `${keySegment(rule.id)}#${entryIndex}`, markerScope: keySegment(entry.match.scope), popIdx: 0,
+        markerRule: keySegment(rule.id),
+        markerEntry: `${keySegment(rule.id)}#${entryIndex}`,
+        markerScope: keySegment(entry.match.scope),
+        popIdx: 0,
       };
       let popIdx = popIndex.get(c.pop.key);
       if (popIdx === undefined) popIndex.set(c.pop.key, (popIdx = popIndex.size));
@@ -218,19 +232,28 @@ export function compilePolicy(policy: Policy, registry: RegistryView): CompiledP
     return g;
   };
   const rates: CompiledRate[] = (policy.rate_limits ?? []).map((r) => ({
-    id: r.id, keyId: keySegment(r.id), pop: compilePopulation(r.match ?? {}), scope: r.match?.scope ?? null,
-    per: r.per ?? 'user', perIdx: SPEND_PERS.indexOf(r.per ?? 'user'), group: rateGroup(JSON.stringify([r.per ?? 'user', r.match?.scope ?? null])),
-    rpm: r.rpm, tpm: r.tpm, concurrent: r.concurrent,
-    unlimited: r.unlimited === true, onStoreError: r.on_store_error ?? 'closed', shadow: r.enforcement === 'shadow',
+    id: r.id,
+    keyId: keySegment(r.id),
+    pop: compilePopulation(r.match ?? {}),
+    scope: r.match?.scope ?? null,
+    per: r.per ?? 'user',
+    perIdx: SPEND_PERS.indexOf(r.per ?? 'user'),
+    group: rateGroup(JSON.stringify([r.per ?? 'user', r.match?.scope ?? null])),
+    rpm: r.rpm,
+    tpm: r.tpm,
+    concurrent: r.concurrent,
+    unlimited: r.unlimited === true,
+    onStoreError: r.on_store_error ?? 'closed',
+    shadow: r.enforcement === 'shadow',
   }));
-  const rateByModel: CompiledRate[][] = modelIds.map((_, m) =>
-    rates.filter((r) => r.scope === null || scopeModels(r.scope).includes(m)));
+  const rateByModel: CompiledRate[][] = modelIds.map((_, m) => rates.filter((r) => r.scope === null || scopeModels(r.scope).includes(m)));
   rateByModel.push(rates.filter((r) => r.scope === null));
 
   const tools: CompiledToolList[] = (policy.tools?.allow_lists ?? []).map((t) => {
     const patterns = t.allow;
     return {
-      id: t.id, pop: compilePopulation(t.match ?? {}),
+      id: t.id,
+      pop: compilePopulation(t.match ?? {}),
       models: t.match?.scope === undefined ? null : new Set(scopeModels(t.match.scope)),
       exact: new Set(patterns.filter((p) => !p.endsWith('*'))),
       prefixes: patterns.filter((p) => p.endsWith('*') && p !== '*').map((p) => p.slice(0, -1)),
@@ -239,8 +262,19 @@ export function compilePolicy(policy: Policy, registry: RegistryView): CompiledP
   });
 
   return {
-    policy, registry, timezone, enforcement: policy.enforcement ?? 'enforce', modelIds, modelIndex, scopes,
-    spendEntries: entries, spendByModel, overrides, rateByModel, concurrent: rates.some((r) => r.concurrent !== undefined), tools,
+    policy,
+    registry,
+    timezone,
+    enforcement: policy.enforcement ?? 'enforce',
+    modelIds,
+    modelIndex,
+    scopes,
+    spendEntries: entries,
+    spendByModel,
+    overrides,
+    rateByModel,
+    concurrent: rates.some((r) => r.concurrent !== undefined),
+    tools,
     access: compileAccess(policy, timezone, modelIds, scopeModels),
     populations: popIndex.size,
     groups,
@@ -269,8 +303,14 @@ function compileGroups(entries: readonly CompiledSpendEntry[], modelIds: readonl
     const position = new Map(Array.from(models, (m, i) => [m, i] as const));
     const windowKeys = first.rolling ? ROLLING[first.window as 'rolling_24h' | 'rolling_7d'].buckets : 1;
     const g: CompiledGroup = {
-      per: first.per, perIdx: first.perIdx, window: first.window, windowIdx: first.windowIdx, models,
-      ids: Object.freeze(Array.from(models, (m) => modelIds[m] as string)), windowKeys, offset,
+      per: first.per,
+      perIdx: first.perIdx,
+      window: first.window,
+      windowIdx: first.windowIdx,
+      models,
+      ids: Object.freeze(Array.from(models, (m) => modelIds[m] as string)),
+      windowKeys,
+      offset,
     };
     for (const e of members) {
       e.groupIdx = groups.length;

@@ -5,10 +5,12 @@ import { counterLayout, decideSpend, type CounterValues, type SpendCounters } fr
 
 const rules = policy({
   timezone: 'Europe/London',
-  spend: { rules: [
-    { id: 'frontier-month', matches: [{ match: { scope: 'frontier', window: 'monthly', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }] },
-    { id: 'haiku-day', matches: [{ match: { scope: 'claude-haiku', window: 'daily', at_or_above_usd: '5' }, actions: [{ type: 'notify', to: ['user'] }] }] },
-  ] },
+  spend: {
+    rules: [
+      { id: 'frontier-month', matches: [{ match: { scope: 'frontier', window: 'monthly', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }] },
+      { id: 'haiku-day', matches: [{ match: { scope: 'claude-haiku', window: 'daily', at_or_above_usd: '5' }, actions: [{ type: 'notify', to: ['user'] }] }] },
+    ],
+  },
 });
 
 describe('counterLayout: the counters a decision can read, as one vector', () => {
@@ -29,21 +31,28 @@ describe('counterLayout: the counters a decision can read, as one vector', () =>
   };
 
   it('decides exactly like nested counters', () => {
-    const cells = fc.array(fc.tuple(fc.constantFrom('2026-11', '2026-11-29', '2026-10'), fc.constantFrom(...Object.keys(registry.models)), fc.integer({ min: 0, max: 150_000_000 })));
-    fc.assert(fc.property(cells, fc.constantFrom(...Object.keys(registry.models)), fc.constantFrom(alice, bob), (cs, model, principal) => {
-      const nested: Record<string, Record<string, number>> = {};
-      for (const [k, m, v] of cs) (nested[k] ??= {})[m] = v;
-      const a = decideSpend({ policy: rules, registry, principal, model, counters: nested, now: NOW });
-      const b = decideSpend({ policy: rules, registry, principal, model, counters: vectorOf(nested), now: NOW });
-      expect(b).toEqual(a);
-    }), { numRuns: 200 });
+    const cells = fc.array(
+      fc.tuple(fc.constantFrom('2026-11', '2026-11-29', '2026-10'), fc.constantFrom(...Object.keys(registry.models)), fc.integer({ min: 0, max: 150_000_000 })),
+    );
+    fc.assert(
+      fc.property(cells, fc.constantFrom(...Object.keys(registry.models)), fc.constantFrom(alice, bob), (cs, model, principal) => {
+        const nested: Record<string, Record<string, number>> = {};
+        for (const [k, m, v] of cs) (nested[k] ??= {})[m] = v;
+        const a = decideSpend({ policy: rules, registry, principal, model, counters: nested, now: NOW });
+        const b = decideSpend({ policy: rules, registry, principal, model, counters: vectorOf(nested), now: NOW });
+        expect(b).toEqual(a);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('fails closed on a stale, foreign or short vector', () => {
     const base = { policy: rules, registry, principal: alice, model: 'gpt-5' };
     const november = vectorOf({ '2026-11': { 'gpt-5': usd('1') } });
     expect(decideSpend({ ...base, counters: november, now: Date.UTC(2026, 11, 1, 12) }).reasons).toEqual(['spend_error:stale_counters']);
-    const other = policy({ spend: { rules: [{ id: 'x', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '1' }, actions: [{ type: 'block' }] }] }] } });
+    const other = policy({
+      spend: { rules: [{ id: 'x', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '1' }, actions: [{ type: 'block' }] }] }] },
+    });
     expect(decideSpend({ ...base, policy: other, counters: november, now: NOW }).reasons).toEqual(['spend_error:counter_layout']);
     expect(decideSpend({ ...base, counters: { layout: november.layout, values: [1, 2] }, now: NOW }).reasons).toEqual(['spend_error:invalid_counter']);
     const holes = { layout: november.layout, values: Array.from({ length: 4 }, (_, i) => (i === 3 ? Number.NaN : 0)) };

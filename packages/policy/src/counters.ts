@@ -76,7 +76,12 @@ export function counterLayout(input: { policy: Policy; registry: RegistryView; n
     for (const windowKey of windowKeys) for (const model of g.ids) slots.push(Object.freeze({ per: g.per, perIdx: g.perIdx, windowKey, model }));
   }
   const layout: CounterLayout = Object.freeze({
-    timezone: c.timezone, groups: Object.freeze(groups), size: slots.length, slots: Object.freeze(slots), validFrom, validTo,
+    timezone: c.timezone,
+    groups: Object.freeze(groups),
+    size: slots.length,
+    slots: Object.freeze(slots),
+    validFrom,
+    validTo,
   });
   owners.set(layout, c);
   memo.set(c, layout);

@@ -56,9 +56,7 @@ function compileDlp(policy: Policy): CompiledDlp {
 /** Decide the DLP action for each entity type found. */
 export function decideDlp(input: DlpInput): DlpDecision {
   const c = compileDlp(input.policy);
-  const useCase = input.useCase === undefined
-    ? c.dlpUseCases.find((u) => u.pop.matches(input.principal))
-    : c.dlpUseCases.find((u) => u.id === input.useCase);
+  const useCase = input.useCase === undefined ? c.dlpUseCases.find((u) => u.pop.matches(input.principal)) : c.dlpUseCases.find((u) => u.id === input.useCase);
   if (input.useCase !== undefined && useCase === undefined) {
     return { useCase: input.useCase, actions: {}, blocked: true, reasons: ['dlp_unknown_use_case'] };
   }

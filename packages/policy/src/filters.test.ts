@@ -5,44 +5,66 @@ import { decideDlp, decideSpend, decideSubstitution, decideTools, defaultMaxToke
 describe('budget-tier substitution', () => {
   const rules = policy({
     access: { models: { 'claude-haiku': { allow_bus: ['research'] } } },
-    spend: { rules: [
-      { id: 'tiers', matches: [{ match: { scope: 'frontier', window: 'monthly', at_or_above_usd: '80' }, actions: [{ type: 'substitute', to: ['claude-haiku', 'gpt-5-mini'] }] }] },
-      { id: 'mini-cap', matches: [{ match: { scope: 'gpt-5-mini', window: 'monthly', at_or_above_usd: '5' }, actions: [{ type: 'block' }] }] },
-    ] },
+    spend: {
+      rules: [
+        {
+          id: 'tiers',
+          matches: [
+            { match: { scope: 'frontier', window: 'monthly', at_or_above_usd: '80' }, actions: [{ type: 'substitute', to: ['claude-haiku', 'gpt-5-mini'] }] },
+          ],
+        },
+        { id: 'mini-cap', matches: [{ match: { scope: 'gpt-5-mini', window: 'monthly', at_or_above_usd: '5' }, actions: [{ type: 'block' }] }] },
+      ],
+    },
   });
   const over = { '2026-11': { 'gpt-5': usd('85') } };
   const spend = (principal = alice, counters: Record<string, Record<string, number>> = over, markers = {}) =>
     decideSpend({ policy: rules, registry, principal, model: 'gpt-5', counters, markers, now: NOW });
 
   it('keeps the model below the tier', () => {
-    expect(decideSubstitution({ policy: rules, registry, principal: alice, model: 'gpt-5', spend: spend(alice, {}), now: NOW }))
-      .toEqual({ type: 'keep', model: 'gpt-5' });
+    expect(decideSubstitution({ policy: rules, registry, principal: alice, model: 'gpt-5', spend: spend(alice, {}), now: NOW })).toEqual({
+      type: 'keep',
+      model: 'gpt-5',
+    });
   });
 
   it('picks the first candidate the caller may use (narrow only)', () => {
-    expect(decideSubstitution({ policy: rules, registry, principal: bob, model: 'gpt-5', spend: spend(bob), now: NOW }))
-      .toMatchObject({ type: 'substitute', from: 'gpt-5', to: 'claude-haiku', ruleId: 'tiers' });
+    expect(decideSubstitution({ policy: rules, registry, principal: bob, model: 'gpt-5', spend: spend(bob), now: NOW })).toMatchObject({
+      type: 'substitute',
+      from: 'gpt-5',
+      to: 'claude-haiku',
+      ruleId: 'tiers',
+    });
     // alice (payments) may not use haiku: the next candidate.
-    expect(decideSubstitution({ policy: rules, registry, principal: alice, model: 'gpt-5', spend: spend(), now: NOW }))
-      .toMatchObject({ type: 'substitute', to: 'gpt-5-mini' });
+    expect(decideSubstitution({ policy: rules, registry, principal: alice, model: 'gpt-5', spend: spend(), now: NOW })).toMatchObject({
+      type: 'substitute',
+      to: 'gpt-5-mini',
+    });
   });
 
   it('skips candidates over their own budget when counters are given, and refuses when none is left', () => {
     const counters = { '2026-11': { 'gpt-5': usd('85'), 'gpt-5-mini': usd('5') } };
-    expect(decideSubstitution({ policy: rules, registry, principal: alice, model: 'gpt-5', spend: spend(alice, counters), counters, now: NOW }))
-      .toEqual({ type: 'refuse', from: 'gpt-5', ruleId: 'tiers', reason: 'spend_limit:tiers' });
+    expect(decideSubstitution({ policy: rules, registry, principal: alice, model: 'gpt-5', spend: spend(alice, counters), counters, now: NOW })).toEqual({
+      type: 'refuse',
+      from: 'gpt-5',
+      ruleId: 'tiers',
+      reason: 'spend_limit:tiers',
+    });
   });
 
   it('skips a candidate the caller says cannot serve the request (eligible), asking only after access', () => {
     const asked: string[] = [];
     const eligible = (m: string) => (asked.push(m), m !== 'claude-haiku');
-    expect(decideSubstitution({ policy: rules, registry, principal: bob, model: 'gpt-5', spend: spend(bob), now: NOW, eligible }))
-      .toMatchObject({ type: 'substitute', to: 'gpt-5-mini' });
+    expect(decideSubstitution({ policy: rules, registry, principal: bob, model: 'gpt-5', spend: spend(bob), now: NOW, eligible })).toMatchObject({
+      type: 'substitute',
+      to: 'gpt-5-mini',
+    });
     expect(asked).toEqual(['claude-haiku', 'gpt-5-mini']);
     asked.length = 0;
     // alice may not use haiku: it is never asked about.
-    expect(decideSubstitution({ policy: rules, registry, principal: alice, model: 'gpt-5', spend: spend(), now: NOW, eligible: (m) => (asked.push(m), false) }))
-      .toEqual({ type: 'refuse', from: 'gpt-5', ruleId: 'tiers', reason: 'spend_limit:tiers' });
+    expect(
+      decideSubstitution({ policy: rules, registry, principal: alice, model: 'gpt-5', spend: spend(), now: NOW, eligible: (m) => (asked.push(m), false) }),
+    ).toEqual({ type: 'refuse', from: 'gpt-5', ruleId: 'tiers', reason: 'spend_limit:tiers' });
     expect(asked).toEqual(['gpt-5-mini']);
   });
 
@@ -56,34 +78,47 @@ describe('budget-tier substitution', () => {
 });
 
 describe('tool allow-lists', () => {
-  const rules = policy({ tools: { allow_lists: [
-    { id: 'payments', match: { bus: ['payments'] }, allow: ['get_weather', 'search_*'] },
-    { id: 'frontier-safe', match: { scope: 'frontier' }, allow: ['search_web', 'get_weather'] },
-  ] } });
+  const rules = policy({
+    tools: {
+      allow_lists: [
+        { id: 'payments', match: { bus: ['payments'] }, allow: ['get_weather', 'search_*'] },
+        { id: 'frontier-safe', match: { scope: 'frontier' }, allow: ['search_web', 'get_weather'] },
+      ],
+    },
+  });
 
   it('every matching list must allow a tool', () => {
     const d = decideTools({ policy: rules, registry, principal: alice, model: 'claude-opus', tools: ['get_weather', 'search_web', 'search_docs', 'run_sql'] });
     expect(d.tools.map((t) => [t.name, t.allowed, t.deniedBy])).toEqual([
-      ['get_weather', true, []], ['search_web', true, []], ['search_docs', false, ['frontier-safe']], ['run_sql', false, ['payments', 'frontier-safe']],
+      ['get_weather', true, []],
+      ['search_web', true, []],
+      ['search_docs', false, ['frontier-safe']],
+      ['run_sql', false, ['payments', 'frontier-safe']],
     ]);
     expect(d).toMatchObject({ allowed: false, denied: ['search_docs', 'run_sql'], reasons: ['tool_not_allowed:frontier-safe', 'tool_not_allowed:payments'] });
   });
 
   it('no matching list allows everything; shadow only reports', () => {
     expect(decideTools({ policy: rules, registry, principal: bob, model: 'claude-haiku', tools: ['run_sql'] }).allowed).toBe(true);
-    expect(decideTools({ policy: rules, registry, principal: alice, model: 'claude-haiku', tools: ['run_sql'], enforcement: 'shadow' }))
-      .toMatchObject({ allowed: true, enforced: false, denied: [], wouldDeny: ['run_sql'] });
+    expect(decideTools({ policy: rules, registry, principal: alice, model: 'claude-haiku', tools: ['run_sql'], enforcement: 'shadow' })).toMatchObject({
+      allowed: true,
+      enforced: false,
+      denied: [],
+      wouldDeny: ['run_sql'],
+    });
   });
 });
 
 describe('DLP action per entity type per use case', () => {
-  const rules = policy({ dlp: {
-    default: { credit_card: 'block', email: 'redact', '*': 'log' },
-    use_cases: [
-      { id: 'support', match: { applications: ['helpdesk'] }, actions: { email: 'allow', phone: 'redact' } },
-      { id: 'research', match: { bus: ['research'] }, actions: { '*': 'allow', credit_card: 'redact' } },
-    ],
-  } });
+  const rules = policy({
+    dlp: {
+      default: { credit_card: 'block', email: 'redact', '*': 'log' },
+      use_cases: [
+        { id: 'support', match: { applications: ['helpdesk'] }, actions: { email: 'allow', phone: 'redact' } },
+        { id: 'research', match: { bus: ['research'] }, actions: { '*': 'allow', credit_card: 'redact' } },
+      ],
+    },
+  });
 
   it.each([
     ['a payments user', alice, undefined, { credit_card: 'block', email: 'redact', ssn: 'log' }, null],

@@ -14,9 +14,22 @@ describe('policy JSON Schema', () => {
     const schema = policyJsonSchema() as { $schema: string; additionalProperties: boolean; properties: Record<string, { description?: string }> };
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(schema.additionalProperties).toBe(false);
-    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining([
-      'enforcement', 'timezone', 'default_max_tokens', 'access', 'limited_access', 'pilots', 'business_units', 'spend', 'rate_limits', 'tools', 'dlp', 'prompts',
-    ]));
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining([
+        'enforcement',
+        'timezone',
+        'default_max_tokens',
+        'access',
+        'limited_access',
+        'pilots',
+        'business_units',
+        'spend',
+        'rate_limits',
+        'tools',
+        'dlp',
+        'prompts',
+      ]),
+    );
     for (const [key, value] of Object.entries(schema.properties)) expect(value.description, key).toBeTruthy();
   });
 });

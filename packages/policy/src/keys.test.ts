@@ -10,7 +10,14 @@ const registry: RegistryView = { models: { 'gpt-5': { tags: ['frontier'] } } };
 const NOW = Date.UTC(2026, 10, 29, 12);
 
 const policy: Policy = {
-  spend: { rules: [{ id: 'cap{x}', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '10' }, actions: [{ type: 'block' }, { type: 'pause', hours: 1 }] }] }] },
+  spend: {
+    rules: [
+      {
+        id: 'cap{x}',
+        matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '10' }, actions: [{ type: 'block' }, { type: 'pause', hours: 1 }] }],
+      },
+    ],
+  },
   rate_limits: [{ id: 'r:1', rpm: 5, tpm: 100 }],
 };
 

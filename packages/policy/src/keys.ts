@@ -51,7 +51,11 @@ export const SPEND_PERS: readonly SpendPer[] = ['user', 'team', 'bu', 'applicati
  * application pool is `app:<name>`, not the application principal's own `application:<name>`.
  */
 const POOL_KIND: Record<Exclude<SpendPer, 'user' | 'org'>, string> = {
-  team: 'team', bu: 'bu', application: 'app', workflow: 'workflow', platform: 'platform',
+  team: 'team',
+  bu: 'bu',
+  application: 'app',
+  workflow: 'workflow',
+  platform: 'platform',
 };
 
 /** The organisation pool's key: one pool for everyone an entry matches (per tenant). */
@@ -65,13 +69,20 @@ export const ORG_POOL = 'org';
  */
 export function poolName(p: Principal, per: SpendPer): string | undefined {
   switch (per) {
-    case 'user': return p.id;
-    case 'team': return nonEmpty(p.team);
-    case 'bu': return nonEmpty(p.bu);
-    case 'application': return nonEmpty(p.application) ?? (p.kind === 'application' ? p.id : undefined);
-    case 'workflow': return nonEmpty(p.workflow);
-    case 'platform': return nonEmpty(p.platform);
-    case 'org': return ORG_POOL;
+    case 'user':
+      return p.id;
+    case 'team':
+      return nonEmpty(p.team);
+    case 'bu':
+      return nonEmpty(p.bu);
+    case 'application':
+      return nonEmpty(p.application) ?? (p.kind === 'application' ? p.id : undefined);
+    case 'workflow':
+      return nonEmpty(p.workflow);
+    case 'platform':
+      return nonEmpty(p.platform);
+    case 'org':
+      return ORG_POOL;
   }
 }
 
@@ -103,12 +114,14 @@ export function poolKey(p: Principal, per: SpendPer): string | null {
 export function poolKeys(p: Principal): readonly (string | null)[] {
   let keys = pools.get(p);
   if (keys === undefined) {
-    keys = Object.freeze(SPEND_PERS.map((per) => {
-      if (per === 'user') return principalKey(p);
-      if (per === 'org') return ORG_POOL;
-      const name = poolName(p, per);
-      return name === undefined ? null : `${POOL_KIND[per]}:${keySegment(name)}`;
-    }));
+    keys = Object.freeze(
+      SPEND_PERS.map((per) => {
+        if (per === 'user') return principalKey(p);
+        if (per === 'org') return ORG_POOL;
+        const name = poolName(p, per);
+        return name === undefined ? null : `${POOL_KIND[per]}:${keySegment(name)}`;
+      }),
+    );
     pools.set(p, keys);
   }
   return keys;

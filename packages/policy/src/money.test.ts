@@ -15,11 +15,9 @@ describe('exact USD parsing', () => {
     expect(parseUsdMicros(s)).toBe(micros);
   });
 
-  it.each(['-1', '1.0000001', '1e3', ' 1', '1 ', '', '.5', '5.', '01', '+1', '0x10', 'NaN', '9007199254.740992'])(
-    'rejects %j', (s) => {
-      expect(parseUsdMicros(s)).toBeUndefined();
-    },
-  );
+  it.each(['-1', '1.0000001', '1e3', ' 1', '1 ', '', '.5', '5.', '01', '+1', '0x10', 'NaN', '9007199254.740992'])('rejects %j', (s) => {
+    expect(parseUsdMicros(s)).toBeUndefined();
+  });
 
   it('formats micros back to the shortest exact string', () => {
     expect(formatMicros(12_500_000)).toBe('12.5');
@@ -32,9 +30,11 @@ describe('exact USD parsing', () => {
   });
 
   it('agrees with integer arithmetic on whole and fractional parts', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 9_000_000 }), fc.integer({ min: 0, max: 999_999 }), (whole, frac) => {
-      const s = `${whole}.${String(frac).padStart(6, '0')}`;
-      return parseUsdMicros(s) === whole * 1_000_000 + frac;
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 9_000_000 }), fc.integer({ min: 0, max: 999_999 }), (whole, frac) => {
+        const s = `${whole}.${String(frac).padStart(6, '0')}`;
+        return parseUsdMicros(s) === whole * 1_000_000 + frac;
+      }),
+    );
   });
 });

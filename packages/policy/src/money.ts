@@ -32,6 +32,8 @@ export function formatMicros(micros: number): string {
   const sign = micros < 0 ? '-' : '';
   const abs = Math.abs(micros);
   const whole = Math.floor(abs / MICROS_PER_USD);
-  const frac = String(abs % MICROS_PER_USD).padStart(6, '0').replace(/0+$/, '');
+  const frac = String(abs % MICROS_PER_USD)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   return frac === '' ? `${sign}${whole}` : `${sign}${whole}.${frac}`;
 }

@@ -8,7 +8,8 @@ const kinds = (actions: readonly SpendAction[]): string => [...new Set(actions.m
  * such entry, or else the one such entry with a `block` action.
  */
 export function overrideTarget(
-  matches: readonly (SpendEntry | undefined)[], o: Pick<SpendOverride, 'scope' | 'window' | 'actions'>,
+  matches: readonly (SpendEntry | undefined)[],
+  o: Pick<SpendOverride, 'scope' | 'window' | 'actions'>,
 ): { index: number } | { error: 'none' | 'ambiguous'; count: number } {
   const hits: number[] = [];
   matches.forEach((e, i) => {

@@ -10,8 +10,18 @@ import { IssueList, type PolicyIssue } from './issues.js';
 import type { Policy } from './policy-types.js';
 import type { RegistryView } from './registry-view.js';
 import {
-  AccessRuleSchema, BusinessUnitSchema, DlpCustomSchema, DlpUseCaseSchema, LimitedAccessSchema, PilotSchema, PolicySchema, PromptSchema,
-  RateLimitSchema, RegionRuleSchema, SpendEntrySchema, ToolAllowListSchema,
+  AccessRuleSchema,
+  BusinessUnitSchema,
+  DlpCustomSchema,
+  DlpUseCaseSchema,
+  LimitedAccessSchema,
+  PilotSchema,
+  PolicySchema,
+  PromptSchema,
+  RateLimitSchema,
+  RegionRuleSchema,
+  SpendEntrySchema,
+  ToolAllowListSchema,
 } from './runtime-schema.js';
 
 export interface ParsePolicyOptions {
@@ -73,9 +83,13 @@ function salvage(raw: Record<string, unknown>): SalvagedPolicy {
   return {
     timezone: typeof tz === 'string' && isValidTimeZone(tz) ? tz : 'UTC',
     ids: {
-      spendRules: idsOf(rules), rateLimits: idsOf(raw['rate_limits']), pilots: idsOf(raw['pilots']),
-      toolLists: idsOf(get(raw['tools'], 'allow_lists')), dlpUseCases: idsOf(get(raw['dlp'], 'use_cases')),
-      dlpCustom: idsOf(get(raw['dlp'], 'custom')), regions: idsOf(raw['regions']),
+      spendRules: idsOf(rules),
+      rateLimits: idsOf(raw['rate_limits']),
+      pilots: idsOf(raw['pilots']),
+      toolLists: idsOf(get(raw['tools'], 'allow_lists')),
+      dlpUseCases: idsOf(get(raw['dlp'], 'use_cases')),
+      dlpCustom: idsOf(get(raw['dlp'], 'custom')),
+      regions: idsOf(raw['regions']),
     },
     access: salvageRecord(get(raw['access'], 'models'), AccessRuleSchema),
     limitedAccess: salvageRecord(raw['limited_access'], LimitedAccessSchema),
@@ -97,13 +111,26 @@ function fromParsed(p: z.output<typeof PolicySchema>): SalvagedPolicy {
   return {
     timezone: p.timezone,
     ids: {
-      spendRules: ids(p.spend.rules), rateLimits: ids(p.rate_limits), pilots: ids(p.pilots),
-      toolLists: ids(p.tools.allow_lists), dlpUseCases: ids(p.dlp.use_cases), dlpCustom: ids(p.dlp.custom), regions: ids(p.regions),
+      spendRules: ids(p.spend.rules),
+      rateLimits: ids(p.rate_limits),
+      pilots: ids(p.pilots),
+      toolLists: ids(p.tools.allow_lists),
+      dlpUseCases: ids(p.dlp.use_cases),
+      dlpCustom: ids(p.dlp.custom),
+      regions: ids(p.regions),
     },
-    access: p.access.models, limitedAccess: p.limited_access, pilots: p.pilots, businessUnits: p.business_units,
+    access: p.access.models,
+    limitedAccess: p.limited_access,
+    pilots: p.pilots,
+    businessUnits: p.business_units,
     spendRules: p.spend.rules.map((r) => ({ id: r.id, matches: r.matches, scopes: r.matches.map((e) => e.match.scope) })),
-    rateLimits: p.rate_limits, toolLists: p.tools.allow_lists, dlpUseCases: p.dlp.use_cases,
-    dlpDefault: p.dlp.default, dlpCustom: p.dlp.custom, prompts: p.prompts, regions: p.regions,
+    rateLimits: p.rate_limits,
+    toolLists: p.tools.allow_lists,
+    dlpUseCases: p.dlp.use_cases,
+    dlpDefault: p.dlp.default,
+    dlpCustom: p.dlp.custom,
+    prompts: p.prompts,
+    regions: p.regions,
   };
 }
 

@@ -52,8 +52,7 @@ export interface Population {
   readonly key: string;
 }
 
-const set = (xs: readonly string[] | undefined): ReadonlySet<string> | null =>
-  xs === undefined ? null : new Set(xs);
+const set = (xs: readonly string[] | undefined): ReadonlySet<string> | null => (xs === undefined ? null : new Set(xs));
 
 /** True when `p` belongs to the organisation of one of `leaders`. */
 export function underLeaders(p: Principal, leaders: ReadonlySet<string>): boolean {
@@ -82,8 +81,11 @@ export function compilePopulation(spec: PopulationSpec): Population {
   const apps = set(spec.applications);
   const exempt = set(spec.exempt_users);
   const everyone = !users && !tiers && !teams && !bus && !leaders && !apps && !exempt;
-  const key = JSON.stringify([spec.users, spec.tiers, spec.bus, spec.leaders, spec.applications, spec.exempt_users, spec.teams]
-    .map((xs) => (xs === undefined ? null : [...new Set(xs)].sort())));
+  const key = JSON.stringify(
+    [spec.users, spec.tiers, spec.bus, spec.leaders, spec.applications, spec.exempt_users, spec.teams].map((xs) =>
+      xs === undefined ? null : [...new Set(xs)].sort(),
+    ),
+  );
   const matches = (p: Principal): boolean => {
     if (exempt !== null && isUser(p, exempt)) return false;
     if (users !== null && !isUser(p, users)) return false;

@@ -3,8 +3,19 @@ import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { registry } from './__tests__/fixtures.js';
 import {
-  decideAccess, decideRate, decideSpend, decideSubstitution, decideTools, formatMicros,
-  windowKeys, type AccessRule, type Pilot, type Policy, type Principal, type SpendCounters, type SpendRule,
+  decideAccess,
+  decideRate,
+  decideSpend,
+  decideSubstitution,
+  decideTools,
+  formatMicros,
+  windowKeys,
+  type AccessRule,
+  type Pilot,
+  type Policy,
+  type Principal,
+  type SpendCounters,
+  type SpendRule,
 } from './index.js';
 
 const MODELS = Object.keys(registry.models);
@@ -27,7 +38,10 @@ const principal: fc.Arbitrary<Principal> = fc.record({
 });
 
 const some = <T>(xs: readonly T[]) => fc.option(fc.subarray([...xs], { minLength: 1 }), { nil: undefined });
-const population = fc.record({ users: some(PEOPLE), tiers: some(TIERS), bus: some(BUS), leaders: some(LEADERS), exempt_users: some(PEOPLE) }, { requiredKeys: [] });
+const population = fc.record(
+  { users: some(PEOPLE), tiers: some(TIERS), bus: some(BUS), leaders: some(LEADERS), exempt_users: some(PEOPLE) },
+  { requiredKeys: [] },
+);
 const strip = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 
 const action = fc.oneof(
@@ -37,22 +51,35 @@ const action = fc.oneof(
   fc.constant({ type: 'no_promote' as const }),
 );
 
-const spendRule = (id: string): fc.Arbitrary<SpendRule> => fc.record({
-  weight: fc.integer({ min: 0, max: 100 }),
-  shadow: fc.boolean(),
-  matches: fc.array(fc.record({
-    scope: fc.constantFrom(...SCOPES), window: fc.constantFrom(...WINDOWS),
-    usd: fc.integer({ min: 1, max: 300_000_000 }), pop: population, actions: fc.array(action, { minLength: 1, maxLength: 3 }),
-  }), { minLength: 1, maxLength: 3 }),
-}).map((r) => ({
-  id, weight: r.weight, ...(r.shadow ? { enforcement: 'shadow' as const } : {}),
-  matches: r.matches.map((m) => ({
-    match: { ...strip(m.pop), scope: m.scope, window: m.window, at_or_above_usd: formatMicros(m.usd) }, actions: m.actions,
-  })),
-}));
+const spendRule = (id: string): fc.Arbitrary<SpendRule> =>
+  fc
+    .record({
+      weight: fc.integer({ min: 0, max: 100 }),
+      shadow: fc.boolean(),
+      matches: fc.array(
+        fc.record({
+          scope: fc.constantFrom(...SCOPES),
+          window: fc.constantFrom(...WINDOWS),
+          usd: fc.integer({ min: 1, max: 300_000_000 }),
+          pop: population,
+          actions: fc.array(action, { minLength: 1, maxLength: 3 }),
+        }),
+        { minLength: 1, maxLength: 3 },
+      ),
+    })
+    .map((r) => ({
+      id,
+      weight: r.weight,
+      ...(r.shadow ? { enforcement: 'shadow' as const } : {}),
+      matches: r.matches.map((m) => ({
+        match: { ...strip(m.pop), scope: m.scope, window: m.window, at_or_above_usd: formatMicros(m.usd) },
+        actions: m.actions,
+      })),
+    }));
 
-const spendPolicy = fc.array(fc.nat(), { maxLength: 6 }).chain((ns) =>
-  fc.tuple(...ns.map((_, i) => spendRule(`r${i}`))).map((rules): Policy => ({ timezone: 'America/New_York', spend: { rules } })));
+const spendPolicy = fc
+  .array(fc.nat(), { maxLength: 6 })
+  .chain((ns) => fc.tuple(...ns.map((_, i) => spendRule(`r${i}`))).map((rules): Policy => ({ timezone: 'America/New_York', spend: { rules } })));
 
 const instant = fc.integer({ min: T0, max: T1 });
 
@@ -76,45 +103,65 @@ function build(now: number, cells: readonly (readonly [string, number, number])[
 
 describe('spend properties', () => {
   it('more spend never unblocks within a window', () => {
-    fc.assert(fc.property(spendPolicy, principal, fc.constantFrom(...MODELS), instant, countersPair, (policy, p, model, now, [a, extra]) => {
-      const less = build(now, a);
-      const more = build(now, extra, less);
-      const d1 = decideSpend({ policy, registry, principal: p, model, counters: less, now });
-      const d2 = decideSpend({ policy, registry, principal: p, model, counters: more, now });
-      if (!d1.allowed && d2.allowed) return false;
-      // Every rule that blocked (or would) still does.
-      return d1.reasons.every((r) => d2.reasons.includes(r)) && d1.wouldBlock.every((r) => d2.wouldBlock.includes(r));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(spendPolicy, principal, fc.constantFrom(...MODELS), instant, countersPair, (policy, p, model, now, [a, extra]) => {
+        const less = build(now, a);
+        const more = build(now, extra, less);
+        const d1 = decideSpend({ policy, registry, principal: p, model, counters: less, now });
+        const d2 = decideSpend({ policy, registry, principal: p, model, counters: more, now });
+        if (!d1.allowed && d2.allowed) return false;
+        // Every rule that blocked (or would) still does.
+        return d1.reasons.every((r) => d2.reasons.includes(r)) && d1.wouldBlock.every((r) => d2.wouldBlock.includes(r));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('shadow never blocks', () => {
-    fc.assert(fc.property(spendPolicy, principal, fc.constantFrom(...MODELS), instant, countersPair, (policy, p, model, now, [a]) => {
-      const d = decideSpend({ policy, registry, principal: p, model, counters: build(now, a), now, enforcement: 'shadow' });
-      return d.allowed && d.reasons.length === 0 && d.hardCaps.length === 0 && d.pauses.every((x) => x.key.startsWith('shadow:'));
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(spendPolicy, principal, fc.constantFrom(...MODELS), instant, countersPair, (policy, p, model, now, [a]) => {
+        const d = decideSpend({ policy, registry, principal: p, model, counters: build(now, a), now, enforcement: 'shadow' });
+        return d.allowed && d.reasons.length === 0 && d.hardCaps.length === 0 && d.pauses.every((x) => x.key.startsWith('shadow:'));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('adding a rule never unblocks', () => {
-    fc.assert(fc.property(spendPolicy, spendRule('extra'), principal, fc.constantFrom(...MODELS), instant, countersPair, (policy, extra, p, model, now, [a]) => {
-      const counters = build(now, a);
-      const wider: Policy = { ...policy, spend: { rules: [...(policy.spend?.rules ?? []), extra] } };
-      const before = decideSpend({ policy, registry, principal: p, model, counters, now });
-      const after = decideSpend({ policy: wider, registry, principal: p, model, counters, now });
-      return before.allowed || !after.allowed;
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(spendPolicy, spendRule('extra'), principal, fc.constantFrom(...MODELS), instant, countersPair, (policy, extra, p, model, now, [a]) => {
+        const counters = build(now, a);
+        const wider: Policy = { ...policy, spend: { rules: [...(policy.spend?.rules ?? []), extra] } };
+        const before = decideSpend({ policy, registry, principal: p, model, counters, now });
+        const after = decideSpend({ policy: wider, registry, principal: p, model, counters, now });
+        return before.allowed || !after.allowed;
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
-const accessRule: fc.Arbitrary<AccessRule> = fc.record({
-  deny_leaders: some(LEADERS), allow_leaders: some(LEADERS), exempt_users: some(PEOPLE), bus: fc.option(fc.tuple(fc.boolean(), fc.subarray(BUS, { minLength: 1 })), { nil: undefined }),
-}, { requiredKeys: [] }).map(({ bus, ...rest }) => strip({ ...rest, ...(bus === undefined ? {} : bus[0] ? { allow_bus: bus[1] } : { block_bus: bus[1] }) }));
+const accessRule: fc.Arbitrary<AccessRule> = fc
+  .record(
+    {
+      deny_leaders: some(LEADERS),
+      allow_leaders: some(LEADERS),
+      exempt_users: some(PEOPLE),
+      bus: fc.option(fc.tuple(fc.boolean(), fc.subarray(BUS, { minLength: 1 })), { nil: undefined }),
+    },
+    { requiredKeys: [] },
+  )
+  .map(({ bus, ...rest }) => strip({ ...rest, ...(bus === undefined ? {} : bus[0] ? { allow_bus: bus[1] } : { block_bus: bus[1] }) }));
 
-const pilot = (id: string): fc.Arbitrary<Pilot> => fc.record({
-  models: fc.subarray(SCOPES, { minLength: 1, maxLength: 3 }),
-  cohort: fc.record({ users: some(PEOPLE), tiers: some(TIERS), bus: some(BUS) }, { requiredKeys: [] }).map(strip),
-  enforcement: fc.constantFrom('off' as const, 'shadow' as const, 'authoritative' as const),
-  starts: fc.option(fc.constantFrom('2026-11-10', '2026-12-01'), { nil: undefined }),
-}).map((p) => strip({ id, ...p }));
+const pilot = (id: string): fc.Arbitrary<Pilot> =>
+  fc
+    .record({
+      models: fc.subarray(SCOPES, { minLength: 1, maxLength: 3 }),
+      cohort: fc.record({ users: some(PEOPLE), tiers: some(TIERS), bus: some(BUS) }, { requiredKeys: [] }).map(strip),
+      enforcement: fc.constantFrom('off' as const, 'shadow' as const, 'authoritative' as const),
+      starts: fc.option(fc.constantFrom('2026-11-10', '2026-12-01'), { nil: undefined }),
+    })
+    .map((p) => strip({ id, ...p }));
 
 /** One narrowing addition: an access entry on a fresh scope, a BU toggle off, a roster, or a pilot. */
 type Narrowing =
@@ -153,57 +200,92 @@ function apply(base: Policy, n: Narrowing): Policy {
   }
 }
 
-const accessPolicy: fc.Arbitrary<Policy> = fc.array(narrowing, { maxLength: 5 })
+const accessPolicy: fc.Arbitrary<Policy> = fc
+  .array(narrowing, { maxLength: 5 })
   .map((ns) => ns.reduce<Policy>((p, n) => apply(p, n), { timezone: 'Europe/London' }));
 
 describe('access properties', () => {
   it('adding a narrowing rule never widens access', () => {
-    fc.assert(fc.property(accessPolicy, narrowing, principal, fc.constantFrom(...MODELS), instant, (base, n, p, model, now) => {
-      const narrower = apply(base, n);
-      const after = decideAccess({ policy: narrower, registry, principal: p, model, now }).allowed;
-      return !after || decideAccess({ policy: base, registry, principal: p, model, now }).allowed;
-    }), { numRuns: 400 });
+    fc.assert(
+      fc.property(accessPolicy, narrowing, principal, fc.constantFrom(...MODELS), instant, (base, n, p, model, now) => {
+        const narrower = apply(base, n);
+        const after = decideAccess({ policy: narrower, registry, principal: p, model, now }).allowed;
+        return !after || decideAccess({ policy: base, registry, principal: p, model, now }).allowed;
+      }),
+      { numRuns: 400 },
+    );
   });
 
   it('shadow never denies a known model', () => {
-    fc.assert(fc.property(accessPolicy, principal, fc.constantFrom(...MODELS), instant, (policy, p, model, now) =>
-      decideAccess({ policy, registry, principal: p, model, now, enforcement: 'shadow' }).allowed), { numRuns: 200 });
+    fc.assert(
+      fc.property(
+        accessPolicy,
+        principal,
+        fc.constantFrom(...MODELS),
+        instant,
+        (policy, p, model, now) => decideAccess({ policy, registry, principal: p, model, now, enforcement: 'shadow' }).allowed,
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it('a substitution never leaves the allow-list', () => {
-    const sub = fc.record({ scope: fc.constantFrom('frontier', 'claude-opus', 'gpt-5'), to: fc.subarray(['claude-haiku', 'gpt-5-mini', 'gemini-flash'], { minLength: 1 }) });
-    fc.assert(fc.property(accessPolicy, sub, principal, instant, (base, s, p, now) => {
-      const policy: Policy = { ...base, spend: { rules: [{ id: 'tier', matches: [{ match: { scope: s.scope, window: 'monthly', at_or_above_usd: '1' }, actions: [{ type: 'substitute', to: s.to }] }] }] } };
-      const model = s.scope === 'frontier' ? 'claude-sonnet' : s.scope;
-      const counters = { [windowKeys(now, 'Europe/London').monthly]: { [model]: 5_000_000 } };
-      const spend = decideSpend({ policy, registry, principal: p, model, counters, now });
-      const d = decideSubstitution({ policy, registry, principal: p, model, spend, now });
-      if (d.type !== 'substitute') return d.type === 'refuse';
-      return s.to.includes(d.to) && decideAccess({ policy, registry, principal: p, model: d.to, now }).allowed;
-    }), { numRuns: 300 });
+    const sub = fc.record({
+      scope: fc.constantFrom('frontier', 'claude-opus', 'gpt-5'),
+      to: fc.subarray(['claude-haiku', 'gpt-5-mini', 'gemini-flash'], { minLength: 1 }),
+    });
+    fc.assert(
+      fc.property(accessPolicy, sub, principal, instant, (base, s, p, now) => {
+        const policy: Policy = {
+          ...base,
+          spend: {
+            rules: [
+              { id: 'tier', matches: [{ match: { scope: s.scope, window: 'monthly', at_or_above_usd: '1' }, actions: [{ type: 'substitute', to: s.to }] }] },
+            ],
+          },
+        };
+        const model = s.scope === 'frontier' ? 'claude-sonnet' : s.scope;
+        const counters = { [windowKeys(now, 'Europe/London').monthly]: { [model]: 5_000_000 } };
+        const spend = decideSpend({ policy, registry, principal: p, model, counters, now });
+        const d = decideSubstitution({ policy, registry, principal: p, model, spend, now });
+        if (d.type !== 'substitute') return d.type === 'refuse';
+        return s.to.includes(d.to) && decideAccess({ policy, registry, principal: p, model: d.to, now }).allowed;
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
 describe('rate and tool properties', () => {
-  const rate = fc.array(fc.record({ pop: population, rpm: fc.option(fc.integer({ min: 1, max: 1000 }), { nil: undefined }), tpm: fc.integer({ min: 1, max: 1e6 }) }), { maxLength: 6 })
+  const rate = fc
+    .array(fc.record({ pop: population, rpm: fc.option(fc.integer({ min: 1, max: 1000 }), { nil: undefined }), tpm: fc.integer({ min: 1, max: 1e6 }) }), {
+      maxLength: 6,
+    })
     .map((rs): Policy => ({ rate_limits: rs.map((r, i) => strip({ id: `r${i}`, match: strip(r.pop), rpm: r.rpm, tpm: r.tpm })) }));
 
   it('the applied limit is the minimum over matching rules, and shadow applies none', () => {
-    fc.assert(fc.property(rate, principal, (policy, p) => {
-      const d = decideRate({ policy, registry, principal: p });
-      const matching = (policy.rate_limits ?? []).filter((r) => d.matched.includes(r.id));
-      const minRpm = Math.min(...matching.map((r) => r.rpm ?? Infinity));
-      const rpm = d.constraints.find((c) => c.kind === 'requests')?.limit ?? Infinity;
-      return rpm === minRpm && decideRate({ policy, registry, principal: p, enforcement: 'shadow' }).constraints.length === 0;
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(rate, principal, (policy, p) => {
+        const d = decideRate({ policy, registry, principal: p });
+        const matching = (policy.rate_limits ?? []).filter((r) => d.matched.includes(r.id));
+        const minRpm = Math.min(...matching.map((r) => r.rpm ?? Infinity));
+        const rpm = d.constraints.find((c) => c.kind === 'requests')?.limit ?? Infinity;
+        return rpm === minRpm && decideRate({ policy, registry, principal: p, enforcement: 'shadow' }).constraints.length === 0;
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('adding an allow-list never allows more tools', () => {
-    const list = (id: string) => fc.record({ pop: population, allow: fc.subarray(['a', 'b', 'c', 'x*', '*']) }).map((l) => ({ id, match: strip(l.pop), allow: l.allow }));
-    fc.assert(fc.property(fc.array(list('l'), { maxLength: 3 }), list('extra'), principal, fc.subarray(['a', 'b', 'c', 'xy', 'z']), (lists, extra, p, tools) => {
-      const before = decideTools({ policy: { tools: { allow_lists: lists } }, registry, principal: p, model: 'gpt-5', tools });
-      const after = decideTools({ policy: { tools: { allow_lists: [...lists, extra] } }, registry, principal: p, model: 'gpt-5', tools });
-      return after.tools.every((t, i) => !t.allowed || before.tools[i]?.allowed === true);
-    }), { numRuns: 200 });
+    const list = (id: string) =>
+      fc.record({ pop: population, allow: fc.subarray(['a', 'b', 'c', 'x*', '*']) }).map((l) => ({ id, match: strip(l.pop), allow: l.allow }));
+    fc.assert(
+      fc.property(fc.array(list('l'), { maxLength: 3 }), list('extra'), principal, fc.subarray(['a', 'b', 'c', 'xy', 'z']), (lists, extra, p, tools) => {
+        const before = decideTools({ policy: { tools: { allow_lists: lists } }, registry, principal: p, model: 'gpt-5', tools });
+        const after = decideTools({ policy: { tools: { allow_lists: [...lists, extra] } }, registry, principal: p, model: 'gpt-5', tools });
+        return after.tools.every((t, i) => !t.allowed || before.tools[i]?.allowed === true);
+      }),
+      { numRuns: 200 },
+    );
   });
 });

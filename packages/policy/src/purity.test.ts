@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const dir = new URL('.', import.meta.url).pathname;
-const sources = (readdirSync(dir, { recursive: true }) as string[])
-  .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.includes('__tests__'));
+const sources = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.includes('__tests__'));
 
 const FORBIDDEN: [RegExp, string][] = [
   [/Date\.now\s*\(/, 'clock read'],

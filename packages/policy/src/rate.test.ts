@@ -20,8 +20,28 @@ describe('decideRate', () => {
     expect(d.matched).toEqual(['alice-rate', 'normal-tier']);
     expect(d.limiting).toEqual({ requests: 'normal-tier', tokens: 'alice-rate' });
     expect(d.constraints).toEqual([
-      { key: 'rate:normal-tier:user:alice:rpm', ruleId: 'normal-tier', kind: 'requests', per: 'user', limit: 60, windowMs: 60000, amount: 1, onStoreError: 'open', reason: 'rate_limit:normal-tier' },
-      { key: 'rate:alice-rate:user:alice:tpm', ruleId: 'alice-rate', kind: 'tokens', per: 'user', limit: 200000, windowMs: 60000, amount: 1200, onStoreError: 'closed', reason: 'rate_limit:alice-rate' },
+      {
+        key: 'rate:normal-tier:user:alice:rpm',
+        ruleId: 'normal-tier',
+        kind: 'requests',
+        per: 'user',
+        limit: 60,
+        windowMs: 60000,
+        amount: 1,
+        onStoreError: 'open',
+        reason: 'rate_limit:normal-tier',
+      },
+      {
+        key: 'rate:alice-rate:user:alice:tpm',
+        ruleId: 'alice-rate',
+        kind: 'tokens',
+        per: 'user',
+        limit: 200000,
+        windowMs: 60000,
+        amount: 1200,
+        onStoreError: 'closed',
+        reason: 'rate_limit:alice-rate',
+      },
     ]);
   });
 
@@ -29,7 +49,10 @@ describe('decideRate', () => {
     const d = decideRate({ policy: rules, registry, principal: alice, model: 'claude-opus' });
     expect(d.limiting).toEqual({ requests: 'frontier-normal', tokens: 'frontier-normal' });
     expect(d.constraints.map((c) => c.key)).toEqual([
-      'rate:normal-tier:user:alice:rpm', 'rate:frontier-normal:user:alice:rpm', 'rate:alice-rate:user:alice:tpm', 'rate:frontier-normal:user:alice:tpm',
+      'rate:normal-tier:user:alice:rpm',
+      'rate:frontier-normal:user:alice:rpm',
+      'rate:alice-rate:user:alice:tpm',
+      'rate:frontier-normal:user:alice:tpm',
     ]);
     expect(d.constraints.find((c) => c.kind === 'tokens')?.amount).toBeUndefined();
   });
@@ -41,14 +64,20 @@ describe('decideRate', () => {
   it('unlimited is an audited no-cap that neither narrows nor widens', () => {
     const d = decideRate({ policy: rules, registry, principal: vic, model: 'gpt-5' });
     expect(d).toMatchObject({ constraints: [], unlimited: ['vip'], matched: ['vip'] });
-    const both = policy({ rate_limits: [{ id: 'u', match: {}, unlimited: true }, { id: 'cap', match: {}, rpm: 3 }] });
+    const both = policy({
+      rate_limits: [
+        { id: 'u', match: {}, unlimited: true },
+        { id: 'cap', match: {}, rpm: 3 },
+      ],
+    });
     expect(decideRate({ policy: both, registry, principal: vic }).constraints.map((c) => c.limit)).toEqual([3]);
   });
 
   it('shadow rules and shadow mode count and report, never refuse', () => {
     const trial = user('tina', { tier: 'trial' });
     expect(decideRate({ policy: rules, registry, principal: trial })).toMatchObject({
-      constraints: [], shadowConstraints: [{ key: 'rate:trial:user:tina:rpm', limit: 5 }],
+      constraints: [],
+      shadowConstraints: [{ key: 'rate:trial:user:tina:rpm', limit: 5 }],
     });
     const d = decideRate({ policy: rules, registry, principal: alice, enforcement: 'shadow' });
     expect(d.enforced).toBe(false);

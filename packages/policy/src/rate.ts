@@ -79,8 +79,13 @@ const WINDOW_MS = 60_000;
 
 function constraint(r: CompiledRate, kind: 'requests' | 'tokens', pkey: string, tokens: number | undefined): RateConstraint {
   const c: RateConstraint = {
-    key: `rate:${r.keyId}:${pkey}:${kind === 'requests' ? 'rpm' : 'tpm'}`, ruleId: r.id, kind, per: r.per,
-    limit: (kind === 'requests' ? r.rpm : r.tpm) as number, windowMs: WINDOW_MS, onStoreError: r.onStoreError,
+    key: `rate:${r.keyId}:${pkey}:${kind === 'requests' ? 'rpm' : 'tpm'}`,
+    ruleId: r.id,
+    kind,
+    per: r.per,
+    limit: (kind === 'requests' ? r.rpm : r.tpm) as number,
+    windowMs: WINDOW_MS,
+    onStoreError: r.onStoreError,
     reason: `rate_limit:${r.id}`,
   };
   if (kind === 'requests') c.amount = 1;
@@ -89,7 +94,14 @@ function constraint(r: CompiledRate, kind: 'requests' | 'tokens', pkey: string, 
 }
 
 function concurrency(r: CompiledRate, pkey: string): ConcurrencyConstraint {
-  return { key: `conc:${r.keyId}:${pkey}`, ruleId: r.id, limit: r.concurrent as number, per: r.per, onStoreError: r.onStoreError, reason: `concurrency_limit:${r.id}` };
+  return {
+    key: `conc:${r.keyId}:${pkey}`,
+    ruleId: r.id,
+    limit: r.concurrent as number,
+    per: r.per,
+    onStoreError: r.onStoreError,
+    reason: `concurrency_limit:${r.id}`,
+  };
 }
 
 type Kind = 'rpm' | 'tpm' | 'concurrent';
@@ -124,7 +136,16 @@ export function decideRate(input: RateInput): RateDecision {
   const pools = poolKeys(p);
   const live: CompiledRate[] = [];
   const shadow: CompiledRate[] = [];
-  const d: RateDecision = { enforced, constraints: [], shadowConstraints: [], concurrency: [], shadowConcurrency: [], limiting: {}, unlimited: [], matched: [] };
+  const d: RateDecision = {
+    enforced,
+    constraints: [],
+    shadowConstraints: [],
+    concurrency: [],
+    shadowConcurrency: [],
+    limiting: {},
+    unlimited: [],
+    matched: [],
+  };
   for (const r of rules) {
     // A caller outside the rule's pool (no team for per: team, …) is not subject to it.
     if (pools[r.perIdx] === null || !r.pop.matches(p)) continue;

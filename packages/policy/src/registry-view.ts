@@ -4,12 +4,17 @@
  * be passed as is. Every model implicitly has the tag `all`.
  */
 export interface RegistryView {
-  readonly models: Readonly<Record<string, {
-    readonly tags?: readonly string[] | undefined;
-    readonly aliases?: readonly string[] | undefined;
-    /** Where the model is served; a view without deployments is not checked for regions. */
-    readonly deployments?: readonly { readonly region?: string | null | undefined }[] | undefined;
-  }>>;
+  readonly models: Readonly<
+    Record<
+      string,
+      {
+        readonly tags?: readonly string[] | undefined;
+        readonly aliases?: readonly string[] | undefined;
+        /** Where the model is served; a view without deployments is not checked for regions. */
+        readonly deployments?: readonly { readonly region?: string | null | undefined }[] | undefined;
+      }
+    >
+  >;
 }
 
 /** The tag every model has. */

@@ -13,8 +13,7 @@ import { useEnglishErrors } from './zod-locale.js';
 useEnglishErrors();
 
 /** Lets a cross-field refinement run even when other keys failed, as long as the input is an object. */
-const isObjectPayload = (payload: { value: unknown }): boolean =>
-  typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value);
+const isObjectPayload = (payload: { value: unknown }): boolean => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value);
 
 const Id = z.string().check(z.minLength(1, 'must not be empty'));
 const Ids = z.array(Id);
@@ -34,10 +33,10 @@ const doc = (text: string) => z.describe(text);
 /** Who a rule applies to: lists are OR-ed inside a key and AND-ed across keys; an absent key does not narrow. */
 export const PopulationShape = {
   users: z.optional(Ids).check(doc('User ids (principals of kind user).')),
-  tiers: z.optional(Ids).check(doc("Principal tiers, e.g. normal, power.")),
-  teams: z.optional(Ids).check(doc('Teams (a principal\'s `team`).')),
+  tiers: z.optional(Ids).check(doc('Principal tiers, e.g. normal, power.')),
+  teams: z.optional(Ids).check(doc("Teams (a principal's `team`).")),
   bus: z.optional(Ids).check(doc('Business units.')),
-  leaders: z.optional(Ids).check(doc("Leaders: matches a caller whose reporting chain contains one, and the leader themself.")),
+  leaders: z.optional(Ids).check(doc('Leaders: matches a caller whose reporting chain contains one, and the leader themself.')),
   applications: z.optional(Ids).check(doc('Applications: an application key, or a user acting through that application.')),
   exempt_users: z.optional(Ids).check(doc('Users taken out of the population whatever the other keys say.')),
 };
@@ -46,10 +45,18 @@ const Population = z.strictObject(PopulationShape);
 const ScopedPopulation = z.strictObject({ ...PopulationShape, scope: z.optional(Id) });
 const Window = z
   .enum(['daily', 'weekly', 'monthly', 'quarterly', 'yearly', 'rolling_24h', 'rolling_7d'])
-  .check(doc('Calendar window in the policy time zone (weeks start on Monday, ISO weeks), or rolling_24h / rolling_7d: the last 24 hours or 7 days, never reset at midnight.'));
+  .check(
+    doc(
+      'Calendar window in the policy time zone (weeks start on Monday, ISO weeks), or rolling_24h / rolling_7d: the last 24 hours or 7 days, never reset at midnight.',
+    ),
+  );
 const Per = z
   .enum(['user', 'team', 'bu', 'application', 'workflow', 'platform', 'org'])
-  .check(doc("Whose counter: the caller's own (user), or the pool it belongs to: its team, bu, application, workflow, platform, or the whole org. A caller without that attribute is not covered."));
+  .check(
+    doc(
+      "Whose counter: the caller's own (user), or the pool it belongs to: its team, bu, application, workflow, platform, or the whole org. A caller without that attribute is not covered.",
+    ),
+  );
 const Enforcement = z.enum(['enforce', 'shadow']).check(doc('shadow: evaluate and record would_block, never refuse.'));
 const Message = z.optional(z.string().check(z.minLength(1))).check(doc('Shown to the caller when this action refuses the request.'));
 
@@ -60,13 +67,17 @@ export const SpendActionSchema = z.discriminatedUnion('type', [
   z
     .strictObject({
       type: z.literal('pause'),
-      hours: z.number().check(z.positive('hours must be positive'), z.lte(8784, 'a pause is at most a year'), doc('How long the pause lasts, at most to the end of the window.')),
+      hours: z
+        .number()
+        .check(
+          z.positive('hours must be positive'),
+          z.lte(8784, 'a pause is at most a year'),
+          doc('How long the pause lasts, at most to the end of the window.'),
+        ),
       message: Message,
     })
     .check(doc('Once crossed, refuse for `hours` (once per window).')),
-  z
-    .strictObject({ type: z.literal('message'), text: z.string().check(z.minLength(1)) })
-    .check(doc('A message for the caller once the threshold is crossed.')),
+  z.strictObject({ type: z.literal('message'), text: z.string().check(z.minLength(1)) }).check(doc('A message for the caller once the threshold is crossed.')),
   z
     .strictObject({ type: z.literal('notify'), to: z.array(Id).check(z.minLength(1, 'notify needs at least one recipient')) })
     .check(doc('Notify the recipients once per window when the threshold is crossed.')),
@@ -83,10 +94,19 @@ const SEES_TEAMS: ReadonlySet<unknown> = new Set(['user', 'team', undefined]);
 const WHOLE: Record<string, string> = { bu: 'business unit', application: 'application', workflow: 'workflow', platform: 'platform', org: 'organisation' };
 
 /** `teams` on an entry pooled by BU, application, workflow, platform or org: the pool does not follow teams. */
-function teamsVisible(match: unknown, per: unknown, path: PropertyKey[], ctx: { addIssue(issue: { code: 'custom'; path: PropertyKey[]; message: string }): void }): void {
+function teamsVisible(
+  match: unknown,
+  per: unknown,
+  path: PropertyKey[],
+  ctx: { addIssue(issue: { code: 'custom'; path: PropertyKey[]; message: string }): void },
+): void {
   const teams = typeof match === 'object' && match !== null ? (match as { teams?: unknown }).teams : undefined;
   if (teams === undefined || SEES_TEAMS.has(per) || typeof per !== 'string' || !(per in WHOLE)) return;
-  ctx.addIssue({ code: 'custom', path, message: `teams cannot narrow a per: ${per} pool: it counts the whole ${WHOLE[per]}, whatever the team; use per: team (a pool per team) or per: user` });
+  ctx.addIssue({
+    code: 'custom',
+    path,
+    message: `teams cannot narrow a per: ${per} pool: it counts the whole ${WHOLE[per]}, whatever the team; use per: team (a pool per team) or per: user`,
+  });
 }
 
 /** Soft actions that happen once per window: they need a window that starts and ends. */
@@ -115,12 +135,13 @@ export const SpendEntrySchema = z
         const m = typeof match === 'object' && match !== null ? (match as { window?: unknown; per?: unknown }) : {};
         teamsVisible(match, m.per, ['match', 'teams'], ctx);
         const actions = (e as { actions?: unknown }).actions;
-        if (m.window !== 'rolling_24h' && m.window !== 'rolling_7d' || !Array.isArray(actions)) return;
+        if ((m.window !== 'rolling_24h' && m.window !== 'rolling_7d') || !Array.isArray(actions)) return;
         actions.forEach((a: unknown, k) => {
           const type = typeof a === 'object' && a !== null ? (a as { type?: unknown }).type : undefined;
           if (typeof type !== 'string' || !Object.hasOwn(CALENDAR_ACTIONS, type)) return;
           ctx.addIssue({
-            code: 'custom', path: ['actions', k, 'type'],
+            code: 'custom',
+            path: ['actions', k, 'type'],
             message: `a ${type} action needs a calendar window (${CALENDAR_ACTIONS[type]}), not ${m.window as string}; use daily, weekly, monthly, quarterly or yearly`,
           });
         });
@@ -146,9 +167,7 @@ export const RateLimitSchema = z
     per: z._default(Per, 'user'),
     rpm: z.optional(PositiveInt).check(doc('Requests per minute, per principal (or per pool, with per).')),
     tpm: z.optional(PositiveInt).check(doc("Tokens per minute, per principal or pool (the request's prompt bound plus its output bound).")),
-    concurrent: z
-      .optional(PositiveInt)
-      .check(doc('At most this many requests of the principal (or pool) in flight at once; a stream counts until it ends.')),
+    concurrent: z.optional(PositiveInt).check(doc('At most this many requests of the principal (or pool) in flight at once; a stream counts until it ends.')),
     unlimited: z.optional(z.boolean()).check(doc('An explicit, audited no-cap.')),
     on_store_error: z._default(z.enum(['open', 'closed']), 'closed').check(doc('When the store cannot be reached: closed refuses (503), open admits.')),
     enforcement: z.optional(Enforcement),
@@ -206,9 +225,16 @@ export const LimitedAccessSchema = z.strictObject({
 export const PilotSchema = z.strictObject({
   id: Id,
   models: z.array(Id).check(z.minLength(1, 'a pilot needs at least one model or tag'), doc('Model ids or tags the pilot covers.')),
-  cohort: z.strictObject({
-    users: z.optional(Ids), tiers: z.optional(Ids), teams: z.optional(Ids), bus: z.optional(Ids), leaders: z.optional(Ids), applications: z.optional(Ids),
-  }).check(doc('While the pilot runs, only this population may use its models.')),
+  cohort: z
+    .strictObject({
+      users: z.optional(Ids),
+      tiers: z.optional(Ids),
+      teams: z.optional(Ids),
+      bus: z.optional(Ids),
+      leaders: z.optional(Ids),
+      applications: z.optional(Ids),
+    })
+    .check(doc('While the pilot runs, only this population may use its models.')),
   enforcement: z.enum(['off', 'shadow', 'authoritative']).check(doc('off: ignored; shadow: report would_block; authoritative: refuse outsiders.')),
   starts: z.optional(PolicyDate).check(doc('YYYY-MM-DD (policy time zone) or an ISO date-time; inclusive.')),
   ends: z.optional(PolicyDate).check(doc('YYYY-MM-DD (inclusive, policy time zone) or an ISO date-time (exclusive).')),
@@ -216,16 +242,20 @@ export const PilotSchema = z.strictObject({
 });
 
 export const BusinessUnitSchema = z.strictObject({
-  models: z.optional(z.record(Id, z.enum(['on', 'off']))).check(doc('Model id or tag → on/off for this business unit; off narrows, on never re-opens a platform restriction.')),
-  spend_overrides: z.optional(
-    z.array(z.strictObject({ rule: Id, scope: Id, window: Window, at_or_above_usd: UsdSchema, actions: z.optional(Actions) })),
-  ).check(doc("Raise the threshold of a platform spend entry (same rule, scope and window) for this business unit.")),
+  models: z
+    .optional(z.record(Id, z.enum(['on', 'off'])))
+    .check(doc('Model id or tag → on/off for this business unit; off narrows, on never re-opens a platform restriction.')),
+  spend_overrides: z
+    .optional(z.array(z.strictObject({ rule: Id, scope: Id, window: Window, at_or_above_usd: UsdSchema, actions: z.optional(Actions) })))
+    .check(doc('Raise the threshold of a platform spend entry (same rule, scope and window) for this business unit.')),
 });
 
 export const ToolAllowListSchema = z.strictObject({
   id: Id,
   match: z._default(ScopedPopulation, {}),
-  allow: z.array(z.string().check(z.regex(/^(?:\*|[^*]+\*?)$/, 'a tool name, optionally ending in * (or * alone)'))).check(doc('Tool names; a trailing * matches a prefix, * alone every tool.')),
+  allow: z
+    .array(z.string().check(z.regex(/^(?:\*|[^*]+\*?)$/, 'a tool name, optionally ending in * (or * alone)')))
+    .check(doc('Tool names; a trailing * matches a prefix, * alone every tool.')),
 });
 
 const DlpAction = z.enum(['allow', 'log', 'pseudonymize', 'redact', 'block']);
@@ -250,13 +280,18 @@ export const PromptSchema = z.strictObject({
   match: z
     ._default(z.strictObject({ ...PopulationShape, scope: z.optional(Id), formats: z.optional(z.array(Id)) }), {})
     .check(doc('Who gets it: a population, optionally a model scope and entry formats.')),
-  text: z.string().check(z.refine((t: string) => t.trim().length > 0, 'a prompt needs text'), doc("Placed before the client's own system prompt.")),
+  text: z.string().check(
+    z.refine((t: string) => t.trim().length > 0, 'a prompt needs text'),
+    doc("Placed before the client's own system prompt."),
+  ),
 });
 
 export const RegionRuleSchema = z.strictObject({
   id: Id.check(doc('Unique; records carry `region:<id>` when it leaves the request no deployment.')),
   match: z._default(ScopedPopulation, {}).check(doc('Who and (with scope) which models; empty: everyone, every model.')),
-  allow: z.array(Id).check(z.minLength(1, 'name at least one region'), doc("Deployment regions (the registry's deployments[].region) these requests may be served in.")),
+  allow: z
+    .array(Id)
+    .check(z.minLength(1, 'name at least one region'), doc("Deployment regions (the registry's deployments[].region) these requests may be served in.")),
   enforcement: z.optional(Enforcement),
 });
 
@@ -298,7 +333,9 @@ export const PolicySchema = z
       )
       .check(doc('What data may leave: entity type → allow, log, pseudonymize, redact or block. Reference: docs/dlp-tools-prompts.md.')),
     prompts: z._default(z.array(PromptSchema), []).check(doc("Policy prompts placed before the client's system prompt for matching callers.")),
-    regions: z._default(z.array(RegionRuleSchema), []).check(doc('Where requests may be served: every matching rule narrows routing to deployments in its regions.')),
+    regions: z
+      ._default(z.array(RegionRuleSchema), [])
+      .check(doc('Where requests may be served: every matching rule narrows routing to deployments in its regions.')),
   })
   .check(doc('A tollgate policy: who may use which model, what may be spent, how fast.'));
 

@@ -155,8 +155,16 @@ export interface SpendDecision {
   enforced: boolean;
   /** The first blocking entry in precedence order. */
   limiting?: {
-    ruleId: string; reason: string; per: SpendPer; pool: string; scope: string; window: SpendWindow; windowKey: string;
-    limitMicros: number; usedMicros: number; resetsAt: number;
+    ruleId: string;
+    reason: string;
+    per: SpendPer;
+    pool: string;
+    scope: string;
+    window: SpendWindow;
+    windowKey: string;
+    limitMicros: number;
+    usedMicros: number;
+    resetsAt: number;
   };
   /** Seconds until every blocking limit has reset or pause ended. */
   retryAfterS?: number;

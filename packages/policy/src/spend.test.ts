@@ -6,22 +6,46 @@ const rules = policy({
   timezone: 'UTC',
   spend: {
     rules: [
-      { id: 'frontier-monthly', weight: 60, matches: [
-        { match: { scope: 'frontier', window: 'monthly', at_or_above_usd: '90', tiers: ['normal'] }, actions: [{ type: 'notify', to: ['user', 'manager'] }] },
-        { match: { scope: 'frontier', window: 'monthly', at_or_above_usd: '100', tiers: ['normal'] }, actions: [{ type: 'block', message: 'Monthly frontier budget reached' }] },
-      ] },
-      { id: 'opus-daily', weight: 80, matches: [
-        { match: { scope: 'claude-opus', window: 'daily', at_or_above_usd: '20' }, actions: [{ type: 'pause', hours: 4 }, { type: 'message', text: 'Opus paused for 4 hours' }] },
-      ] },
-      { id: 'tiering', weight: 50, matches: [
-        { match: { scope: 'frontier', window: 'monthly', at_or_above_usd: '80' }, actions: [{ type: 'substitute', to: ['claude-haiku', 'gpt-5-mini'] }, { type: 'no_promote' }] },
-      ] },
-      { id: 'global-cap', weight: 10, matches: [
-        { match: { scope: 'all', window: 'monthly', at_or_above_usd: '500', exempt_users: ['dave'] }, actions: [{ type: 'block' }] },
-      ] },
-      { id: 'watch', enforcement: 'shadow', matches: [
-        { match: { scope: 'all', window: 'daily', at_or_above_usd: '30' }, actions: [{ type: 'block' }] },
-      ] },
+      {
+        id: 'frontier-monthly',
+        weight: 60,
+        matches: [
+          { match: { scope: 'frontier', window: 'monthly', at_or_above_usd: '90', tiers: ['normal'] }, actions: [{ type: 'notify', to: ['user', 'manager'] }] },
+          {
+            match: { scope: 'frontier', window: 'monthly', at_or_above_usd: '100', tiers: ['normal'] },
+            actions: [{ type: 'block', message: 'Monthly frontier budget reached' }],
+          },
+        ],
+      },
+      {
+        id: 'opus-daily',
+        weight: 80,
+        matches: [
+          {
+            match: { scope: 'claude-opus', window: 'daily', at_or_above_usd: '20' },
+            actions: [
+              { type: 'pause', hours: 4 },
+              { type: 'message', text: 'Opus paused for 4 hours' },
+            ],
+          },
+        ],
+      },
+      {
+        id: 'tiering',
+        weight: 50,
+        matches: [
+          {
+            match: { scope: 'frontier', window: 'monthly', at_or_above_usd: '80' },
+            actions: [{ type: 'substitute', to: ['claude-haiku', 'gpt-5-mini'] }, { type: 'no_promote' }],
+          },
+        ],
+      },
+      {
+        id: 'global-cap',
+        weight: 10,
+        matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '500', exempt_users: ['dave'] }, actions: [{ type: 'block' }] }],
+      },
+      { id: 'watch', enforcement: 'shadow', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '30' }, actions: [{ type: 'block' }] }] },
     ],
   },
   business_units: {
@@ -50,15 +74,26 @@ describe('decideSpend reads like the policy', () => {
       ['spend:global-cap:all:user:alice:2026-11', usd('500'), usd('10'), Object.keys(registry.models)],
     ]);
     expect(d.shadowCaps.map((c) => c.key)).toEqual(['spend:watch:all:user:alice:2026-11-29']);
-    expect(d.hardCaps[0]).toMatchObject({ window: 'monthly', windowKey: '2026-11', windowEndsAt: Date.UTC(2026, 11, 1), reason: 'spend_limit:frontier-monthly' });
+    expect(d.hardCaps[0]).toMatchObject({
+      window: 'monthly',
+      windowKey: '2026-11',
+      windowEndsAt: Date.UTC(2026, 11, 1),
+      reason: 'spend_limit:frontier-monthly',
+    });
   });
 
   it('sums the scope over its models: 50 on opus + 40 on gpt-5 crosses the 90 notice', () => {
     const d = decide(alice, 'claude-sonnet', spent({ '2026-11': { 'claude-opus': '50', 'gpt-5': '40', 'claude-haiku': '300' } }));
     expect(d.allowed).toBe(true);
-    expect(d.notifications).toEqual([expect.objectContaining({
-      key: 'notify:frontier-monthly#0:user:alice:2026-11', to: ['user', 'manager'], thresholdMicros: usd('90'), usedMicros: usd('90'), shadow: false,
-    })]);
+    expect(d.notifications).toEqual([
+      expect.objectContaining({
+        key: 'notify:frontier-monthly#0:user:alice:2026-11',
+        to: ['user', 'manager'],
+        thresholdMicros: usd('90'),
+        usedMicros: usd('90'),
+        shadow: false,
+      }),
+    ]);
     expect(d.substitute).toMatchObject({ ruleId: 'tiering', to: ['claude-haiku', 'gpt-5-mini'], latchKey: 'latch:tiering:frontier:user:alice:2026-11' });
     expect(d.latches.map((l) => l.key)).toEqual(['latch:tiering:frontier:user:alice:2026-11']);
     expect(d.noPromote).toBe(true);
@@ -73,8 +108,19 @@ describe('decideSpend reads like the policy', () => {
     const counters = spent({ '2026-11': { 'gpt-5': '100' } });
     const d = decide(alice, 'claude-opus', counters);
     expect(d).toMatchObject({
-      allowed: false, enforced: true, reasons: ['spend_limit:frontier-monthly'], retryAfterS: MONTH_END_S,
-      limiting: { ruleId: 'frontier-monthly', reason: 'spend_limit:frontier-monthly', scope: 'frontier', window: 'monthly', windowKey: '2026-11', limitMicros: usd('100'), usedMicros: usd('100') },
+      allowed: false,
+      enforced: true,
+      reasons: ['spend_limit:frontier-monthly'],
+      retryAfterS: MONTH_END_S,
+      limiting: {
+        ruleId: 'frontier-monthly',
+        reason: 'spend_limit:frontier-monthly',
+        scope: 'frontier',
+        window: 'monthly',
+        windowKey: '2026-11',
+        limitMicros: usd('100'),
+        usedMicros: usd('100'),
+      },
       messages: [{ ruleId: 'frontier-monthly', text: 'Monthly frontier budget reached' }],
     });
     expect(decide(alice, 'claude-haiku', counters).allowed).toBe(true);
@@ -100,7 +146,9 @@ describe('decideSpend reads like the policy', () => {
     const counters = spent({ '2026-11-29': { 'claude-opus': '20' } });
     const first = decide(alice, 'claude-opus', counters);
     expect(first).toMatchObject({ allowed: false, reasons: ['paused:opus-daily'], retryAfterS: 4 * 3600 });
-    expect(first.pauses).toEqual([{ key: 'pause:opus-daily:user:alice:2026-11-29', ruleId: 'opus-daily', until: NOW + 4 * 3_600_000, expiresAt: Date.UTC(2026, 10, 30) }]);
+    expect(first.pauses).toEqual([
+      { key: 'pause:opus-daily:user:alice:2026-11-29', ruleId: 'opus-daily', until: NOW + 4 * 3_600_000, expiresAt: Date.UTC(2026, 10, 30) },
+    ]);
     expect(first.messages).toEqual([{ ruleId: 'opus-daily', text: 'Opus paused for 4 hours' }]);
     const key = 'pause:opus-daily:user:alice:2026-11-29';
     const during = decide(alice, 'claude-opus', counters, { markers: { [key]: NOW + 3_600_000 }, now: NOW + 1000 });
@@ -138,7 +186,9 @@ describe('decideSpend reads like the policy', () => {
   it('a rule added mid-month already sees the month', () => {
     const counters = spent({ '2026-11': { 'claude-sonnet': '60' } });
     expect(decide(alice, 'claude-sonnet', counters).allowed).toBe(true);
-    const stricter = policy({ spend: { rules: [{ id: 'new', matches: [{ match: { scope: 'sonnet', window: 'monthly', at_or_above_usd: '50' }, actions: [{ type: 'block' }] }] }] } });
+    const stricter = policy({
+      spend: { rules: [{ id: 'new', matches: [{ match: { scope: 'sonnet', window: 'monthly', at_or_above_usd: '50' }, actions: [{ type: 'block' }] }] }] },
+    });
     expect(decideSpend({ policy: stricter, registry, principal: alice, model: 'claude-sonnet', counters, now: NOW }).reasons).toEqual(['spend_limit:new']);
   });
 
@@ -156,13 +206,19 @@ describe('decideSpend reads like the policy', () => {
   it('reports utilization per limit and the governing one', () => {
     const d = decide(alice, 'claude-opus', spent({ '2026-11': { 'claude-opus': '50' }, '2026-11-29': { 'claude-opus': '15' } }));
     expect(d.utilization.map((u) => [u.ruleId, u.action, u.ratio, u.enforced])).toEqual([
-      ['opus-daily', 'pause', 0.75, true], ['frontier-monthly', 'block', 0.5, true], ['global-cap', 'block', 0.1, true], ['watch', 'block', 0.5, false],
+      ['opus-daily', 'pause', 0.75, true],
+      ['frontier-monthly', 'block', 0.5, true],
+      ['global-cap', 'block', 0.1, true],
+      ['watch', 'block', 0.5, false],
     ]);
     // The tightest hard cap (least left), not the fullest entry: the pause at 75% is not a cap.
     expect(d.governing).toMatchObject({ ruleId: 'frontier-monthly', action: 'block', remainingMicros: usd('50') });
-    const pauses = policy({ spend: { rules: [{ id: 'p', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '20' }, actions: [{ type: 'pause', hours: 1 }] }] }] } });
-    expect(decideSpend({ policy: pauses, registry, principal: bob, model: 'gpt-5', counters: spent({ '2026-11-29': { 'gpt-5': '15' } }), now: NOW }).governing)
-      .toMatchObject({ ruleId: 'p', action: 'pause', ratio: 0.75 });
+    const pauses = policy({
+      spend: { rules: [{ id: 'p', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '20' }, actions: [{ type: 'pause', hours: 1 }] }] }] },
+    });
+    expect(
+      decideSpend({ policy: pauses, registry, principal: bob, model: 'gpt-5', counters: spent({ '2026-11-29': { 'gpt-5': '15' } }), now: NOW }).governing,
+    ).toMatchObject({ ruleId: 'p', action: 'pause', ratio: 0.75 });
   });
 
   it('fails closed when it cannot evaluate', () => {

@@ -34,9 +34,13 @@ export function scratchFor(c: CompiledPolicy): Scratch {
   if (s === undefined) {
     const g = c.groups.length;
     s = {
-      gen: 0, popStamp: new Uint32Array(c.populations), popMatch: new Uint8Array(c.populations),
-      groupStamp: new Uint32Array(g), perModel: new Float64Array(g * c.modelIds.length),
-      sumStamp: new Uint32Array(g * c.scopes.length), sums: new Float64Array(g * c.scopes.length),
+      gen: 0,
+      popStamp: new Uint32Array(c.populations),
+      popMatch: new Uint8Array(c.populations),
+      groupStamp: new Uint32Array(g),
+      perModel: new Float64Array(g * c.modelIds.length),
+      sumStamp: new Uint32Array(g * c.scopes.length),
+      sums: new Float64Array(g * c.scopes.length),
     };
     scratches.set(c, s);
   }
@@ -83,8 +87,13 @@ function nestedSource(e: CompiledSpendEntry, counters: SpendCounters, pools: Poo
 
 /** Spend of the entry's scope in its current window (of its pool), or -1 for an unusable counter. */
 export function used(
-  c: CompiledPolicy, s: Scratch, e: CompiledSpendEntry, b: WindowBounds,
-  counters: SpendCounters | undefined, pools: PoolCounters | undefined, vec: CounterValues | undefined,
+  c: CompiledPolicy,
+  s: Scratch,
+  e: CompiledSpendEntry,
+  b: WindowBounds,
+  counters: SpendCounters | undefined,
+  pools: PoolCounters | undefined,
+  vec: CounterValues | undefined,
 ): number {
   const slot = e.groupIdx * c.scopes.length + e.scopeIdx;
   if (s.sumStamp[slot] === s.gen) return s.sums[slot] as number;
@@ -123,8 +132,18 @@ export function vectorProblem(c: CompiledPolicy, vec: CounterValues, t: number):
 
 function emptyDecision(enforced: boolean): SpendDecision {
   return {
-    allowed: true, enforced, utilization: [], notifications: [], messages: [], pauses: [], latches: [],
-    hardCaps: [], shadowCaps: [], wouldBlock: [], reasons: [], noPromote: false,
+    allowed: true,
+    enforced,
+    utilization: [],
+    notifications: [],
+    messages: [],
+    pauses: [],
+    latches: [],
+    hardCaps: [],
+    shadowCaps: [],
+    wouldBlock: [],
+    reasons: [],
+    noPromote: false,
   };
 }
 
@@ -195,9 +214,21 @@ export function decideSpend(input: SpendInput): SpendDecision {
       switch (a.type) {
         case 'block': {
           const cap: HardCap = {
-            key: `${e.capPrefix}${pkey}:${b.key}`, ruleId: e.ruleId, principalId: pid, principalKey: pkey, per: e.per, pool,
-            models: e.scope.ids, scope: e.scope.name, window: e.window, windowKey: b.key, windowKeys: b.counterKeys, windowEndsAt: b.end,
-            limitMicros: limit, usedMicros: spent, reason: e.limitReason,
+            key: `${e.capPrefix}${pkey}:${b.key}`,
+            ruleId: e.ruleId,
+            principalId: pid,
+            principalKey: pkey,
+            per: e.per,
+            pool,
+            models: e.scope.ids,
+            scope: e.scope.name,
+            window: e.window,
+            windowKey: b.key,
+            windowKeys: b.counterKeys,
+            windowEndsAt: b.end,
+            limitMicros: limit,
+            usedMicros: spent,
+            reason: e.limitReason,
           };
           if (a.message !== undefined) cap.message = a.message;
           (shadow ? d.shadowCaps : d.hardCaps).push(cap);
@@ -213,7 +244,8 @@ export function decideSpend(input: SpendInput): SpendDecision {
           const until = markers?.[key];
           d.utilization.push(utilization(e, b, limit, spent, pool, pkey, 'pause', !shadow, a.message));
           let pausedUntil = 0;
-          if (until !== undefined) pausedUntil = until > t ? until : 0; // served once this window
+          if (until !== undefined)
+            pausedUntil = until > t ? until : 0; // served once this window
           else if (crossed) {
             pausedUntil = Math.min(t + a.hours * HOUR_MS, b.end);
             if (!d.pauses.some((x) => x.key === key)) d.pauses.push({ key, ruleId: e.ruleId, until: pausedUntil, expiresAt: b.end });
@@ -229,8 +261,20 @@ export function decideSpend(input: SpendInput): SpendDecision {
           const key = `${shadow ? 'shadow:' : ''}notify:${e.markerEntry}:${pkey}:${b.key}`;
           if (markers?.[key] !== undefined) break;
           d.notifications.push({
-            key, ruleId: e.ruleId, to: a.to, principalId: pid, per: e.per, pool, poolKey: pkey, scope: e.scope.name, window: e.window, windowKey: b.key,
-            thresholdMicros: limit, usedMicros: spent, expiresAt: b.end, shadow,
+            key,
+            ruleId: e.ruleId,
+            to: a.to,
+            principalId: pid,
+            per: e.per,
+            pool,
+            poolKey: pkey,
+            scope: e.scope.name,
+            window: e.window,
+            windowKey: b.key,
+            thresholdMicros: limit,
+            usedMicros: spent,
+            expiresAt: b.end,
+            shadow,
           });
           break;
         }
@@ -271,9 +315,12 @@ function governing(util: readonly Utilization[]): Utilization | undefined {
     if (best === undefined) best = u;
     else if (u.action !== best.action) {
       if (u.action === 'block') best = u;
-    } else if (u.action === 'block'
-      ? u.remainingMicros < best.remainingMicros || (u.remainingMicros === best.remainingMicros && u.ratio > best.ratio)
-      : u.ratio > best.ratio) best = u;
+    } else if (
+      u.action === 'block'
+        ? u.remainingMicros < best.remainingMicros || (u.remainingMicros === best.remainingMicros && u.ratio > best.ratio)
+        : u.ratio > best.ratio
+    )
+      best = u;
   }
   return best;
 }
@@ -285,8 +332,15 @@ interface BlockState {
 
 /** Record a blocking entry: enforced → refuse (first in precedence limits), shadow → would-block. */
 function block(
-  st: BlockState, e: CompiledSpendEntry, b: WindowBounds, limit: number, spent: number, pool: string,
-  shadow: boolean, kind: 'spend_limit' | 'paused', until: number,
+  st: BlockState,
+  e: CompiledSpendEntry,
+  b: WindowBounds,
+  limit: number,
+  spent: number,
+  pool: string,
+  shadow: boolean,
+  kind: 'spend_limit' | 'paused',
+  until: number,
 ): void {
   const d = st.d;
   if (shadow) {
@@ -297,19 +351,46 @@ function block(
   d.allowed = false;
   if (!d.reasons.includes(reason)) d.reasons.push(reason);
   d.limiting ??= {
-    ruleId: e.ruleId, reason, per: e.per, pool, scope: e.scope.name, window: e.window, windowKey: b.key,
-    limitMicros: limit, usedMicros: spent, resetsAt: b.end,
+    ruleId: e.ruleId,
+    reason,
+    per: e.per,
+    pool,
+    scope: e.scope.name,
+    window: e.window,
+    windowKey: b.key,
+    limitMicros: limit,
+    usedMicros: spent,
+    resetsAt: b.end,
   };
   if (until > st.retryAt) st.retryAt = until;
 }
 
 function utilization(
-  e: CompiledSpendEntry, b: WindowBounds, limit: number, spent: number, pool: string, pkey: string,
-  action: 'block' | 'pause', enforced: boolean, message: string | undefined,
+  e: CompiledSpendEntry,
+  b: WindowBounds,
+  limit: number,
+  spent: number,
+  pool: string,
+  pkey: string,
+  action: 'block' | 'pause',
+  enforced: boolean,
+  message: string | undefined,
 ): Utilization {
   const u: Utilization = {
-    ruleId: e.ruleId, action, per: e.per, pool, poolKey: pkey, scope: e.scope.name, window: e.window, windowKey: b.key,
-    limitMicros: limit, usedMicros: spent, remainingMicros: Math.max(0, limit - spent), ratio: spent / limit, resetsAt: b.end, enforced,
+    ruleId: e.ruleId,
+    action,
+    per: e.per,
+    pool,
+    poolKey: pkey,
+    scope: e.scope.name,
+    window: e.window,
+    windowKey: b.key,
+    limitMicros: limit,
+    usedMicros: spent,
+    remainingMicros: Math.max(0, limit - spent),
+    ratio: spent / limit,
+    resetsAt: b.end,
+    enforced,
   };
   if (message !== undefined) u.message = message;
   return u;

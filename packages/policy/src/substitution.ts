@@ -50,7 +50,8 @@ export function decideSubstitution(input: SubstitutionInput): SubstitutionDecisi
     if (input.eligible !== undefined && !input.eligible(to)) continue;
     if (input.counters !== undefined) {
       const spend = decideSpend({
-        ...base, counters: input.counters,
+        ...base,
+        counters: input.counters,
         ...(input.pools === undefined ? {} : { pools: input.pools }),
         ...(input.markers === undefined ? {} : { markers: input.markers }),
         ...(input.enforcement === undefined ? {} : { enforcement: input.enforcement }),

@@ -26,10 +26,21 @@ export interface PrincipalSources {
 
 /** The principal attribute a pool is made of. */
 const ATTRIBUTE: Record<Exclude<SpendPer, 'user' | 'org'>, string> = {
-  team: 'team', bu: 'bu', application: 'application', workflow: 'workflow', platform: 'platform',
+  team: 'team',
+  bu: 'bu',
+  application: 'application',
+  workflow: 'workflow',
+  platform: 'platform',
 };
 
-function entryWarnings(matchPath: readonly PropertyKey[], perPath: readonly PropertyKey[], m: PopulationSpec, per: SpendPer, sources: PrincipalSources | undefined, issues: IssueList): void {
+function entryWarnings(
+  matchPath: readonly PropertyKey[],
+  perPath: readonly PropertyKey[],
+  m: PopulationSpec,
+  per: SpendPer,
+  sources: PrincipalSources | undefined,
+  issues: IssueList,
+): void {
   const why = nobody(m);
   if (why !== null) return issues.add(matchPath, `${why}: the entry applies to no caller`);
   if (sources === undefined) return;
@@ -38,13 +49,19 @@ function entryWarnings(matchPath: readonly PropertyKey[], perPath: readonly Prop
     const anyStatic = sources.principals.some((p) => poolKey(p, per) !== null);
     const anyOpen = sources.open === true || sources.open.includes(attribute);
     if (!anyStatic && !anyOpen) {
-      return issues.add(perPath, `per: ${per}, but no caller can have a ${attribute}: no configured key names one and no JWT issuer maps claims.${attribute}; the entry applies to no caller`);
+      return issues.add(
+        perPath,
+        `per: ${per}, but no caller can have a ${attribute}: no configured key names one and no JWT issuer maps claims.${attribute}; the entry applies to no caller`,
+      );
     }
   }
   if (!sources.others && sources.principals.length > 0) {
     const pop = compilePopulation(m);
     if (!sources.principals.some((p) => poolKey(p, per) !== null && pop.matches(p))) {
-      issues.add(matchPath, `none of the ${sources.principals.length} configured keys is in this population${per === 'user' ? '' : ` and in a per: ${per} pool`}: the entry applies to no caller`);
+      issues.add(
+        matchPath,
+        `none of the ${sources.principals.length} configured keys is in this population${per === 'user' ? '' : ` and in a per: ${per} pool`}: the entry applies to no caller`,
+      );
     }
   }
 }
@@ -53,7 +70,16 @@ function entryWarnings(matchPath: readonly PropertyKey[], perPath: readonly Prop
 export function policyWarnings(policy: Policy, sources?: PrincipalSources): PolicyIssue[] {
   const issues = new IssueList();
   (policy.spend?.rules ?? []).forEach((rule, r) => {
-    rule.matches.forEach((entry, e) => entryWarnings(['spend', 'rules', r, 'matches', e, 'match'], ['spend', 'rules', r, 'matches', e, 'match', 'per'], entry.match, entry.match.per ?? 'user', sources, issues));
+    rule.matches.forEach((entry, e) =>
+      entryWarnings(
+        ['spend', 'rules', r, 'matches', e, 'match'],
+        ['spend', 'rules', r, 'matches', e, 'match', 'per'],
+        entry.match,
+        entry.match.per ?? 'user',
+        sources,
+        issues,
+      ),
+    );
   });
   (policy.rate_limits ?? []).forEach((rule, i) => {
     if (rule.unlimited === true) return;

@@ -6,7 +6,9 @@ describe('whatIf', () => {
   const draft = policy({
     enforcement: 'shadow', // a draft is evaluated as enforced anyway
     access: { models: { 'claude-opus': { deny_leaders: ['carol'] } } },
-    spend: { rules: [{ id: 'frontier-cap', matches: [{ match: { scope: 'frontier', window: 'monthly', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }] }] },
+    spend: {
+      rules: [{ id: 'frontier-cap', matches: [{ match: { scope: 'frontier', window: 'monthly', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }] }],
+    },
   });
   const counters = {
     alice: { '2026-11': { 'gpt-5': usd('120') } },

@@ -58,9 +58,7 @@ export interface WhatIfResult {
   principalsBlocked: string[];
 }
 
-export function whatIf(
-  draftPolicy: Policy, counters: CounterTable, principals: readonly Principal[], now: Instant, options: WhatIfOptions,
-): WhatIfResult {
+export function whatIf(draftPolicy: Policy, counters: CounterTable, principals: readonly Principal[], now: Instant, options: WhatIfOptions): WhatIfResult {
   const { registry } = options;
   const models = options.models ?? Object.keys(registry.models);
   const result: WhatIfResult = { evaluated: 0, blocked: [], byReason: {}, principalsBlocked: [] };
@@ -73,11 +71,18 @@ export function whatIf(
       const access = decideAccess(base);
       let block: WhatIfBlock | undefined;
       if (!access.allowed) {
-        block = { principalId: principal.id, model, stage: 'access', reasons: [access.reason ?? 'access_denied', ...(access.denial ? [access.denial.detail] : [])] };
+        block = {
+          principalId: principal.id,
+          model,
+          stage: 'access',
+          reasons: [access.reason ?? 'access_denied', ...(access.denial ? [access.denial.detail] : [])],
+        };
       } else {
         const pools = poolCountersOf(principal, options.pools);
         const spend = decideSpend({
-          ...base, counters: counters[principal.id] ?? empty, ...(options.markers ? { markers: options.markers } : {}),
+          ...base,
+          counters: counters[principal.id] ?? empty,
+          ...(options.markers ? { markers: options.markers } : {}),
           ...(pools === undefined ? {} : { pools }),
         });
         if (!spend.allowed) {

@@ -46,7 +46,11 @@ const cases: Array<[string, z.ZodMiniType, unknown]> = [
   ['unrecognized_keys, many', z.strictObject({}), { b: 1, c: 2 }],
   ['invalid_key', z.record(z.enum(['a']), z.string()), { b: 'x' }],
   ['invalid_union', z.union([z.string(), z.number()]), true],
-  ['invalid_union, discriminated', z.discriminatedUnion('type', [z.strictObject({ type: z.literal('a') }), z.strictObject({ type: z.literal('b') })]), { type: 'c' }],
+  [
+    'invalid_union, discriminated',
+    z.discriminatedUnion('type', [z.strictObject({ type: z.literal('a') }), z.strictObject({ type: z.literal('b') })]),
+    { type: 'c' },
+  ],
   ['invalid_element', z.map(z.string(), z.number()), new Map([['a', 'x']])],
   ['custom', z.string().check(z.refine(() => false)), 'a'],
 ];

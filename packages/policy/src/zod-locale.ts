@@ -39,9 +39,7 @@ export function englishMessage(issue: core.$ZodRawIssue): string {
     case 'invalid_type':
       return `Invalid input: expected ${typeName(issue.expected)}, received ${typeName(parsedType(issue.input), issue.input)}`;
     case 'invalid_value':
-      return issue.values.length === 1
-        ? `Invalid input: expected ${quoted(issue.values[0])}`
-        : `Invalid option: expected one of ${joined(issue.values, '|')}`;
+      return issue.values.length === 1 ? `Invalid input: expected ${quoted(issue.values[0])}` : `Invalid option: expected one of ${joined(issue.values, '|')}`;
     case 'too_big':
     case 'too_small': {
       const big = issue.code === 'too_big';

@@ -69,7 +69,15 @@ function once(agent: Agent, shot: Shot, body: Buffer, timeoutMs: number): Promis
       resolve({ ...one, start, end: performance.now() });
     };
     const req = request(
-      { host: '127.0.0.1', port: shot.port, method: 'POST', path: shot.path, headers: { ...shot.headers, 'content-length': String(body.length) }, agent, timeout: timeoutMs },
+      {
+        host: '127.0.0.1',
+        port: shot.port,
+        method: 'POST',
+        path: shot.path,
+        headers: { ...shot.headers, 'content-length': String(body.length) },
+        agent,
+        timeout: timeoutMs,
+      },
       (res) => {
         res.setEncoding('utf8');
         let text = '';

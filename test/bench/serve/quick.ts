@@ -24,7 +24,13 @@ const delay = Number(process.env.QUICK_DELAY ?? 0);
 const added = new Map<string, number[]>();
 
 function openaiBody(model: string, stream: boolean): string {
-  return JSON.stringify({ model, stream, ...(stream ? { stream_options: { include_usage: true } } : {}), max_tokens: 256, messages: [{ role: 'user', content: 'Say hello.' }] });
+  return JSON.stringify({
+    model,
+    stream,
+    ...(stream ? { stream_options: { include_usage: true } } : {}),
+    max_tokens: 256,
+    messages: [{ role: 'user', content: 'Say hello.' }],
+  });
 }
 const expect = (stream: boolean) => (stream ? ['"Hello"', '[DONE]'] : ['chat.completion']);
 
@@ -32,7 +38,8 @@ const upstream = await startUpstream();
 const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
 const setup = await writeTollgateSetup(upstreamUrl, [delay]);
 const peers: Array<{ name: string; service: Service; shot: (stream: boolean) => Shot }> = [];
-const anthropicBody = (stream: boolean) => JSON.stringify({ model: 'claude-sonnet-4-5', stream, max_tokens: 256, messages: [{ role: 'user', content: 'Say hello.' }] });
+const anthropicBody = (stream: boolean) =>
+  JSON.stringify({ model: 'claude-sonnet-4-5', stream, max_tokens: 256, messages: [{ role: 'user', content: 'Say hello.' }] });
 peers.push({
   name: 'direct',
   service: upstream,
@@ -48,22 +55,57 @@ if (withPipe) {
   const pipe = await startPipe(upstreamUrl);
   peers.push({ name: 'pipe', service: pipe, shot: (s) => ({ ...peers[0]!.shot(s), port: pipe.port }) });
 }
-const proxy = await startProxy(upstreamUrl, process.env.QUICK_PROFILE_PROXY === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.QUICK_PROFILE_PROXY}`]);
-peers.push({ name: 'bare proxy', service: proxy, shot: (s) => ({ port: proxy.port, path: `/d${delay}/v1/chat/completions`, headers: { 'content-type': 'application/json' }, body: openaiBody('claude-sonnet-4-5', s), expect: expect(s) }) });
+const proxy = await startProxy(
+  upstreamUrl,
+  process.env.QUICK_PROFILE_PROXY === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.QUICK_PROFILE_PROXY}`],
+);
+peers.push({
+  name: 'bare proxy',
+  service: proxy,
+  shot: (s) => ({
+    port: proxy.port,
+    path: `/d${delay}/v1/chat/completions`,
+    headers: { 'content-type': 'application/json' },
+    body: openaiBody('claude-sonnet-4-5', s),
+    expect: expect(s),
+  }),
+});
 // QUICK_VARIANTS=name:ENV=v;ENV2=w,name2:… runs one tollgate serve per variant, each with its own environment.
 const variants = (process.env.QUICK_VARIANTS ?? 'tollgate:').split(',').map((v) => {
   const [name, env = ''] = v.split(':');
-  return { name: name!, env: Object.fromEntries(env.split(';').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as [string, string])) };
+  return {
+    name: name!,
+    env: Object.fromEntries(
+      env
+        .split(';')
+        .filter(Boolean)
+        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as [string, string]),
+    ),
+  };
 });
 for (const variant of variants) {
   const tollgate = await startTollgate(
     setup,
     variant.name,
-    [...(profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]), ...(process.env.QUICK_NODE_FLAGS ?? '').split(' ').filter(Boolean), ...(variant.env.NODE_FLAGS ?? '').split(' ').filter(Boolean)],
+    [
+      ...(profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]),
+      ...(process.env.QUICK_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+      ...(variant.env.NODE_FLAGS ?? '').split(' ').filter(Boolean),
+    ],
     { TG_NAME: variant.name, ...variant.env },
     (variant.env.ARGS ?? '').split(' ').filter(Boolean),
   );
-  peers.push({ name: variant.name, service: tollgate, shot: (s) => ({ port: tollgate.port, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.key}` }, body: openaiBody(`bench-d${delay}`, s), expect: expect(s) }) });
+  peers.push({
+    name: variant.name,
+    service: tollgate,
+    shot: (s) => ({
+      port: tollgate.port,
+      path: '/v1/chat/completions',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.key}` },
+      body: openaiBody(`bench-d${delay}`, s),
+      expect: expect(s),
+    }),
+  });
 }
 if (withPortkey) {
   const pk = await startPortkey();
@@ -73,7 +115,12 @@ if (withPortkey) {
     shot: (s) => ({
       port: pk.port,
       path: '/v1/chat/completions',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${UPSTREAM_KEY}`, 'x-portkey-provider': 'anthropic', 'x-portkey-custom-host': `${upstreamUrl}/d${delay}/v1` },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${UPSTREAM_KEY}`,
+        'x-portkey-provider': 'anthropic',
+        'x-portkey-custom-host': `${upstreamUrl}/d${delay}/v1`,
+      },
       body: openaiBody('claude-sonnet-4-5', s),
       expect: expect(s),
     }),
@@ -94,10 +141,13 @@ for (const mode of modes) {
         directTtfb = r.ttfbP50;
       }
       if (p.name !== 'direct') added.set(`${mode} ${p.name}`, [...(added.get(`${mode} ${p.name}`) ?? []), r.p50 - direct]);
-      if (p.name !== 'direct' && stream) added.set(`${mode} ${p.name} first byte`, [...(added.get(`${mode} ${p.name} first byte`) ?? []), r.ttfbP50 - directTtfb]);
+      if (p.name !== 'direct' && stream)
+        added.set(`${mode} ${p.name} first byte`, [...(added.get(`${mode} ${p.name} first byte`) ?? []), r.ttfbP50 - directTtfb]);
       const plus = p.name === 'direct' ? '' : ` (+${(r.p50 - direct).toFixed(3)})`;
       const ttfb = stream ? ` ttfb ${r.ttfbP50.toFixed(3)}${p.name === 'direct' ? '' : ` (+${(r.ttfbP50 - directTtfb).toFixed(3)})`}` : '';
-      console.log(`${mode} ${conns}c r${round} ${p.name.padEnd(10)} ${Math.round(r.rps)} req/s p50 ${r.p50.toFixed(3)}${plus}${ttfb} p99 ${r.p99.toFixed(2)} ms cpu ${Math.round((cpu * 1000) / r.completed)} µs/req errors ${r.errors} ${r.firstError ?? ''}`);
+      console.log(
+        `${mode} ${conns}c r${round} ${p.name.padEnd(10)} ${Math.round(r.rps)} req/s p50 ${r.p50.toFixed(3)}${plus}${ttfb} p99 ${r.p99.toFixed(2)} ms cpu ${Math.round((cpu * 1000) / r.completed)} µs/req errors ${r.errors} ${r.firstError ?? ''}`,
+      );
     }
   }
 }

@@ -43,7 +43,8 @@ function buildIsFresh(): boolean {
   const packages = join(ROOT, 'packages');
   for (const name of readdirSync(packages)) {
     const dist = join(packages, name, 'dist/index.js');
-    if (!existsSync(dist) || statSync(dist).mtimeMs < Math.max(newest(join(packages, name, 'src')), statSync(join(packages, name, 'package.json')).mtimeMs)) return false;
+    if (!existsSync(dist) || statSync(dist).mtimeMs < Math.max(newest(join(packages, name, 'src')), statSync(join(packages, name, 'package.json')).mtimeMs))
+      return false;
   }
   return true;
 }
@@ -272,7 +273,11 @@ export interface TollgateSetup {
  * cap (the user's, its BU's and the organisation's: one reservation against all three) and a
  * rate limit, one virtual key, usage as JSON lines in a file, the given store.
  */
-export async function writeTollgateSetup(upstream: string, delays: number[], store: string | { url: string; key_prefix: string } = 'memory'): Promise<TollgateSetup> {
+export async function writeTollgateSetup(
+  upstream: string,
+  delays: number[],
+  store: string | { url: string; key_prefix: string } = 'memory',
+): Promise<TollgateSetup> {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-serve-bench-'));
   const { key, hash } = await createVirtualKey();
   const pricing = { unit: 'usd_per_mtok', input: '3', output: '15', cache_read: '0.30', cache_write: '3.75' };
@@ -286,7 +291,17 @@ export async function writeTollgateSetup(upstream: string, delays: number[], sto
       brand: 'anthropic',
       entry_formats: ['openai_chat', 'anthropic_messages'],
       capabilities: { tools: true, max_output_tokens: 64000 },
-      deployments: [{ id: `bench-d${d}@anthropic`, provider: `anthropic-d${d}`, format: 'anthropic_messages', upstream_model: 'claude-sonnet-4-5', priority: 1, weight: 100, pricing }],
+      deployments: [
+        {
+          id: `bench-d${d}@anthropic`,
+          provider: `anthropic-d${d}`,
+          format: 'anthropic_messages',
+          upstream_model: 'claude-sonnet-4-5',
+          priority: 1,
+          weight: 100,
+          pricing,
+        },
+      ],
     };
   }
   const registry = {
@@ -309,7 +324,10 @@ export async function writeTollgateSetup(upstream: string, delays: number[], sto
       rules: [
         { id: 'bench-monthly-cap', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000000' }, actions: [{ type: 'block' }] }] },
         { id: 'bench-bu-cap', matches: [{ match: { per: 'bu', scope: 'all', window: 'monthly', at_or_above_usd: '5000000' }, actions: [{ type: 'block' }] }] },
-        { id: 'bench-org-cap', matches: [{ match: { per: 'org', scope: 'all', window: 'monthly', at_or_above_usd: '10000000' }, actions: [{ type: 'block' }] }] },
+        {
+          id: 'bench-org-cap',
+          matches: [{ match: { per: 'org', scope: 'all', window: 'monthly', at_or_above_usd: '10000000' }, actions: [{ type: 'block' }] }],
+        },
       ],
     },
     rate_limits: [{ id: 'bench-rpm', rpm: 100_000_000 }],
@@ -330,7 +348,13 @@ export async function writeTollgateSetup(upstream: string, delays: number[], sto
   return { dir, config: join(dir, 'tollgate.yaml'), key, usageFile: join(dir, 'usage.jsonl') };
 }
 
-export async function startTollgate(setup: TollgateSetup, name = 'tollgate serve', nodeFlags: string[] = [], env: Record<string, string> = {}, cliArgs: string[] = []): Promise<Service> {
+export async function startTollgate(
+  setup: TollgateSetup,
+  name = 'tollgate serve',
+  nodeFlags: string[] = [],
+  env: Record<string, string> = {},
+  cliArgs: string[] = [],
+): Promise<Service> {
   buildPackages();
   const command = FROM_SOURCE ? ['--conditions=@tollgate/source', '--import', 'tsx', TOLLGATE_CLI] : [TOLLGATE_BIN];
   return startService({
@@ -361,7 +385,16 @@ export async function startTollgateTransport(setup: TollgateSetup, transport: st
   buildPackages();
   return startService({
     name,
-    args: [...nodeFlags, ...(FROM_SOURCE ? ['--conditions=@tollgate/source'] : []), '--import', 'tsx', 'test/bench/serve/tollgate-transport.ts', transport, '--config', setup.config],
+    args: [
+      ...nodeFlags,
+      ...(FROM_SOURCE ? ['--conditions=@tollgate/source'] : []),
+      '--import',
+      'tsx',
+      'test/bench/serve/tollgate-transport.ts',
+      transport,
+      '--config',
+      setup.config,
+    ],
     env: { ANTHROPIC_API_KEY: UPSTREAM_KEY },
     portFrom: /listening on http:\/\/127\.0\.0\.1:(\d+)/,
     readyPath: '/readyz',

@@ -61,7 +61,9 @@ const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
     const prefix = match === null ? url : `d${match[1]}`;
     counts[prefix] = (counts[prefix] ?? 0) + 1;
     if (match === null || req.method !== 'POST') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(`{"type":"error","error":{"type":"not_found_error","message":"no route ${req.method} ${url}"}}`);
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(`{"type":"error","error":{"type":"not_found_error","message":"no route ${req.method} ${url}"}}`);
       return;
     }
     answer(req, res, Number(match[1]), Buffer.concat(chunks));

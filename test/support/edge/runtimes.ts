@@ -70,7 +70,13 @@ export function runtimeArgs(runtime: Runtime, script: string): string[] {
 }
 
 /** Start a bundled server entry under the runtime and wait for its `LISTENING <port>` line. */
-export async function startRuntimeServer(runtime: Runtime, binary: string, script: string, env: Record<string, string>, timeoutMs = 30_000): Promise<RuntimeServer> {
+export async function startRuntimeServer(
+  runtime: Runtime,
+  binary: string,
+  script: string,
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<RuntimeServer> {
   const child = spawn(binary, runtimeArgs(runtime, script), {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,14 +5,7 @@
  */
 import { createEdgeHandler, type EdgeHandler } from '@tollgate/adapters-edge';
 import type { UsageRecord } from '@tollgate/core';
-import {
-  OPENAI_SECRET,
-  cappedPolicy,
-  chatRequest,
-  edgeRegistry,
-  fakeUpstream,
-  streamedText,
-} from '../../../packages/adapters-edge/src/__tests__/fixture.ts';
+import { OPENAI_SECRET, cappedPolicy, chatRequest, edgeRegistry, fakeUpstream, streamedText } from '../../../packages/adapters-edge/src/__tests__/fixture.ts';
 
 interface SandboxConfig {
   key: string;

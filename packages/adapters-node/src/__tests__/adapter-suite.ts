@@ -38,7 +38,13 @@ function slowUpstreamModel(scenario: string) {
     entry_formats: ['openai_chat'],
     capabilities: { max_output_tokens: 1000 },
     deployments: [
-      { id: `${scenario}@openai`, provider: scenario, format: 'openai_chat', upstream_model: 'gpt-4o-mini', pricing: { unit: 'usd_per_mtok', input: '1', output: '1' } },
+      {
+        id: `${scenario}@openai`,
+        provider: scenario,
+        format: 'openai_chat',
+        upstream_model: 'gpt-4o-mini',
+        pricing: { unit: 'usd_per_mtok', input: '1', output: '1' },
+      },
     ],
   };
 }
@@ -196,7 +202,12 @@ export function describeAdapter(name: string, serve: (gateway: Gateway) => Promi
           const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'x'.repeat(20_000) }] });
           const req = httpRequest(
             `${served.url}/v1/chat/completions`,
-            { method: 'POST', agent, timeout: 5000, headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+            {
+              method: 'POST',
+              agent,
+              timeout: 5000,
+              headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+            },
             (res) => {
               let text = '';
               res.setEncoding('utf8');

@@ -28,7 +28,17 @@ const sse = (event: string, data: Record<string, unknown>) => `event: ${event}\n
 
 /** The events of a short streamed answer: "Hello world", 12 input and 5 output tokens. */
 export const STREAM_EVENTS = [
-  sse('message_start', { message: { id: 'msg_h', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, usage: { input_tokens: 12, output_tokens: 1 } } }),
+  sse('message_start', {
+    message: {
+      id: 'msg_h',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      content: [],
+      stop_reason: null,
+      usage: { input_tokens: 12, output_tokens: 1 },
+    },
+  }),
   sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
   sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hello' } }),
   sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: ' world' } }),
@@ -75,7 +85,10 @@ function act(socket: Socket, scenario: string, stream: boolean, dripMs: number):
   switch (scenario) {
     case 'ok': {
       if (stream) socket.end(`${streamHead}connection: close\r\n\r\n${STREAM_EVENTS.map(chunked).join('')}0\r\n\r\n`);
-      else socket.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(WHOLE_ANSWER)}\r\nconnection: close\r\n\r\n${WHOLE_ANSWER}`);
+      else
+        socket.end(
+          `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(WHOLE_ANSWER)}\r\nconnection: close\r\n\r\n${WHOLE_ANSWER}`,
+        );
       return;
     }
     case 'header-drip': {
@@ -107,13 +120,19 @@ function act(socket: Socket, scenario: string, stream: boolean, dripMs: number):
     }
     case 'stops-midway': {
       if (stream) socket.write(`${streamHead}\r\n${STREAM_EVENTS.slice(0, 3).map(chunked).join('')}`);
-      else socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(WHOLE_ANSWER)}\r\n\r\n${WHOLE_ANSWER.slice(0, 40)}`);
+      else
+        socket.write(
+          `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(WHOLE_ANSWER)}\r\n\r\n${WHOLE_ANSWER.slice(0, 40)}`,
+        );
       return;
     }
     case 'reset-after-headers': {
-      socket.write(stream ? `${streamHead}\r\n` : `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(WHOLE_ANSWER)}\r\n\r\n`, () => {
-        setTimeout(() => socket.resetAndDestroy(), 20);
-      });
+      socket.write(
+        stream ? `${streamHead}\r\n` : `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(WHOLE_ANSWER)}\r\n\r\n`,
+        () => {
+          setTimeout(() => socket.resetAndDestroy(), 20);
+        },
+      );
       return;
     }
     case 'flood': {

@@ -56,7 +56,10 @@ export async function startSlowUpstream(options: { tickMs?: number; ticks?: numb
       res.setHeader('content-type', 'application/json');
       res.end(
         JSON.stringify({
-          id: 'chatcmpl-slow', object: 'chat.completion', created: 1, model: 'gpt-4o-mini',
+          id: 'chatcmpl-slow',
+          object: 'chat.completion',
+          created: 1,
+          model: 'gpt-4o-mini',
           choices: [{ index: 0, message: { role: 'assistant', content: 'short answer' }, finish_reason: 'stop' }],
           usage: { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14 },
         }),

@@ -24,13 +24,15 @@ const UpstreamConfig = z
       .describe('Opening a connection to an upstream (TCP, a proxy tunnel, TLS) may take this long (default 10).'),
     headers_timeout_s: seconds(86_400)
       .default(DEFAULT_UPSTREAM.headers_timeout_s)
-      .describe('The final response head must arrive this long after an attempt began; interim 1xx heads and a slow head do not extend it (default 300). A timeout fails over, and answers 504 when nothing is left.'),
+      .describe(
+        'The final response head must arrive this long after an attempt began; interim 1xx heads and a slow head do not extend it (default 300). A timeout fails over, and answers 504 when nothing is left.',
+      ),
     idle_timeout_s: seconds(86_400)
       .default(DEFAULT_UPSTREAM.idle_timeout_s)
       .describe('An upstream silent this long mid-body, and a client that reads nothing of its answer this long, are cut (default 300).'),
     attempt_timeout_s: seconds(7 * 86_400)
       .default(DEFAULT_UPSTREAM.attempt_timeout_s)
-      .describe('One upstream attempt, from its start to the answer\'s last byte, may take this long (default 3600).'),
+      .describe("One upstream attempt, from its start to the answer's last byte, may take this long (default 3600)."),
     max_connections_per_origin: z
       .number()
       .int('a whole number')
@@ -39,7 +41,11 @@ const UpstreamConfig = z
       .optional()
       .describe('At most this many connections per upstream origin; calls beyond wait for one (default unlimited).'),
     http2: z.boolean().default(false).describe('Speak HTTP/2 to https upstreams that offer it (default false).'),
-    ca_file: z.string().min(1).optional().describe('PEM file of the certificate authorities trusted for https upstreams instead of Node\'s (relative to this file).'),
+    ca_file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("PEM file of the certificate authorities trusted for https upstreams instead of Node's (relative to this file)."),
   })
   .describe('How serve calls upstreams: time bounds, connection limits, HTTP/2, a private CA. Proxies come from HTTPS_PROXY, HTTP_PROXY and NO_PROXY.');
 
@@ -74,17 +80,10 @@ const Store = z
 
 const USAGE_WORDS = ['stdout', 'none'];
 const Usage = z
-  .union(
-    [
-      z.enum(['stdout', 'none']),
-      z.string().regex(/^file:.+/),
-      z.string().regex(/^postgres(ql)?:\/\/\S+$/),
-    ],
-    {
-      error: (issue) =>
-        `usage is "stdout", "file:<path>", a postgres:// URL, or "none"${typeof issue.input === 'string' ? didYouMean(issue.input, USAGE_WORDS) : ''}`,
-    },
-  )
+  .union([z.enum(['stdout', 'none']), z.string().regex(/^file:.+/), z.string().regex(/^postgres(ql)?:\/\/\S+$/)], {
+    error: (issue) =>
+      `usage is "stdout", "file:<path>", a postgres:// URL, or "none"${typeof issue.input === 'string' ? didYouMean(issue.input, USAGE_WORDS) : ''}`,
+  })
   .describe('Where usage records go: "stdout" (JSON lines), "file:<path>" (JSON lines appended), a postgres:// URL (table tollgate_usage), or "none".');
 
 const HttpUrl = z.string().regex(/^https?:\/\/\S+$/, 'an http:// or https:// URL');
@@ -144,7 +143,9 @@ export const ServiceConfigSchema = z
       .min(1, 'the path of the registry file (YAML or JSON)')
       .describe('The registry file (YAML or JSON), relative to this file.'),
     policy: z.string().min(1).optional().describe('The policy file, relative to this file. Without one, every model is allowed and nothing is capped.'),
-    identity: z.optional(IdentityConfigSchema).describe('Who may call: virtual keys, JWT issuers and application keys. Without it every request is refused (401).'),
+    identity: z
+      .optional(IdentityConfigSchema)
+      .describe('Who may call: virtual keys, JWT issuers and application keys. Without it every request is refused (401).'),
     store: Store.default('memory'),
     usage: Usage.default('stdout'),
     secrets: z
@@ -169,7 +170,7 @@ export const ServiceConfigSchema = z
     log: Log.default({ access: 'off' }),
     upstream: UpstreamConfig.default({ ...DEFAULT_UPSTREAM, http2: false }),
   })
-  .describe('The service config of `tollgate serve`. Relative paths resolve against this file\'s folder.');
+  .describe("The service config of `tollgate serve`. Relative paths resolve against this file's folder.");
 
 /** The service config as written. */
 export type ServiceConfigInput = z.input<typeof ServiceConfigSchema>;

@@ -45,15 +45,26 @@ export function explainRecord(r: UsageRecord, policy: PolicyFile | null, registr
   const d = r.decision ?? null;
   lines.push(`request ${r.request_id} at ${r.ts}`);
   lines.push(`  principal: ${principalLine(r)}`);
-  const modelLine = r.model === null ? `asked for ${JSON.stringify(r.requested_model)}` : `${r.model}${r.requested_model !== null && r.requested_model !== r.model ? ` (asked ${r.requested_model})` : ''}`;
-  lines.push(`  model: ${modelLine}${r.substituted_from !== null ? `, substituted from ${r.substituted_from}` : ''}${r.deployment !== null ? `, served by ${r.deployment}` : ''}`);
+  const modelLine =
+    r.model === null
+      ? `asked for ${JSON.stringify(r.requested_model)}`
+      : `${r.model}${r.requested_model !== null && r.requested_model !== r.model ? ` (asked ${r.requested_model})` : ''}`;
+  lines.push(
+    `  model: ${modelLine}${r.substituted_from !== null ? `, substituted from ${r.substituted_from}` : ''}${r.deployment !== null ? `, served by ${r.deployment}` : ''}`,
+  );
   lines.push(`  outcome: ${r.status} (HTTP ${r.http_status})${r.reason !== null ? `, reason ${r.reason}` : ''}`);
   const samePolicy = policy !== null && policy.revision === r.policy_revision;
-  lines.push(`  policy: ${r.policy_revision ?? 'none'}${policy === null ? '' : samePolicy ? ' (the --policy file is this revision)' : ` (the --policy file is ${policy.revision}: rule text not shown, the record's figures are)`}`);
+  lines.push(
+    `  policy: ${r.policy_revision ?? 'none'}${policy === null ? '' : samePolicy ? ' (the --policy file is this revision)' : ` (the --policy file is ${policy.revision}: rule text not shown, the record's figures are)`}`,
+  );
   if (d === null) {
     lines.push('  decision: none recorded — the request ended before admission (authentication, parsing, unknown model or access).');
     if (samePolicy && registry !== null && r.reason === 'access_denied' && r.principal !== null && r.model !== null) {
-      const principal: Principal = { kind: r.principal.kind === 'application' || r.principal.kind === 'service' ? r.principal.kind : 'user', id: r.principal.id, leaders: r.principal.leaders ?? [] };
+      const principal: Principal = {
+        kind: r.principal.kind === 'application' || r.principal.kind === 'service' ? r.principal.kind : 'user',
+        id: r.principal.id,
+        leaders: r.principal.leaders ?? [],
+      };
       if (r.principal.tier !== null) principal.tier = r.principal.tier;
       if (r.principal.bu !== null) principal.bu = r.principal.bu;
       const parsed = parsePolicy(policy.raw, { registry });
@@ -68,7 +79,16 @@ export function explainRecord(r: UsageRecord, policy: PolicyFile | null, registr
     else lines.push('  spend rules (precedence order):');
     for (const s of d.spend) {
       const after = s.used_micros + d.worst_case_micros;
-      const verdict = d.limiting?.rule === s.rule ? 'REFUSED here' : !s.enforced ? (r.would_block.includes(s.rule) ? 'would refuse (not enforced)' : 'not enforced') : after > s.limit_micros && s.action === 'block' ? 'over' : 'within';
+      const verdict =
+        d.limiting?.rule === s.rule
+          ? 'REFUSED here'
+          : !s.enforced
+            ? r.would_block.includes(s.rule)
+              ? 'would refuse (not enforced)'
+              : 'not enforced'
+            : after > s.limit_micros && s.action === 'block'
+              ? 'over'
+              : 'within';
       // Records before pools existed carry no per: the caller's own counter.
       const whose = s.per === undefined || s.per === 'user' ? '' : ` (${s.per} ${s.pool}'s spend)`;
       lines.push(
@@ -85,7 +105,9 @@ export function explainRecord(r: UsageRecord, policy: PolicyFile | null, registr
     if (d.rate.length === 0) lines.push('  rate limits: none applied');
     for (const q of d.rate) {
       const refused = r.reason === `rate_limit:${q.rule}`;
-      lines.push(`    rate ${q.rule}: ${q.limit} ${q.kind} per ${q.window_ms / 1000} s, this request counted ${q.amount}${refused ? ' — REFUSED here (the window was full)' : ''}`);
+      lines.push(
+        `    rate ${q.rule}: ${q.limit} ${q.kind} per ${q.window_ms / 1000} s, this request counted ${q.amount}${refused ? ' — REFUSED here (the window was full)' : ''}`,
+      );
     }
   }
   if (r.would_block.length > 0) lines.push(`  would have refused (not enforced): ${r.would_block.join(', ')}`);
@@ -97,4 +119,3 @@ export function explainRecord(r: UsageRecord, policy: PolicyFile | null, registr
 export function policyFile(raw: unknown): PolicyFile {
   return { raw, revision: policyRevisionOf(raw) };
 }
-

@@ -14,7 +14,21 @@ describe('service config JSON Schema', () => {
     const schema = serviceConfigJsonSchema() as { additionalProperties: boolean; required: string[]; properties: Record<string, { description?: string }> };
     expect(schema.additionalProperties).toBe(false);
     expect(schema.required).toEqual(['registry']);
-    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['listen', 'registry', 'policy', 'identity', 'store', 'usage', 'secrets', 'max_request_bytes', 'drain_timeout_s', 'telemetry', 'log']));
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining([
+        'listen',
+        'registry',
+        'policy',
+        'identity',
+        'store',
+        'usage',
+        'secrets',
+        'max_request_bytes',
+        'drain_timeout_s',
+        'telemetry',
+        'log',
+      ]),
+    );
     for (const [key, value] of Object.entries(schema.properties)) {
       if (key !== 'listen') expect(value.description, key).toBeTruthy();
     }

@@ -59,7 +59,11 @@ async function readYaml(file: string, errors: Violation[]): Promise<{ ok: boolea
   if (doc.errors.length > 0) {
     for (const e of doc.errors) {
       const at = e.linePos?.[0];
-      errors.push({ file: display(file), path: at === undefined ? '' : `line ${at.line}, column ${at.col}`, message: e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '') });
+      errors.push({
+        file: display(file),
+        path: at === undefined ? '' : `line ${at.line}, column ${at.col}`,
+        message: e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''),
+      });
     }
     return { ok: false, value: undefined };
   }
@@ -131,7 +135,7 @@ async function checkFiles(
     const doc = await readYaml(policyPath, errors);
     if (doc.ok) {
       // Only returned once it passed `parsePolicy` here (any violation fails the load).
-      policy = (doc.value ?? {});
+      policy = doc.value ?? {};
       // As `serve` will check it: custom DLP patterns compiled by the engine the gateway runs.
       const dlp = dlpEngine.validation([]);
       const checked = parsePolicy(policy, registry === null ? { dlp } : { registry, dlp });
@@ -141,9 +145,7 @@ async function checkFiles(
   return { registry, policy };
 }
 
-export type FilesResult =
-  | { ok: true; registry: Registry | null; policy: Policy | null }
-  | { ok: false; errors: Violation[] };
+export type FilesResult = { ok: true; registry: Registry | null; policy: Policy | null } | { ok: false; errors: Violation[] };
 
 /**
  * `tollgate validate --registry FILE --policy FILE`: check a registry file, a policy file, or
@@ -174,7 +176,11 @@ async function readCaFile(caFile: string | undefined, dir: string, file: string,
     errors.push({ file: display(file), path: 'upstream.ca_file', message: `${display(path)} holds no PEM certificate` });
   } catch (error) {
     const code = (error as { code?: string }).code;
-    errors.push({ file: display(file), path: 'upstream.ca_file', message: code === 'ENOENT' ? `${display(path)}: file not found` : `cannot read ${display(path)}: ${(error as Error).message}` });
+    errors.push({
+      file: display(file),
+      path: 'upstream.ca_file',
+      message: code === 'ENOENT' ? `${display(path)}: file not found` : `cannot read ${display(path)}: ${(error as Error).message}`,
+    });
   }
   return undefined;
 }

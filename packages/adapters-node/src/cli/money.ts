@@ -58,7 +58,9 @@ function format(command: string, values: Values) {
 function reportSkipped(command: string, src: UsageSource, io: CliIo): void {
   const s = src.skipped;
   if (s.count === 0) return;
-  io.err(`tollgate ${command}: skipped ${s.count} line(s) or row(s) of ${src.describe} that are not usage records: ${s.examples.join('; ')}${s.count > s.examples.length ? '; …' : ''}\n`);
+  io.err(
+    `tollgate ${command}: skipped ${s.count} line(s) or row(s) of ${src.describe} that are not usage records: ${s.examples.join('; ')}${s.count > s.examples.length ? '; …' : ''}\n`,
+  );
 }
 
 async function readDocument(file: string, what: string): Promise<unknown> {
@@ -94,7 +96,7 @@ async function reading<T>(command: string, src: UsageSource, run: () => Promise<
 
 export async function reportCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseWith(args, { ...SOURCE_OPTIONS, by: { type: 'string' } }, false, 'report');
-  if (values.help === true) return void io.out(HELP.report!), 0;
+  if (values.help === true) return (void io.out(HELP.report!), 0);
   let by;
   try {
     by = parseGroupKeys(values.by as string | undefined);
@@ -111,7 +113,7 @@ export async function reportCommand(args: string[], io: CliIo): Promise<number> 
 
 export async function whatIfCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseWith(args, { ...SOURCE_OPTIONS, policy: { type: 'string' }, registry: { type: 'string' } }, false, 'what-if');
-  if (values.help === true) return void io.out(HELP['what-if']!), 0;
+  if (values.help === true) return (void io.out(HELP['what-if']!), 0);
   if (typeof values.policy !== 'string') throw new UsageError('what-if: --policy CANDIDATE.yaml is required');
   if (typeof values.registry !== 'string') throw new UsageError('what-if: --registry FILE is required (prices, tags and models the policy names)');
   const fmt = format('what-if', values);
@@ -121,7 +123,9 @@ export async function whatIfCommand(args: string[], io: CliIo): Promise<number> 
   const since = date(values, 'since');
   const warmFrom = since === undefined ? undefined : warmUpStart(policy, registry, since);
   const src = source('what-if', warmFrom === undefined ? values : { ...values, since: warmFrom.toISOString() });
-  const report = await reading('what-if', src, () => runWhatIf(src, registry, policy, since === undefined || warmFrom === undefined ? {} : { reportFrom: since, warmUpFrom: warmFrom }));
+  const report = await reading('what-if', src, () =>
+    runWhatIf(src, registry, policy, since === undefined || warmFrom === undefined ? {} : { reportFrom: since, warmUpFrom: warmFrom }),
+  );
   io.out(renderWhatIf(report, fmt, src));
   reportSkipped('what-if', src, io);
   return 0;
@@ -129,7 +133,7 @@ export async function whatIfCommand(args: string[], io: CliIo): Promise<number> 
 
 export async function explainCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseWith(args, { ...SOURCE_OPTIONS, policy: { type: 'string' }, registry: { type: 'string' } }, true, 'explain');
-  if (values.help === true) return void io.out(HELP.explain!), 0;
+  if (values.help === true) return (void io.out(HELP.explain!), 0);
   if (positionals.length !== 1) throw new UsageError('explain: give exactly one REQUEST_ID');
   const fmtValue = values.format ?? 'text';
   if (fmtValue !== 'text' && fmtValue !== 'json') throw new UsageError(`explain: --format must be text or json, got ${JSON.stringify(fmtValue)}`);

@@ -13,7 +13,16 @@ describe('money output', () => {
 
   it('quotes CSV cells that need it and aligns tables', () => {
     expect(renderRows(['user', 'spend_usd'], [['a,"b"', '1.000000']], 'csv')).toBe('user,spend_usd\n"a,""b""",1.000000\n');
-    expect(renderRows(['user', 'n'], [['alice', 12], ['bo', 3]], 'table')).toBe('user   n\n-----  --\nalice  12\nbo      3\n');
+    expect(
+      renderRows(
+        ['user', 'n'],
+        [
+          ['alice', 12],
+          ['bo', 3],
+        ],
+        'table',
+      ),
+    ).toBe('user   n\n-----  --\nalice  12\nbo      3\n');
   });
 });
 
@@ -33,6 +42,8 @@ describe('what counts as a usage record', () => {
     expect(notARecord({ ...good, usage: { ...usage, output: '2' } })).toBe('usage.output is not a non-negative integer');
     expect(notARecord({ ...good, model: 3 })).toBe('model is not a string');
     expect(notARecord({ ...good, principal: { kind: 'user', id: 7 } })).toBe('principal.id is not a string');
-    expect(notARecord({ ...good, decision: { worst_case_micros: 1, token_bound: 1, spend: [], rate: [], at_ms: -4 } })).toBe('decision.at_ms is not a non-negative number');
+    expect(notARecord({ ...good, decision: { worst_case_micros: 1, token_bound: 1, spend: [], rate: [], at_ms: -4 } })).toBe(
+      'decision.at_ms is not a non-negative number',
+    );
   });
 });

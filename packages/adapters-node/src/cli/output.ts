@@ -23,6 +23,9 @@ export function renderRows(columns: readonly string[], rows: ReadonlyArray<Reado
   if (format === 'csv') return [columns, ...rows].map((r) => r.map((c) => csvCell(String(c))).join(',')).join('\n') + '\n';
   const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => String(r[i]).length)));
   const line = (r: ReadonlyArray<string | number>) =>
-    r.map((c, i) => (typeof c === 'number' || /^-?\d+(\.\d+)?$/.test(String(c)) ? String(c).padStart(widths[i]!) : String(c).padEnd(widths[i]!))).join('  ').trimEnd();
+    r
+      .map((c, i) => (typeof c === 'number' || /^-?\d+(\.\d+)?$/.test(String(c)) ? String(c).padStart(widths[i]!) : String(c).padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(columns), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n') + '\n';
 }

@@ -29,7 +29,9 @@ const REGISTRY = {
     mini: {
       brand: 'openai',
       entry_formats: ['openai_chat'],
-      deployments: [{ id: 'mini@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'm', pricing: { unit: 'usd_per_mtok', input: '1', output: '1' } }],
+      deployments: [
+        { id: 'mini@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'm', pricing: { unit: 'usd_per_mtok', input: '1', output: '1' } },
+      ],
     },
   },
 };
@@ -104,7 +106,11 @@ describe('tollgate serve readiness', () => {
     const port = await freePort();
     const { service, logs } = await start({ store: `redis://127.0.0.1:${port}`, usage: 'none' });
     const text = logs.join('\n');
-    expect(text).toMatch(new RegExp(`store redis://127\\.0\\.0\\.1:${port}/? cannot be reached \\(.*ECONNREFUSED.*\\); requests under a spend cap, or a rate limit with on_store_error: closed, are refused \\(503\\)`));
+    expect(text).toMatch(
+      new RegExp(
+        `store redis://127\\.0\\.0\\.1:${port}/? cannot be reached \\(.*ECONNREFUSED.*\\); requests under a spend cap, or a rate limit with on_store_error: closed, are refused \\(503\\)`,
+      ),
+    );
     expect(text).toMatch(/listening on .* — not ready: store cannot be reached/);
     const ready = await probe(service.url, '/readyz');
     expect(ready.status).toBe(503);

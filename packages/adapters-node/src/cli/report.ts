@@ -12,7 +12,10 @@ export type GroupKey = (typeof GROUP_KEYS)[number];
 
 export function parseGroupKeys(value: string | undefined): GroupKey[] {
   if (value === undefined || value.trim() === '') return [];
-  const keys = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const keys = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   for (const k of keys) if (!(GROUP_KEYS as readonly string[]).includes(k)) throw new Error(`--by: unknown key "${k}" (one of ${GROUP_KEYS.join(', ')})`);
   return [...new Set(keys)] as GroupKey[];
 }
@@ -64,7 +67,20 @@ export interface Totals {
   estimated: number;
 }
 
-const zero = (): Totals => ({ requests: 0, rejected: 0, ok: 0, cancelled: 0, failed: 0, input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0, spend_micros: 0, estimated: 0 });
+const zero = (): Totals => ({
+  requests: 0,
+  rejected: 0,
+  ok: 0,
+  cancelled: 0,
+  failed: 0,
+  input: 0,
+  output: 0,
+  cache_read: 0,
+  cache_write: 0,
+  reasoning: 0,
+  spend_micros: 0,
+  estimated: 0,
+});
 
 function add(t: Totals, r: UsageRecord): void {
   if (r.status === 'rejected') t.rejected++;
@@ -106,7 +122,9 @@ export async function buildReport(source: UsageSource, by: readonly GroupKey[]):
     if (g === undefined) groups.set(id, (g = { keys, totals: zero() }));
     add(g.totals, record);
   }
-  const rows = [...groups.values()].sort((a, b) => b.totals.spend_micros - a.totals.spend_micros || by.map((k) => a.keys[k]!.localeCompare(b.keys[k]!)).find((c) => c !== 0) || 0);
+  const rows = [...groups.values()].sort(
+    (a, b) => b.totals.spend_micros - a.totals.spend_micros || by.map((k) => a.keys[k]!.localeCompare(b.keys[k]!)).find((c) => c !== 0) || 0,
+  );
   return { by: [...by], rows, totals };
 }
 

@@ -61,7 +61,11 @@ export function parseWith(args: string[], options: OptionSpec, allowPositionals:
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 async function validate(args: string[], io: CliIo): Promise<number> {
-  const values = parse(args, { config: { type: 'string', short: 'c' }, registry: { type: 'string', short: 'r' }, policy: { type: 'string', short: 'p' } }, 'validate');
+  const values = parse(
+    args,
+    { config: { type: 'string', short: 'c' }, registry: { type: 'string', short: 'r' }, policy: { type: 'string', short: 'p' } },
+    'validate',
+  );
   if (values.help === true) return help(io, 'validate');
   const registryFile = values.registry as string | undefined;
   const policyFile = values.policy as string | undefined;
@@ -87,7 +91,10 @@ async function validate(args: string[], io: CliIo): Promise<number> {
 
 /** `validate --registry FILE [--policy FILE]` and `validate --policy FILE`. */
 async function validateFiles(registryFile: string | undefined, policyFile: string | undefined, io: CliIo): Promise<number> {
-  const result = await loadFiles({ ...(registryFile === undefined ? {} : { registry: registryFile }), ...(policyFile === undefined ? {} : { policy: policyFile }) });
+  const result = await loadFiles({
+    ...(registryFile === undefined ? {} : { registry: registryFile }),
+    ...(policyFile === undefined ? {} : { policy: policyFile }),
+  });
   const names = [registryFile, policyFile].filter((f) => f !== undefined).join(' and ');
   if (!result.ok) {
     io.err(`${names}: invalid — ${plural(result.errors.length, 'violation')}:\n${formatViolations(result.errors)}\n`);
@@ -95,7 +102,9 @@ async function validateFiles(registryFile: string | undefined, policyFile: strin
   }
   const { registry, policy } = result;
   if (registry !== null) {
-    io.out(`${registryFile}: valid — ${Object.keys(registry.models).length} models, ${Object.keys(registry.deployments).length} deployments; registry ${registry.revision}\n`);
+    io.out(
+      `${registryFile}: valid — ${Object.keys(registry.models).length} models, ${Object.keys(registry.deployments).length} deployments; registry ${registry.revision}\n`,
+    );
   }
   if (policy !== null) {
     io.err(formatWarnings(policyWarningList(policy, policyFile ?? '')));
@@ -140,7 +149,11 @@ function installSignals(service: RunningService, io: CliIo): void {
 const MAX_WORKERS = 256;
 
 async function serve(args: string[], io: CliIo): Promise<number | null> {
-  const values = parse(args, { config: { type: 'string', short: 'c' }, host: { type: 'string' }, port: { type: 'string' }, workers: { type: 'string', short: 'w' } }, 'serve');
+  const values = parse(
+    args,
+    { config: { type: 'string', short: 'c' }, host: { type: 'string' }, port: { type: 'string' }, workers: { type: 'string', short: 'w' } },
+    'serve',
+  );
   if (values.help === true) return help(io, 'serve');
   const file = (values.config as string | undefined) ?? 'tollgate.yaml';
   const host = values.host as string | undefined;
@@ -159,7 +172,9 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
   if (isServeWorker()) {
     // A worker of `--workers N`: the primary checked everything and reports for all.
     if (!result.ok) {
-      io.err(`tollgate: refusing to start — ${file} has ${result.errors.length} violation${result.errors.length === 1 ? '' : 's'}:\n${formatViolations(result.errors)}\n`);
+      io.err(
+        `tollgate: refusing to start — ${file} has ${result.errors.length} violation${result.errors.length === 1 ? '' : 's'}:\n${formatViolations(result.errors)}\n`,
+      );
       return 1;
     }
     try {
@@ -167,7 +182,9 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
     } catch (error) {
       if (error instanceof GatewayConfigError) {
         // Another worker would refuse it alike: the primary stops the service.
-        io.err(`tollgate: refusing to start — invalid ${error.source}:\n${formatViolations(error.errors.map((e) => ({ file, path: e.path, message: e.message })))}\n`);
+        io.err(
+          `tollgate: refusing to start — invalid ${error.source}:\n${formatViolations(error.errors.map((e) => ({ file, path: e.path, message: e.message })))}\n`,
+        );
         process.exit(WORKER_CONFIG_EXIT);
       }
       // The primary sees the exit and starts another (or stops after a crash loop).
@@ -177,7 +194,9 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
     return null;
   }
   if (!result.ok) {
-    io.err(`tollgate: refusing to start — ${file} has ${result.errors.length} violation${result.errors.length === 1 ? '' : 's'}:\n${formatViolations(result.errors)}\n`);
+    io.err(
+      `tollgate: refusing to start — ${file} has ${result.errors.length} violation${result.errors.length === 1 ? '' : 's'}:\n${formatViolations(result.errors)}\n`,
+    );
     return 1;
   }
   const { config, registry } = result.service;
@@ -189,7 +208,9 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
     // Each worker counts apart, and one listener would answer scrapes from a different worker
     // each time: refused rather than served wrong. OTLP export works per worker.
     if (config.telemetry?.prometheus !== undefined) {
-      io.err(`tollgate: refusing to start — --workers ${workers} with telemetry.prometheus: each worker keeps its own metrics and one /metrics listener cannot serve them together; use telemetry.otlp (each worker exports under its own service.instance.id) or one worker\n`);
+      io.err(
+        `tollgate: refusing to start — --workers ${workers} with telemetry.prometheus: each worker keeps its own metrics and one /metrics listener cannot serve them together; use telemetry.otlp (each worker exports under its own service.instance.id) or one worker\n`,
+      );
       return 1;
     }
     return runPrimary(result.service, workers, io);
@@ -199,7 +220,9 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
     service = await startService(result.service, { log: (line) => io.err(`${line}\n`), ...listen });
   } catch (error) {
     if (error instanceof GatewayConfigError) {
-      io.err(`tollgate: refusing to start — invalid ${error.source}:\n${formatViolations(error.errors.map((e) => ({ file, path: e.path, message: e.message })))}\n`);
+      io.err(
+        `tollgate: refusing to start — invalid ${error.source}:\n${formatViolations(error.errors.map((e) => ({ file, path: e.path, message: e.message })))}\n`,
+      );
     } else {
       io.err(`tollgate: cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
     }
@@ -213,21 +236,39 @@ async function key(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === '-h' || sub === '--help') return help(io, 'key');
   if (sub !== 'create') {
-    throw new UsageError(sub === undefined ? 'key: missing subcommand (create)' : `key: unknown subcommand "${sub}"${sub.startsWith('-') ? '' : hint(sub, ['create'])}`, 'key');
+    throw new UsageError(
+      sub === undefined ? 'key: missing subcommand (create)' : `key: unknown subcommand "${sub}"${sub.startsWith('-') ? '' : hint(sub, ['create'])}`,
+      'key',
+    );
   }
-  const values = parse(rest, {
-    user: { type: 'string' },
-    tier: { type: 'string' },
-    team: { type: 'string' },
-    bu: { type: 'string' },
-    leaders: { type: 'string' },
-    json: { type: 'boolean' },
-  }, 'key create');
+  const values = parse(
+    rest,
+    {
+      user: { type: 'string' },
+      tier: { type: 'string' },
+      team: { type: 'string' },
+      bu: { type: 'string' },
+      leaders: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    'key create',
+  );
   if (values.help === true) return help(io, 'key');
   const user = values.user as string | undefined;
   if (user === undefined || user.trim() === '') throw new UsageError('key create: --user NAME is required', 'key');
-  const leaders = values.leaders === undefined ? undefined : (values.leaders as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
-  for (const [name, value] of [['user', user], ['tier', values.tier], ['team', values.team], ['bu', values.bu]] as const) {
+  const leaders =
+    values.leaders === undefined
+      ? undefined
+      : (values.leaders as string)
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
+  for (const [name, value] of [
+    ['user', user],
+    ['tier', values.tier],
+    ['team', values.team],
+    ['bu', values.bu],
+  ] as const) {
     if (typeof value === 'string' && (value === '' || value.length > 256)) throw new UsageError(`key create: --${name} must be 1 to 256 characters`, 'key');
   }
   const created = await createKeyEntry({

@@ -75,7 +75,11 @@ export async function startService(service: LoadedService, options: StartService
     throw error;
   }
   const accessLog: AccessLog | null =
-    config.log.access === 'stdout' ? createAccessLog(options.parts?.stdout ?? process.stdout, (error) => log(`tollgate: access log: ${error instanceof Error ? error.message : String(error)}`)) : null;
+    config.log.access === 'stdout'
+      ? createAccessLog(options.parts?.stdout ?? process.stdout, (error) =>
+          log(`tollgate: access log: ${error instanceof Error ? error.message : String(error)}`),
+        )
+      : null;
   // Say at once what cannot be reached, and what that means; the monitor reports changes.
   const readiness = new Readiness(parts.dependencies, log);
   const initial = await readiness.check();
@@ -85,10 +89,15 @@ export async function startService(service: LoadedService, options: StartService
   const notifier: WebhookNotifier | null =
     config.notify === undefined
       ? null
-      : createWebhookNotifier({ url: config.notify.webhook, onError: (error) => log(`tollgate: notify webhook: ${error instanceof Error ? error.message : String(error)}`) });
-  const notify = notifier !== null
-    ? (...args: Parameters<WebhookNotifier['notify']>) => notifier.notify(...args)
-    : (n: { ruleId: string; pool: string; windowKey: string }) => log(`tollgate: spend notification (no notify.webhook configured): rule ${n.ruleId}, pool ${n.pool}, window ${n.windowKey}`);
+      : createWebhookNotifier({
+          url: config.notify.webhook,
+          onError: (error) => log(`tollgate: notify webhook: ${error instanceof Error ? error.message : String(error)}`),
+        });
+  const notify =
+    notifier !== null
+      ? (...args: Parameters<WebhookNotifier['notify']>) => notifier.notify(...args)
+      : (n: { ruleId: string; pool: string; windowKey: string }) =>
+          log(`tollgate: spend notification (no notify.webhook configured): rule ${n.ruleId}, pool ${n.pool}, window ${n.windowKey}`);
   let gateway: Gateway;
   try {
     gateway = createGateway({
@@ -103,9 +112,7 @@ export async function startService(service: LoadedService, options: StartService
       store: parts.store,
       ...(parts.usage === undefined ? {} : { usage: parts.usage }),
       maxRequestBytes: config.max_request_bytes,
-      ...(typeof config.store === 'object' && config.store.reservation_ttl_s !== undefined
-        ? { reservationTtlMs: config.store.reservation_ttl_s * 1000 }
-        : {}),
+      ...(typeof config.store === 'object' && config.store.reservation_ttl_s !== undefined ? { reservationTtlMs: config.store.reservation_ttl_s * 1000 } : {}),
     });
   } catch (error) {
     await parts.usage?.close().catch(() => {});
@@ -130,9 +137,11 @@ export async function startService(service: LoadedService, options: StartService
       if (path === '/healthz') send(json(200, { status: 'ok' }));
       else if (draining) send(json(503, { status: 'draining' }));
       else {
-        void readiness.check().then((report) =>
-          send(report.ready ? json(200, { status: 'ready', checks: report.checks }) : json(503, { status: 'not_ready', checks: report.checks })),
-        );
+        void readiness
+          .check()
+          .then((report) =>
+            send(report.ready ? json(200, { status: 'ready', checks: report.checks }) : json(503, { status: 'not_ready', checks: report.checks })),
+          );
       }
       return;
     }
@@ -156,7 +165,11 @@ export async function startService(service: LoadedService, options: StartService
       onError: (error) => log(`tollgate: request failed: ${error instanceof Error ? error.message : String(error)}`),
       ...(accessLog === null ? {} : { onAnswer: (answer: NonNullable<Answered>) => void (answered = answer) }),
     });
-    accessLog?.track(req, res, handled.then(() => answered));
+    accessLog?.track(
+      req,
+      res,
+      handled.then(() => answered),
+    );
   });
   server.on('clientError', (_error, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
@@ -190,7 +203,12 @@ export async function startService(service: LoadedService, options: StartService
       `telemetry ${telemetry === null ? 'off' : telemetry.describe}, access log ${accessLog === null ? 'off' : 'stdout'}, ` +
       `notifications ${notifier === null ? 'to the log' : 'to the webhook'}, ` +
       `registry ${service.registry.revision.slice(0, 19)}…` +
-      (initial.ready ? '' : ` — not ready: ${Object.entries(initial.checks).filter(([, c]) => c?.ok === false).map(([name]) => name).join(', ')} cannot be reached`),
+      (initial.ready
+        ? ''
+        : ` — not ready: ${Object.entries(initial.checks)
+            .filter(([, c]) => c?.ok === false)
+            .map(([name]) => name)
+            .join(', ')} cannot be reached`),
   );
 
   let stopping: Promise<void> | null = null;
@@ -239,7 +257,9 @@ export async function startService(service: LoadedService, options: StartService
     try {
       const identity = loaded.service.config.identity ?? {};
       const result = gateway.reload({ registry: loaded.service.registry, policy: loaded.service.policy ?? null, identity });
-      log(`tollgate: reloaded — ${Object.keys(loaded.service.registry.models).length} models, ${identitySummary(loaded.service.config.identity)}, registry ${result.registryRevision.slice(0, 19)}…, policy ${result.policyRevision === null ? 'none' : `${result.policyRevision.slice(0, 19)}…`}`);
+      log(
+        `tollgate: reloaded — ${Object.keys(loaded.service.registry.models).length} models, ${identitySummary(loaded.service.config.identity)}, registry ${result.registryRevision.slice(0, 19)}…, policy ${result.policyRevision === null ? 'none' : `${result.policyRevision.slice(0, 19)}…`}`,
+      );
       return { ok: true, ...result };
     } catch (error) {
       if (!(error instanceof GatewayConfigError)) throw error;

@@ -60,9 +60,7 @@ describe('createChannelStore', () => {
       return createChannelStore(pair.worker);
     });
     const constraints = [{ key: 'cap:team', limit: 1000, counters: ['spent:team'] }];
-    const results = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => workers[i % 2]!.reserve({ id: `r${i}`, amount: 100, ttlMs: 60_000, constraints })),
-    );
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => workers[i % 2]!.reserve({ id: `r${i}`, amount: 100, ttlMs: 60_000, constraints })));
     expect(results.filter((r) => r.ok)).toHaveLength(10);
     await backing.close();
   });

@@ -81,26 +81,31 @@ export function createChannelStore(channel: Channel): StateStore {
       // malformed call (RangeError, TypeError) stays one, so settles are not retried for it.
       const e = message.e;
       p.reject(
-        e.name === 'StoreUnavailableError' ? new StoreUnavailableError(e.message)
-          : e.name === 'RangeError' ? new RangeError(e.message)
-            : e.name === 'TypeError' ? new TypeError(e.message)
+        e.name === 'StoreUnavailableError'
+          ? new StoreUnavailableError(e.message)
+          : e.name === 'RangeError'
+            ? new RangeError(e.message)
+            : e.name === 'TypeError'
+              ? new TypeError(e.message)
               : Object.assign(new Error(e.message), { name: e.name }),
       );
     }
   });
   const stopClose = channel.onClose(() => fail('the shared store (the primary process) is gone'));
-  const call = (m: Method) => (...a: unknown[]) =>
-    new Promise<unknown>((resolve, reject) => {
-      if (gone) return reject(new StoreUnavailableError('the shared store is closed'));
-      const id = ++next;
-      pending.set(id, { resolve, reject });
-      try {
-        channel.send({ t: 'tg-store', id, m, a } satisfies Call);
-      } catch (error) {
-        pending.delete(id);
-        reject(new StoreUnavailableError('the shared store cannot be reached', { cause: error }));
-      }
-    });
+  const call =
+    (m: Method) =>
+    (...a: unknown[]) =>
+      new Promise<unknown>((resolve, reject) => {
+        if (gone) return reject(new StoreUnavailableError('the shared store is closed'));
+        const id = ++next;
+        pending.set(id, { resolve, reject });
+        try {
+          channel.send({ t: 'tg-store', id, m, a } satisfies Call);
+        } catch (error) {
+          pending.delete(id);
+          reject(new StoreUnavailableError('the shared store cannot be reached', { cause: error }));
+        }
+      });
   const store = Object.fromEntries([...METHODS].map((m) => [m, call(m as Method)])) as unknown as StateStore;
   store.close = async () => {
     // The store itself lives on in the primary; this worker only stops using it.

@@ -68,7 +68,8 @@ export function notARecord(value: unknown): string | null {
     for (const k of ['kind', 'tier', 'bu', 'team', 'application', 'platform', 'workflow'] as const) {
       if (q[k] !== null && q[k] !== undefined && typeof q[k] !== 'string') return `principal.${k} is not a string`;
     }
-    if (q.leaders !== undefined && (!Array.isArray(q.leaders) || !q.leaders.every((l) => typeof l === 'string'))) return 'principal.leaders is not a list of names';
+    if (q.leaders !== undefined && (!Array.isArray(q.leaders) || !q.leaders.every((l) => typeof l === 'string')))
+      return 'principal.leaders is not a list of names';
   }
   if (r.duration_ms !== undefined && !(typeof r.duration_ms === 'number' && r.duration_ms >= 0)) return 'duration_ms is not a non-negative number';
   if (r.reserved_micros !== undefined && r.reserved_micros !== null && !isCount(r.reserved_micros)) return 'reserved_micros is not a non-negative integer';
@@ -76,7 +77,8 @@ export function notARecord(value: unknown): string | null {
   if (d !== null && d !== undefined) {
     if (typeof d !== 'object' || Array.isArray(d)) return 'decision is not an object';
     const x = d as Record<string, unknown>;
-    if (!isCount(x.worst_case_micros) || !isCount(x.token_bound) || !Array.isArray(x.spend) || !Array.isArray(x.rate)) return 'decision is not one this version can read';
+    if (!isCount(x.worst_case_micros) || !isCount(x.token_bound) || !Array.isArray(x.spend) || !Array.isArray(x.rate))
+      return 'decision is not one this version can read';
     if (x.at_ms !== undefined && !(typeof x.at_ms === 'number' && x.at_ms >= 0)) return 'decision.at_ms is not a non-negative number';
   }
   return null;
@@ -143,7 +145,10 @@ export function openUsageSource(spec: string, options: ReadOptions = {}, cwd = p
   if (/^postgres(ql)?:\/\//.test(spec)) {
     const table = options.table ?? 'tollgate_usage';
     if (!IDENT.test(table)) throw new Error(`--table must be an identifier or schema.identifier, got ${JSON.stringify(table)}`);
-    const quoted = table.split('.').map((p) => `"${p}"`).join('.');
+    const quoted = table
+      .split('.')
+      .map((p) => `"${p}"`)
+      .join('.');
     return {
       describe: `${redact(spec)} table ${table}`,
       skipped,

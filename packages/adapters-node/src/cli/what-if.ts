@@ -155,7 +155,12 @@ export function warmUpStart(candidatePolicy: unknown, registry: Registry, since:
 
 const RATE_WINDOW_MS = 60_000;
 
-export async function runWhatIf(source: UsageSource, registry: Registry, candidatePolicy: unknown, options: { reportFrom?: Date; warmUpFrom?: Date } = {}): Promise<WhatIfReport> {
+export async function runWhatIf(
+  source: UsageSource,
+  registry: Registry,
+  candidatePolicy: unknown,
+  options: { reportFrom?: Date; warmUpFrom?: Date } = {},
+): Promise<WhatIfReport> {
   // Time order: a file holds records in the order requests ended; the replay needs their starts.
   const records: UsageRecord[] = [];
   for await (const r of source.records()) records.push(r);
@@ -196,7 +201,14 @@ export async function runWhatIf(source: UsageSource, registry: Registry, candida
       if (reported) report.replayed++;
       const decision = r.decision ?? null;
       const worst = decision?.worst_case_micros ?? r.reserved_micros ?? 0;
-      const { outcome, handle } = await replay.decide({ at, startedAt, principal, model: asked, worstCaseMicros: worst, tokenBound: decision?.token_bound ?? 0 });
+      const { outcome, handle } = await replay.decide({
+        at,
+        startedAt,
+        principal,
+        model: asked,
+        worstCaseMicros: worst,
+        tokenBound: decision?.token_bound ?? 0,
+      });
       const liveCost = r.cost_micros?.total ?? 0;
       // What the candidate's own counters are charged: the recorded cost, repriced when it serves another model.
       let candidateCost: number | null = liveCost;
@@ -246,7 +258,16 @@ function compare(live: LiveOutcome, candidate: ReplayOutcome): Difference['chang
 
 export function renderWhatIf(report: WhatIfReport, format: OutputFormat, source: UsageSource): string {
   if (format === 'json') return `${JSON.stringify({ source: source.describe, ...report, skipped: source.skipped }, null, 2)}\n`;
-  const rows = report.differences.map((d) => [d.ts, d.request_id, d.principal, d.model, d.change, d.enforced, d.candidate, d.delta_micros === null ? `unknown (<= ${usd(d.bound_micros ?? 0)})` : usd(d.delta_micros)]);
+  const rows = report.differences.map((d) => [
+    d.ts,
+    d.request_id,
+    d.principal,
+    d.model,
+    d.change,
+    d.enforced,
+    d.candidate,
+    d.delta_micros === null ? `unknown (<= ${usd(d.bound_micros ?? 0)})` : usd(d.delta_micros),
+  ]);
   const table = renderRows(['ts', 'request_id', 'principal', 'model', 'change', 'enforced', 'candidate', 'spend_delta_usd'], rows, format);
   if (format === 'csv') return table;
   const s = report.summary;
@@ -258,7 +279,9 @@ export function renderWhatIf(report: WhatIfReport, format: OutputFormat, source:
     (s.unknown > 0 ? `, plus ${s.unknown} newly admitted request(s) of unknown cost (at most ${usd(s.unknown_bound_micros)} USD)` : '') +
     '.\n' +
     (notReplayed.length > 0 ? `Not replayed: ${notReplayed.join(', ')}.\n` : '') +
-    (report.warm_up === null ? '' : `The candidate's counters rebuilt from ${report.warm_up.from} (its longest window containing --since): ${report.warm_up.records} earlier record(s) replayed, not reported.\n`) +
+    (report.warm_up === null
+      ? ''
+      : `The candidate's counters rebuilt from ${report.warm_up.from} (its longest window containing --since): ${report.warm_up.records} earlier record(s) replayed, not reported.\n`) +
     (report.differences.length > 0 ? `\n${table}` : '')
   );
 }

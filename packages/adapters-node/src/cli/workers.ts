@@ -26,7 +26,8 @@ type Control =
   | { t: 'tg-shutdown' }
   | { t: 'tg-reload' };
 
-const isControl = (m: unknown): m is Control => typeof m === 'object' && m !== null && typeof (m as Control).t === 'string' && (m as Control).t.startsWith('tg-');
+const isControl = (m: unknown): m is Control =>
+  typeof m === 'object' && m !== null && typeof (m as Control).t === 'string' && (m as Control).t.startsWith('tg-');
 
 export const WORKER_ENV = 'TOLLGATE_WORKER_ID';
 /** A worker's exit code when the gateway refused the configuration (EX_CONFIG): no restart. */
@@ -159,9 +160,12 @@ export function runPrimary(service: LoadedService, count: number, io: PrimaryIo)
     for (const worker of workers.keys()) worker.send({ t: 'tg-shutdown' } satisfies Control);
     if (workers.size === 0) return stopped();
     // A worker that does not finish draining in time (plus the time to flush and close) is killed.
-    const timer = setTimeout(() => {
-      for (const worker of workers.keys()) worker.process.kill('SIGKILL');
-    }, config.drain_timeout_s * 1000 + 10_000);
+    const timer = setTimeout(
+      () => {
+        for (const worker of workers.keys()) worker.process.kill('SIGKILL');
+      },
+      config.drain_timeout_s * 1000 + 10_000,
+    );
     timer.unref();
   };
 
@@ -225,18 +229,22 @@ export async function runWorker(service: LoadedService, err: (text: string) => v
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
-    (stopping ??= running.shutdown().then(() => {
-      const stats = running.gateway.stats();
-      const report: Control = { t: 'tg-stopped', requests: stats.requests, written: stats.usageWritten, failed: stats.usageFailed };
-      return new Promise<void>((resolve) => {
-        if (!process.connected) return resolve();
-        process.send!(report, undefined, {}, () => resolve());
-      });
-    }).finally(() => process.exit(0)));
+    (stopping ??= running
+      .shutdown()
+      .then(() => {
+        const stats = running.gateway.stats();
+        const report: Control = { t: 'tg-stopped', requests: stats.requests, written: stats.usageWritten, failed: stats.usageFailed };
+        return new Promise<void>((resolve) => {
+          if (!process.connected) return resolve();
+          process.send!(report, undefined, {}, () => resolve());
+        });
+      })
+      .finally(() => process.exit(0)));
   channel.onMessage((message) => {
     if (!isControl(message)) return;
     if (message.t === 'tg-shutdown') void stop();
-    else if (message.t === 'tg-reload') void running.reload().catch((error: unknown) => err(`${prefix(`tollgate: reload failed: ${error instanceof Error ? error.message : String(error)}`)}\n`));
+    else if (message.t === 'tg-reload')
+      void running.reload().catch((error: unknown) => err(`${prefix(`tollgate: reload failed: ${error instanceof Error ? error.message : String(error)}`)}\n`));
   });
   // Its own SIGTERM/SIGINT (Ctrl-C reaches the whole process group) drains it too; the primary's lead decides.
   process.on('SIGTERM', () => void stop());

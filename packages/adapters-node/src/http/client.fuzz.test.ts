@@ -143,13 +143,18 @@ async function both(c: Case): Promise<{ own: Outcome; ref: Outcome }> {
 
 // ---- generated responses ----
 
-const token = fc.stringMatching(/^[a-z][a-z0-9-]{0,11}$/).filter((t) => !['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'content-encoding', 'trailer', 'upgrade'].includes(t));
+const token = fc
+  .stringMatching(/^[a-z][a-z0-9-]{0,11}$/)
+  .filter((t) => !['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'content-encoding', 'trailer', 'upgrade'].includes(t));
 const fieldValue = fc.stringMatching(/^[!-~]([ !-~]{0,30}[!-~])?$/);
 const header = fc.tuple(token, fieldValue);
 const bodyText = fc.stringMatching(/^[ -~\n]{0,300}$/);
 const reason = fc.constantFrom('OK', '', 'Created', 'Weird Reason Phrase', 'Too Many Requests');
 
-type Framing = { kind: 'length' } | { kind: 'chunked'; sizes: number[]; upper: boolean; zeros: boolean; ext: string[]; trailers: Array<[string, string]> } | { kind: 'close' };
+type Framing =
+  | { kind: 'length' }
+  | { kind: 'chunked'; sizes: number[]; upper: boolean; zeros: boolean; ext: string[]; trailers: Array<[string, string]> }
+  | { kind: 'close' };
 
 const framing: fc.Arbitrary<Framing> = fc.oneof(
   fc.constant({ kind: 'length' } as const),
@@ -237,7 +242,8 @@ const FAULTS: Array<[string, (bytes: string) => string]> = [
   ['header without a name', (b) => b.replace(/\r\n\r\n/, '\r\n: nameless\r\n\r\n')],
 ];
 
-const cutsFor = (length: number) => fc.array(fc.integer({ min: 1, max: Math.max(1, length - 1) }), { maxLength: 6 }).map((c) => [...new Set(c)].sort((a, b) => a - b));
+const cutsFor = (length: number) =>
+  fc.array(fc.integer({ min: 1, max: Math.max(1, length - 1) }), { maxLength: 6 }).map((c) => [...new Set(c)].sort((a, b) => a - b));
 
 /**
  * Where the two differ on purpose. `null`: they must agree.
@@ -284,7 +290,9 @@ describe('the built-in client and llhttp read the same bytes alike', () => {
           const { own, ref } = await both(c);
           if (own.ok === ref.ok && (!own.ok || JSON.stringify(own) === JSON.stringify(ref))) return;
           if (intendedDifference(c.label, own, ref) !== null) return;
-          findings.push(`${c.label}: built-in ${JSON.stringify(own).slice(0, 200)} vs llhttp ${JSON.stringify(ref).slice(0, 200)} on ${JSON.stringify(c.bytes.toString('latin1').slice(0, 300))}`);
+          findings.push(
+            `${c.label}: built-in ${JSON.stringify(own).slice(0, 200)} vs llhttp ${JSON.stringify(ref).slice(0, 200)} on ${JSON.stringify(c.bytes.toString('latin1').slice(0, 300))}`,
+          );
           expect.fail(findings.at(-1));
         },
       ),

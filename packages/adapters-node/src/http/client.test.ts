@@ -185,7 +185,9 @@ describe('Client: reading answers as RFC 9112 frames them', () => {
   });
 
   it('joins an obsolete folded header line, and keeps repeated headers apart', async () => {
-    const server = await rawServer((socket) => void socket.write('HTTP/1.1 200 OK\r\nx-long: one\r\n  two\r\nset-cookie: a=1\r\nset-cookie: b=2\r\ncontent-length: 0\r\n\r\n'));
+    const server = await rawServer(
+      (socket) => void socket.write('HTTP/1.1 200 OK\r\nx-long: one\r\n  two\r\nset-cookie: a=1\r\nset-cookie: b=2\r\ncontent-length: 0\r\n\r\n'),
+    );
     const answer = await client().request(call(server.port));
     expect(answer.rawHeaders).toEqual(['x-long', 'one two', 'set-cookie', 'a=1', 'set-cookie', 'b=2', 'content-length', '0']);
   });
@@ -245,7 +247,9 @@ describe('Client: reading answers as RFC 9112 frames them', () => {
     const br = brotliCompressSync('brotli text');
     const server = await rawServer((socket, _seen, i) => {
       const body = i === 0 ? gz : br;
-      socket.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-encoding: ${i === 0 ? 'gzip' : 'br'}\r\ncontent-length: ${body.length}\r\n\r\n`), body]));
+      socket.write(
+        Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-encoding: ${i === 0 ? 'gzip' : 'br'}\r\ncontent-length: ${body.length}\r\n\r\n`), body]),
+      );
     });
     const c = client();
     const zipped = await c.request(call(server.port));
@@ -327,14 +331,18 @@ describe('Client: connections', () => {
 
   it('takes the keep-alive hint of the final answer only, and the shorter of two', async () => {
     // A hint on an interim answer says nothing of the connection after the final one.
-    const interim = await rawServer((socket) => void socket.write('HTTP/1.1 103 Early Hints\r\nkeep-alive: timeout=30\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'));
+    const interim = await rawServer(
+      (socket) => void socket.write('HTTP/1.1 103 Early Hints\r\nkeep-alive: timeout=30\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'),
+    );
     const c = client({ idleTimeoutMs: 50 });
     expect(await text(await c.request(call(interim.port)))).toBe('ok');
     await sleep(150);
     expect(await text(await c.request(call(interim.port)))).toBe('ok');
     expect(interim.connections()).toBe(2);
     // Two hints: the shorter (one second, so not reused at all).
-    const twice = await rawServer((socket) => void socket.write('HTTP/1.1 200 OK\r\nkeep-alive: timeout=30\r\nKeep-Alive: max=9, timeout=1\r\ncontent-length: 2\r\n\r\nok'));
+    const twice = await rawServer(
+      (socket) => void socket.write('HTTP/1.1 200 OK\r\nkeep-alive: timeout=30\r\nKeep-Alive: max=9, timeout=1\r\ncontent-length: 2\r\n\r\nok'),
+    );
     for (let i = 0; i < 2; i++) expect(await text(await c.request(call(twice.port)))).toBe('ok');
     expect(twice.connections()).toBe(2);
   });
@@ -552,7 +560,12 @@ describe('Client: nothing a caller or an upstream sends can confuse a connection
     expect(failure).toBeInstanceOf(TypeError);
     expect((failure as TypeError).cause).toBeInstanceOf(UpstreamProtocolError);
     // The one slot is free again: the next call is answered at once.
-    expect(await within(nodeFetch(url, { method: 'POST', body: '{}', redirect: 'error' }).then((r) => r.text()), 1000)).toBe('ok');
+    expect(
+      await within(
+        nodeFetch(url, { method: 'POST', body: '{}', redirect: 'error' }).then((r) => r.text()),
+        1000,
+      ),
+    ).toBe('ok');
     nodeFetch.close();
   });
 
@@ -582,7 +595,12 @@ describe('Client: nothing a caller or an upstream sends can confuse a connection
     const server = await rawServer((socket) => void socket.write('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n'));
     const nodeFetch = createNodeFetch();
     const body = '{}GET /smuggled HTTP/1.1\r\nhost: x\r\n\r\n';
-    await nodeFetch(`http://127.0.0.1:${server.port}/`, { method: 'POST', headers: { 'content-length': '2', 'transfer-encoding': 'chunked', connection: 'upgrade' }, body, redirect: 'error' }).then((r) => r.text());
+    await nodeFetch(`http://127.0.0.1:${server.port}/`, {
+      method: 'POST',
+      headers: { 'content-length': '2', 'transfer-encoding': 'chunked', connection: 'upgrade' },
+      body,
+      redirect: 'error',
+    }).then((r) => r.text());
     await sleep(20);
     expect(server.seen.map((s) => s.head.split('\r\n')[0])).toEqual(['POST / HTTP/1.1']);
     expect(server.seen[0]!.body).toBe(body);
@@ -658,7 +676,9 @@ describe('Client over TLS', () => {
   });
 
   it('refuses an https upstream whose certificate is not trusted, as a network failure', async () => {
-    const server = createHttpsServer({ key: readFileSync(new URL('key.pem', TLS_DIR)), cert: readFileSync(new URL('cert.pem', TLS_DIR)) }, (_req, res) => res.end('never'));
+    const server = createHttpsServer({ key: readFileSync(new URL('key.pem', TLS_DIR)), cert: readFileSync(new URL('cert.pem', TLS_DIR)) }, (_req, res) =>
+      res.end('never'),
+    );
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     servers.push(() => new Promise<void>((r) => server.close(() => r())));
     const port = (server.address() as AddressInfo).port;

@@ -266,7 +266,13 @@ class Exchange implements Expiring {
       return;
     }
     const signal = this.request.signal;
-    this.fail(signal?.aborted === true ? abortReason(signal) : this.answered ? closedEarly() : (error ?? new Error('the upstream closed the connection without answering')));
+    this.fail(
+      signal?.aborted === true
+        ? abortReason(signal)
+        : this.answered
+          ? closedEarly()
+          : (error ?? new Error('the upstream closed the connection without answering')),
+    );
   }
 
   /** Fail whatever is not over yet: the call before the head, the body after it. The connection is not reused. */
@@ -291,7 +297,8 @@ class Exchange implements Expiring {
       // Search only where the end could be: a previous miss can overlap the new bytes by 3.
       const from = this.pending === null ? 0 : Math.max(0, this.pending.length - 3);
       const end = buffer.indexOf(CRLF2, from);
-      if (end === -1 ? buffer.length > MAX_HEAD_BYTES : end > MAX_HEAD_BYTES) throw new UpstreamProtocolError('the upstream response head is larger than 64 KiB');
+      if (end === -1 ? buffer.length > MAX_HEAD_BYTES : end > MAX_HEAD_BYTES)
+        throw new UpstreamProtocolError('the upstream response head is larger than 64 KiB');
       if (end === -1) {
         // Bytes of the lent read buffer (all of it, or what follows an interim head) are copied.
         this.pending = this.shared && buffer.buffer === data.buffer ? Buffer.from(buffer) : buffer;
@@ -319,7 +326,7 @@ class Exchange implements Expiring {
     let transferEncoding: string | null = null;
     let contentLength: string | null = null;
     let contentEncoding: string | null = null;
-    for (let at = lineEnd + 2; at < text.length; ) {
+    for (let at = lineEnd + 2; at < text.length;) {
       let end = text.indexOf('\r\n', at);
       if (end === -1) end = text.length;
       const first = text.charCodeAt(at);
@@ -331,7 +338,8 @@ class Exchange implements Expiring {
         continue;
       }
       const colon = text.indexOf(':', at);
-      if (colon === -1 || colon > end || !isToken(text, at, colon)) throw new UpstreamProtocolError(`the upstream sent a malformed header: ${JSON.stringify(text.slice(at, Math.min(end, at + 64)))}`);
+      if (colon === -1 || colon > end || !isToken(text, at, colon))
+        throw new UpstreamProtocolError(`the upstream sent a malformed header: ${JSON.stringify(text.slice(at, Math.min(end, at + 64)))}`);
       const name = text.slice(at, colon).toLowerCase();
       const value = fieldValue(text, colon + 1, end);
       raw.push(name, value);
@@ -375,7 +383,8 @@ class Exchange implements Expiring {
     else {
       // One length, digits only: a repeated one (even the same value, which RFC 9110 lets a
       // recipient take) is refused, as llhttp does, so the two never read one stream two ways.
-      if (!/^\d{1,15}$/.test(contentLength)) throw new UpstreamProtocolError(`the upstream sent an invalid content-length: ${JSON.stringify(contentLength.slice(0, 64))}`);
+      if (!/^\d{1,15}$/.test(contentLength))
+        throw new UpstreamProtocolError(`the upstream sent an invalid content-length: ${JSON.stringify(contentLength.slice(0, 64))}`);
       framing = Number(contentLength) === 0 ? { kind: 'none' } : { kind: 'length', left: Number(contentLength) };
     }
     if (framing.kind === 'close') this.keepAlive = false;
@@ -600,7 +609,8 @@ class Connection {
 
   /** What was read; false asks the socket to stop reading for now. */
   bytes(data: Buffer, shared: boolean): boolean {
-    if (this.exchange === null) this.socket.destroy(); // nothing was asked: never trust such a connection
+    if (this.exchange === null)
+      this.socket.destroy(); // nothing was asked: never trust such a connection
     else this.exchange.read(data, shared);
     return !this.paused;
   }

@@ -71,7 +71,10 @@ function registry(upstream: HostileUpstream) {
   const providers: Record<string, unknown> = {};
   const operations: unknown[] = [];
   for (const scenario of SCENARIOS) {
-    for (const [suffix, base] of [['', upstream.url], ['-tls', upstream.tlsUrl]] as const) {
+    for (const [suffix, base] of [
+      ['', upstream.url],
+      ['-tls', upstream.tlsUrl],
+    ] as const) {
       providers[`${scenario}${suffix}`] = { base_url: `${base}/${scenario}`, credential: 'anthropic', headers: { 'anthropic-version': '2023-06-01' } };
       operations.push({ provider: `${scenario}${suffix}`, format: 'anthropic_messages', family: 'chat', path: '/v1/messages' });
     }
@@ -117,7 +120,13 @@ function ask(url: string, key: string, model: string, stream: boolean): Promise<
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (text += c));
-        const done = () => resolve({ status: res.statusCode ?? 0, body: text, ms: performance.now() - started, requestId: (res.headers['x-tollgate-request-id'] as string | undefined) ?? null });
+        const done = () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: text,
+            ms: performance.now() - started,
+            requestId: (res.headers['x-tollgate-request-id'] as string | undefined) ?? null,
+          });
         res.on('end', done);
         res.on('aborted', done);
         res.on('error', done);
@@ -293,7 +302,10 @@ describe.each(['builtin', 'undici'] as const)('a hostile upstream, through the g
   });
 
   it('a reset after the head: the in-stream error of a failed connection (stream), 502 (whole)', async () => {
-    const { result, left } = await leftBehind(async () => [await ask(url, key, 'h-reset-after-headers', true), await ask(url, key, 'h-reset-after-headers', false)]);
+    const { result, left } = await leftBehind(async () => [
+      await ask(url, key, 'h-reset-after-headers', true),
+      await ask(url, key, 'h-reset-after-headers', false),
+    ]);
     const [streamed, whole] = result;
     expect(streamed!.status).toBe(200);
     expect(streamed!.body).toContain('The upstream connection failed mid-stream.');

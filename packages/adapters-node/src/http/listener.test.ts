@@ -182,11 +182,33 @@ describe('toNodeListener: the request the gateway reads', () => {
     const served = await listen(createServer(toNodeListener(gateway)));
     try {
       await new Promise<void>((resolve, reject) => {
-        const req = httpRequest(`${served.url}/h`, { method: 'POST', headers: ['Connection', 'keep-alive', 'Keep-Alive', 'timeout=5', 'X-Multi', 'a', 'X-Multi', 'b', 'Authorization', 'Bearer k', 'Host', 'localhost', 'Content-Length', '2'] }, (res) => {
-          expect(res.statusCode).toBe(200);
-          res.resume();
-          res.on('end', resolve);
-        });
+        const req = httpRequest(
+          `${served.url}/h`,
+          {
+            method: 'POST',
+            headers: [
+              'Connection',
+              'keep-alive',
+              'Keep-Alive',
+              'timeout=5',
+              'X-Multi',
+              'a',
+              'X-Multi',
+              'b',
+              'Authorization',
+              'Bearer k',
+              'Host',
+              'localhost',
+              'Content-Length',
+              '2',
+            ],
+          },
+          (res) => {
+            expect(res.statusCode).toBe(200);
+            res.resume();
+            res.on('end', resolve);
+          },
+        );
         req.on('error', reject);
         req.end('{}');
       });
@@ -219,7 +241,11 @@ describe('toNodeListener: the adapter’s own body cap, and clients gone mid-bod
       expect(chunked.status).toBe(413);
       expect(((await chunked.json()) as { error: { code: string } }).error.code).toBe('request_too_large');
       // Within the cap it is served as usual.
-      const small = await fetch(`${served.url}/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] }) });
+      const small = await fetch(`${served.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      });
       expect(small.status).toBe(200);
     } finally {
       await served.close();
@@ -279,7 +305,10 @@ describe('a client that takes nothing of its answer', () => {
     const big = 'x'.repeat(16 * 1024 * 1024);
     const served = await listen(
       createServer((req, res) => {
-        void writeReply({ status: 200, headers: { 'content-type': 'text/plain' }, body: big }, res, req.method, { stallMs: 1500, onStall: () => stalls.push(req.url ?? '') });
+        void writeReply({ status: 200, headers: { 'content-type': 'text/plain' }, body: big }, res, req.method, {
+          stallMs: 1500,
+          onStall: () => stalls.push(req.url ?? ''),
+        });
       }),
     );
     try {
@@ -333,7 +362,11 @@ describe('toNodeListener: a wrapped gateway', () => {
     };
     const served = await listen(createServer(toNodeListener(logged)));
     try {
-      const init = { method: 'POST', headers: { authorization: `Bearer ${harness.key()}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] }) };
+      const init = {
+        method: 'POST',
+        headers: { authorization: `Bearer ${harness.key()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      };
       const res = await fetch(`${served.url}/v1/chat/completions`, init);
       expect(res.status).toBe(200);
       expect(res.headers.get('x-wrapped')).toBe('yes');
@@ -399,8 +432,14 @@ describe('a client that goes away while the upstream stream is silent', () => {
 
 describe('the bookkeeping of a whole answer', () => {
   const ANSWER = JSON.stringify({
-    id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'Hi' }],
-    stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 2 },
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-4-5',
+    content: [{ type: 'text', text: 'Hi' }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 5, output_tokens: 2 },
   });
 
   it('runs once the answer is written, after I/O that was already waiting (a next request is read first)', async () => {
@@ -460,7 +499,9 @@ describe('the bookkeeping of a whole answer', () => {
     const gateway = createGateway({
       registry: registry(),
       identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
-      policy: { spend: { rules: [{ id: 'tiny', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '0.0007' }, actions: [{ type: 'block' }] }] }] } },
+      policy: {
+        spend: { rules: [{ id: 'tiny', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '0.0007' }, actions: [{ type: 'block' }] }] }] },
+      },
       secrets: { ANTHROPIC_API_KEY: 'sk-ant-upstream' },
       fetch: async () => ({ status: 200, headers: new Headers({ 'content-type': 'application/json' }), body: new Response(ANSWER).body }),
       usage: (r) => void records.push(r),

@@ -69,7 +69,8 @@ export const UPSTREAM_DEFAULTS = {
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) throw new RangeError(`createNodeUpstream: ${name} must be a positive number, got ${String(value)}`);
+  if (typeof value !== 'number' || Number.isNaN(value) || value <= 0)
+    throw new RangeError(`createNodeUpstream: ${name} must be a positive number, got ${String(value)}`);
   return Number.isFinite(value) ? Math.ceil(value) : value;
 }
 
@@ -84,9 +85,11 @@ export function resolveOptions(options: NodeUpstreamOptions): ResolvedOptions {
         : proxy;
   const http = named.http ?? '';
   const https = named.https ?? '';
-  if (options.client !== undefined && options.client !== 'builtin' && options.client !== 'undici') throw new RangeError(`createNodeUpstream: client must be "builtin" or "undici", got ${String(options.client)}`);
+  if (options.client !== undefined && options.client !== 'builtin' && options.client !== 'undici')
+    throw new RangeError(`createNodeUpstream: client must be "builtin" or "undici", got ${String(options.client)}`);
   const max = options.maxSocketsPerOrigin;
-  if (max !== undefined && max !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(max) || max < 1)) throw new RangeError(`createNodeUpstream: maxSocketsPerOrigin must be a whole number of at least 1, got ${String(max)}`);
+  if (max !== undefined && max !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(max) || max < 1))
+    throw new RangeError(`createNodeUpstream: maxSocketsPerOrigin must be a whole number of at least 1, got ${String(max)}`);
   return {
     connectTimeoutMs: positive('connectTimeoutMs', options.connectTimeoutMs, UPSTREAM_DEFAULTS.connectTimeoutMs),
     headersTimeoutMs: positive('headersTimeoutMs', options.headersTimeoutMs, UPSTREAM_DEFAULTS.headersTimeoutMs),

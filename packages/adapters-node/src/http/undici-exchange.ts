@@ -219,4 +219,3 @@ export class Exchange implements Dispatcher.DispatchHandler {
     });
   }
 }
-

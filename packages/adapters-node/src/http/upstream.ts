@@ -116,7 +116,7 @@ export async function closeDispatcher(dispatcher: Dispatcher, graceMs = 1000): P
 /** A fetch over undici's dispatcher (undici's own `fetch`; a global `Request` passed on as its parts). */
 function undiciFetchOver(dispatcher: Dispatcher): typeof fetch {
   const call = (input: string | URL, init: object) => undiciFetch(input, { ...init, dispatcher }) as unknown as Promise<Response>;
-  return ((input: string | URL | Request, init: RequestInit = {}) => {
+  return (input: string | URL | Request, init: RequestInit = {}) => {
     // A `Request` of the global fetch is not undici's own class: pass on what it holds.
     if (input instanceof Request) {
       const { url, method, headers, body, signal, redirect } = input;
@@ -125,7 +125,7 @@ function undiciFetchOver(dispatcher: Dispatcher): typeof fetch {
       return call(url, { ...from, ...(init as object) });
     }
     return call(input, init);
-  });
+  };
 }
 
 /** Both clients, and which one takes a call. */

@@ -26,9 +26,20 @@ async function receiver(statuses: number[] = []) {
 }
 
 const notification: SpendNotification = {
-  key: 'notify:payments-frontier#1:bu:payments:2030-01', ruleId: 'payments-frontier', to: ['finops'], principalId: 'ann',
-  per: 'bu', pool: 'payments', poolKey: 'bu:payments', scope: 'frontier', window: 'monthly', windowKey: '2030-01',
-  thresholdMicros: 4_000_000_000, usedMicros: 4_012_500_000, expiresAt: 0, shadow: false,
+  key: 'notify:payments-frontier#1:bu:payments:2030-01',
+  ruleId: 'payments-frontier',
+  to: ['finops'],
+  principalId: 'ann',
+  per: 'bu',
+  pool: 'payments',
+  poolKey: 'bu:payments',
+  scope: 'frontier',
+  window: 'monthly',
+  windowKey: '2030-01',
+  thresholdMicros: 4_000_000_000,
+  usedMicros: 4_012_500_000,
+  expiresAt: 0,
+  shadow: false,
 };
 const ann: Principal = { kind: 'user', id: 'ann', team: 'search', bu: 'payments' };
 const until = async (check: () => boolean) => {
@@ -47,10 +58,18 @@ describe('webhook notifier', () => {
     expect(hook.got[0]!.headers['content-type']).toBe('application/json');
     expect(hook.got[0]!.headers['idempotency-key']).toBe(notification.key);
     expect(hook.got[0]!.body).toEqual({
-      rule: 'payments-frontier', per: 'bu', pool: 'payments', scope: 'frontier', window: 'monthly', window_key: '2030-01',
-      threshold_usd: '4000', spent_usd: '4012.5', to: ['finops'],
+      rule: 'payments-frontier',
+      per: 'bu',
+      pool: 'payments',
+      scope: 'frontier',
+      window: 'monthly',
+      window_key: '2030-01',
+      threshold_usd: '4000',
+      spent_usd: '4012.5',
+      to: ['finops'],
       principal: { kind: 'user', id: 'ann', issuer: null, team: 'search', bu: 'payments', application: null },
-      shadow: false, ts: '2030-01-15T10:00:00.000Z',
+      shadow: false,
+      ts: '2030-01-15T10:00:00.000Z',
     });
     await notifier.close();
     expect(notifier.stats()).toEqual({ delivered: 1, failed: 0, dropped: 0, pending: 0 });

@@ -71,13 +71,25 @@ export interface WebhookNotifier {
 
 export function webhookPayload(n: SpendNotification, principal: Principal, ts: number): WebhookPayload {
   return {
-    rule: n.ruleId, per: n.per, pool: n.pool, scope: n.scope, window: n.window, window_key: n.windowKey,
-    threshold_usd: formatMicros(n.thresholdMicros), spent_usd: formatMicros(n.usedMicros), to: n.to,
+    rule: n.ruleId,
+    per: n.per,
+    pool: n.pool,
+    scope: n.scope,
+    window: n.window,
+    window_key: n.windowKey,
+    threshold_usd: formatMicros(n.thresholdMicros),
+    spent_usd: formatMicros(n.usedMicros),
+    to: n.to,
     principal: {
-      kind: principal.kind, id: principal.id, issuer: principal.issuer ?? null, team: principal.team ?? null, bu: principal.bu ?? null,
+      kind: principal.kind,
+      id: principal.id,
+      issuer: principal.issuer ?? null,
+      team: principal.team ?? null,
+      bu: principal.bu ?? null,
       application: principal.application ?? null,
     },
-    shadow: n.shadow, ts: new Date(ts).toISOString(),
+    shadow: n.shadow,
+    ts: new Date(ts).toISOString(),
   };
 }
 

@@ -155,7 +155,13 @@ describe.skipIf(postgres.skip)('createPostgresSink', () => {
     const port = await freePort();
     const table = `tollgate_usage_${RUN}_${++n}`;
     tables.push(table);
-    const sink = createPostgresSink({ connectionString: postgres.url.replace(/:\d+\//, `:${port}/`), table, maxQueue: 4, flushIntervalMs: 200, onError: () => {} });
+    const sink = createPostgresSink({
+      connectionString: postgres.url.replace(/:\d+\//, `:${port}/`),
+      table,
+      maxQueue: 4,
+      flushIntervalMs: 200,
+      onError: () => {},
+    });
     const records = Array.from({ length: 5 }, () => usageRecord());
     for (const r of records) sink.write(r);
     await sink.flush();
@@ -173,7 +179,12 @@ describe.skipIf(postgres.skip)('createPostgresSink', () => {
       for (let i = 0; i < 100 && sink.stats().written < 4; i++) await sleep(100);
       await expect(sink.ping()).resolves.toBeUndefined();
       expect(sink.stats()).toMatchObject({ written: 4, dropped: 1, failed: 0, queued: 0 });
-      expect((await rows(table)).map((r) => r.request_id).sort()).toEqual(records.slice(0, 4).map((r) => r.request_id).sort());
+      expect((await rows(table)).map((r) => r.request_id).sort()).toEqual(
+        records
+          .slice(0, 4)
+          .map((r) => r.request_id)
+          .sort(),
+      );
       await sink.close();
     } finally {
       await new Promise<void>((resolve) => proxy.close(() => resolve()));

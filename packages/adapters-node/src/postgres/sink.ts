@@ -58,9 +58,7 @@ function tableName(table: string): { sql: string; name: string } {
 /** SQLSTATEs of a concurrent CREATE ... IF NOT EXISTS that lost the race: the object exists. */
 const ALREADY_THERE = new Set(['42P07', '23505', '42710']);
 const sqlState = (error: unknown): string =>
-  typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string'
-    ? (error as { code: string }).code
-    : '';
+  typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : '';
 /** Class 22 (data exception): one bad row, not a bad connection. */
 const isDataError = (error: unknown): boolean => sqlState(error).startsWith('22');
 

@@ -55,14 +55,34 @@ describe.skipIf(redis.skip || !hasBinaries)('Redis store on a Redis Cluster', ()
       nodes.push(
         spawn(
           'redis-server',
-          ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--dir', dir,
-            '--cluster-config-file', `nodes-${port}.conf`, '--save', '', '--appendonly', 'no'],
+          [
+            '--port',
+            String(port),
+            '--bind',
+            '127.0.0.1',
+            '--cluster-enabled',
+            'yes',
+            '--dir',
+            dir,
+            '--cluster-config-file',
+            `nodes-${port}.conf`,
+            '--save',
+            '',
+            '--appendonly',
+            'no',
+          ],
           { stdio: 'ignore' },
         ),
       );
     }
     for (const port of ports) {
-      for (let i = 0; spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().trim() !== 'PONG'; i++) {
+      for (
+        let i = 0;
+        spawnSync('redis-cli', ['-p', String(port), 'ping'])
+          .stdout?.toString()
+          .trim() !== 'PONG';
+        i++
+      ) {
         if (i > 100) throw new Error(`cluster node ${port} did not start`);
         await sleep(50);
       }
@@ -70,7 +90,11 @@ describe.skipIf(redis.skip || !hasBinaries)('Redis store on a Redis Cluster', ()
     const create = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes']);
     if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout.toString()}${create.stderr.toString()}`);
     for (let i = 0; ; i++) {
-      const ok = ports.every((p) => spawnSync('redis-cli', ['-p', String(p), 'cluster', 'info']).stdout.toString().includes('cluster_state:ok'));
+      const ok = ports.every((p) =>
+        spawnSync('redis-cli', ['-p', String(p), 'cluster', 'info'])
+          .stdout.toString()
+          .includes('cluster_state:ok'),
+      );
       if (ok) break;
       if (i > 100) throw new Error('the cluster did not become ready');
       await sleep(50);
@@ -110,16 +134,12 @@ describe.skipIf(redis.skip || !hasBinaries)('Redis store on a Redis Cluster', ()
     };
     let other = 0;
     while ((await nodeOf(`{t${other}}`)) === (await nodeOf('{acme}'))) other++;
-    await expect(
-      cluster.eval("redis.call('SET', KEYS[1], 1) return redis.call('SET', ARGV[1], 1)", 1, '{acme}:a', `{t${other}}:b`),
-    ).rejects.toThrow();
+    await expect(cluster.eval("redis.call('SET', KEYS[1], 1) return redis.call('SET', ARGV[1], 1)", 1, '{acme}:a', `{t${other}}:b`)).rejects.toThrow();
   });
 
-  describeStoreConformance(
-    'redis cluster, a hash tag per key',
-    () => createRedisStore({ client: cluster, hashTag: hashTagFromKey(), sweepIntervalMs: 0 }),
-    { realClock: true },
-  );
+  describeStoreConformance('redis cluster, a hash tag per key', () => createRedisStore({ client: cluster, hashTag: hashTagFromKey(), sweepIntervalMs: 0 }), {
+    realClock: true,
+  });
 
   it('reservations across user, team and workflow caps of two tenants stay atomic', async () => {
     const a = createRedisStore({ client: cluster, hashTag: hashTagFromKey(), keyPrefix: 'tg-cluster:' });
@@ -155,9 +175,7 @@ describe.skipIf(redis.skip || !hasBinaries)('Redis store on a Redis Cluster', ()
         expect(await a.getCounters([`${tenants[t]}:c`])).toEqual({ [`${tenants[t]}:c`]: 7 });
       }
       // Keys of two tenants in one call (different slots) are refused up front, not sent.
-      await expect(
-        a.reserve({ id: `x-${run}`, amount: 1, ttlMs: LONG, constraints: [caps[0]!.team, caps[1]!.team] }),
-      ).rejects.toThrow(/share one hash tag/);
+      await expect(a.reserve({ id: `x-${run}`, amount: 1, ttlMs: LONG, constraints: [caps[0]!.team, caps[1]!.team] })).rejects.toThrow(/share one hash tag/);
       expect(await a.getCounters([`${tenants[0]}:c`, `${tenants[1]}:c`])).toEqual({
         [`${tenants[0]}:c`]: 7,
         [`${tenants[1]}:c`]: 7,

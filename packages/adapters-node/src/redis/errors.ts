@@ -3,8 +3,7 @@ import { StoreUnavailableError } from '@tollgate/core';
 /** Server replies that mean "not now" rather than "wrong call". */
 const TRANSIENT_REPLIES = ['LOADING', 'READONLY', 'MASTERDOWN', 'CLUSTERDOWN', 'TRYAGAIN', 'BUSY', 'NOREPLICAS', 'OOM'];
 
-const isReplyError = (error: unknown): error is Error =>
-  error instanceof Error && (error.name === 'ReplyError' || error.constructor?.name === 'ReplyError');
+const isReplyError = (error: unknown): error is Error => error instanceof Error && (error.name === 'ReplyError' || error.constructor?.name === 'ReplyError');
 
 /**
  * Map a failed Redis call: connection-level failures (refused, closed, timed out, offline)

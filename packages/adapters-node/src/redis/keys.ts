@@ -22,9 +22,7 @@ export const DEFAULT_TAG = 'tg';
 
 const checkTag = (tag: unknown, key: string): string => {
   if (typeof tag !== 'string' || tag.length === 0 || tag.includes('{') || tag.includes('}')) {
-    throw new Error(
-      `tollgate redis store: the hash tag of ${JSON.stringify(key)} must be a non-empty string without braces, got ${JSON.stringify(tag)}`,
-    );
+    throw new Error(`tollgate redis store: the hash tag of ${JSON.stringify(key)} must be a non-empty string without braces, got ${JSON.stringify(tag)}`);
   }
   return tag;
 };

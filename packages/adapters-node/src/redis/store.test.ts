@@ -111,9 +111,7 @@ describe.skipIf(redis.skip)('Redis store', () => {
 
       // Settle every admitted request from alternating clients, each twice: charged once.
       const settles = await Promise.all(
-        admitted.flatMap((i) =>
-          [a, b].map((s) => s.settle({ id: `${t}:r${i}`, charges: [{ counter: `${t}:c:team`, amount: 10 }] })),
-        ),
+        admitted.flatMap((i) => [a, b].map((s) => s.settle({ id: `${t}:r${i}`, charges: [{ counter: `${t}:c:team`, amount: 10 }] }))),
       );
       expect(settles.filter(Boolean)).toHaveLength(36);
       expect(await b.getCounters([`${t}:c:team`])).toEqual({ [`${t}:c:team`]: 100 + 360 });
@@ -201,9 +199,9 @@ describe.skipIf(redis.skip)('Redis store', () => {
       }
       await sleep(100);
       expect(await store.sweep()).toBeGreaterThanOrEqual(2);
-      await expect(
-        store.reserve({ id: 'x', amount: 1, ttlMs: LONG, constraints: [cap('{acme}:u', 10, ['{globex}:c'])] }),
-      ).rejects.toThrow(/share one hash tag/);
+      await expect(store.reserve({ id: 'x', amount: 1, ttlMs: LONG, constraints: [cap('{acme}:u', 10, ['{globex}:c'])] })).rejects.toThrow(
+        /share one hash tag/,
+      );
       await sleep(100);
     } finally {
       monitor.disconnect();
@@ -284,10 +282,16 @@ describe.skipIf(redis.skip)('Redis store', () => {
     const prefix = `tg-test:${RUN}:admit-pointers:`;
     const limit = cap('{acme}:cap', 10, ['{acme}:c']);
     const bucket = { key: '{acme}:rpm', limit: 1, windowMs: 60_000, cost: 1 };
-    expect(await store.admit!({ buckets: [bucket], counters: [], reserve: { id: 'ok-1', amount: 5, ttlMs: LONG, constraints: [limit] } })).toMatchObject({ reserve: { ok: true } });
+    expect(await store.admit!({ buckets: [bucket], counters: [], reserve: { id: 'ok-1', amount: 5, ttlMs: LONG, constraints: [limit] } })).toMatchObject({
+      reserve: { ok: true },
+    });
     // Refused by the bucket, then by the cap: neither may leave its p:<id> key.
-    expect(await store.admit!({ buckets: [bucket], counters: [], reserve: { id: 'rate-2', amount: 5, ttlMs: LONG, constraints: [limit] } })).toMatchObject({ rate: { ok: false } });
-    expect(await store.admit!({ buckets: [], counters: [], reserve: { id: 'cap-3', amount: 6, ttlMs: LONG, constraints: [limit] } })).toMatchObject({ reserve: { ok: false } });
+    expect(await store.admit!({ buckets: [bucket], counters: [], reserve: { id: 'rate-2', amount: 5, ttlMs: LONG, constraints: [limit] } })).toMatchObject({
+      rate: { ok: false },
+    });
+    expect(await store.admit!({ buckets: [], counters: [], reserve: { id: 'cap-3', amount: 6, ttlMs: LONG, constraints: [limit] } })).toMatchObject({
+      reserve: { ok: false },
+    });
     expect(await store.reserve({ id: 'cap-4', amount: 6, ttlMs: LONG, constraints: [limit] })).toMatchObject({ ok: false });
     const pointers = await admin.keys(`${prefix}p:*`);
     expect(pointers).toEqual([`${prefix}p:ok-1`]);
@@ -298,7 +302,11 @@ describe.skipIf(redis.skip)('Redis store', () => {
     const taken = await store.hitRate([{ key: '{acme}:tpm', limit: 100, windowMs: 60_000, cost: 90 }]);
     const start = taken.ok ? taken.windows![0]! : 0;
     expect(await store.reserve({ id: 's1', amount: 5, ttlMs: LONG, constraints: [cap('{globex}:cap', 20, ['{globex}:c'])] })).toEqual({ ok: true });
-    const settled = await store.settle({ id: 's1', charges: [{ counter: '{globex}:c', amount: 3 }], rate: [{ key: '{acme}:tpm', windowMs: 60_000, start, delta: -80 }] });
+    const settled = await store.settle({
+      id: 's1',
+      charges: [{ counter: '{globex}:c', amount: 3 }],
+      rate: [{ key: '{acme}:tpm', windowMs: 60_000, start, delta: -80 }],
+    });
     expect(settled).toBe(true);
     expect(await store.getCounters(['{globex}:c'])).toEqual({ '{globex}:c': 3 });
     expect(await store.getHeld(['{globex}:cap'])).toEqual({ '{globex}:cap': 0 });
@@ -365,10 +373,7 @@ describe.skipIf(redis.skip)('Redis store', () => {
         }
       };
       let server = start();
-      const spawnFailed = await Promise.race([
-        new Promise<boolean>((resolve) => server.once('error', () => resolve(true))),
-        sleep(200).then(() => false),
-      ]);
+      const spawnFailed = await Promise.race([new Promise<boolean>((resolve) => server.once('error', () => resolve(true))), sleep(200).then(() => false)]);
       if (spawnFailed) {
         console.warn('[tollgate tests] redis-server is not on PATH; skipping the reconnect test');
         return;
@@ -382,12 +387,8 @@ describe.skipIf(redis.skip)('Redis store', () => {
 
         await stop(server);
         const before = Date.now();
-        await expect(store.reserve({ id: 'r2', amount: 10, ttlMs: LONG, constraints: [c] })).rejects.toBeInstanceOf(
-          StoreUnavailableError,
-        );
-        await expect(store.hitRate([{ key: 'b', limit: 1, windowMs: 1000, cost: 1 }])).rejects.toBeInstanceOf(
-          StoreUnavailableError,
-        );
+        await expect(store.reserve({ id: 'r2', amount: 10, ttlMs: LONG, constraints: [c] })).rejects.toBeInstanceOf(StoreUnavailableError);
+        await expect(store.hitRate([{ key: 'b', limit: 1, windowMs: 1000, cost: 1 }])).rejects.toBeInstanceOf(StoreUnavailableError);
         expect(Date.now() - before).toBeLessThan(1500);
 
         server = start();

@@ -1,14 +1,5 @@
 import { StoreUnavailableError } from '@tollgate/core';
-import type {
-  AdmitRequest,
-  AdmitResult,
-  RateBucket,
-  RateResult,
-  ReserveRequest,
-  ReserveResult,
-  SettleRequest,
-  StateStore,
-} from '@tollgate/core';
+import type { AdmitRequest, AdmitResult, RateBucket, RateResult, ReserveRequest, ReserveResult, SettleRequest, StateStore } from '@tollgate/core';
 import { Redis } from 'ioredis';
 import { toStoreError } from './errors.js';
 import { DEFAULT_TAG, KeyLayout, type HashTagOption } from './keys.js';
@@ -212,14 +203,12 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     }
   };
 
-  const run = (op: string, script: LuaScript, keys: string[], args: (string | number)[]): Promise<unknown> =>
-    call(op, () => script.run(client, keys, args));
+  const run = (op: string, script: LuaScript, keys: string[], args: (string | number)[]): Promise<unknown> => call(op, () => script.run(client, keys, args));
 
   /** Per-key tags: which tag holds reservation `id` (null when none is known). */
   const pointedTag = (op: string, id: string): Promise<string | null> => call(op, () => client.get(layout.pointer(id)));
 
-  const releaseAt = (tag: string, id: string): Promise<unknown> =>
-    run('release', scripts.release, [`${layout.base(tag)}r:${id}`], [id]);
+  const releaseAt = (tag: string, id: string): Promise<unknown> => run('release', scripts.release, [`${layout.base(tag)}r:${id}`], [id]);
 
   const sweepTag = async (tag: string): Promise<number> => {
     const idx = `${layout.base(tag)}i`;

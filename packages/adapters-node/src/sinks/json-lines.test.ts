@@ -90,7 +90,12 @@ describe('createJsonLinesSink', () => {
     await sink.close();
     const text = Buffer.concat(chunks).toString();
     expect(text.endsWith('\n')).toBe(true);
-    expect(text.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual(records);
+    expect(
+      text
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(records);
     expect(stream.writableEnded).toBe(false);
   });
 

@@ -54,10 +54,7 @@ export function createJsonLinesSink(target: JsonLinesTarget = 'stdout', options:
     detach = () => void stream.off('error', onError);
     send = (data) =>
       new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`write did not complete within ${writeTimeoutMs} ms`)),
-          writeTimeoutMs,
-        );
+        const timer = setTimeout(() => reject(new Error(`write did not complete within ${writeTimeoutMs} ms`)), writeTimeoutMs);
         timer.unref();
         try {
           stream.write(data, (error?: Error | null) => {

@@ -13,7 +13,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TextMapPropagator } from '@opentelemetry/api';
-import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator, getBooleanFromEnv, getNumberFromEnv, getStringFromEnv, getStringListFromEnv } from '@opentelemetry/core';
+import {
+  CompositePropagator,
+  W3CBaggagePropagator,
+  W3CTraceContextPropagator,
+  getBooleanFromEnv,
+  getNumberFromEnv,
+  getStringFromEnv,
+  getStringListFromEnv,
+} from '@opentelemetry/core';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader, type MetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
@@ -145,7 +153,9 @@ export async function startTelemetry(config: TelemetryConfig, log: (line: string
       metricsUrl = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/metrics`;
       parts.push(`prometheus ${metricsUrl}`);
     } catch (error) {
-      log(`tollgate: telemetry: cannot serve metrics on ${host}:${port} (${error instanceof Error ? error.message : String(error)}); serving traffic without /metrics`);
+      log(
+        `tollgate: telemetry: cannot serve metrics on ${host}:${port} (${error instanceof Error ? error.message : String(error)}); serving traffic without /metrics`,
+      );
       parts.push('prometheus unavailable');
     }
   }
@@ -169,7 +179,9 @@ export async function startTelemetry(config: TelemetryConfig, log: (line: string
         spanProcessors: [ended, new BatchSpanProcessor(countingSpanExporter(otlp.traces, `OTLP trace export to ${otlp.where}`, log, counts.spans))],
       });
     }
-    parts.push(`otlp ${otlp.where} (traces ${tracerProvider === undefined ? 'off' : otlp.tracesProtocol}, metrics ${readers.some((r) => r instanceof PeriodicExportingMetricReader) ? otlp.metricsProtocol : 'off'})`);
+    parts.push(
+      `otlp ${otlp.where} (traces ${tracerProvider === undefined ? 'off' : otlp.tracesProtocol}, metrics ${readers.some((r) => r instanceof PeriodicExportingMetricReader) ? otlp.metricsProtocol : 'off'})`,
+    );
   }
 
   const meterProvider = readers.length === 0 ? undefined : new MeterProvider({ resource, readers });

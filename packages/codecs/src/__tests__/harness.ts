@@ -102,7 +102,11 @@ export function streamHarness(codec: StreamCodec): StreamHarness {
       events.push(event);
       if (event.type === 'error') stopped = true;
     };
-    const sse = reader((m) => !stopped && decoder.push(m, push), () => push({ type: 'error', error: oversize() }), options);
+    const sse = reader(
+      (m) => !stopped && decoder.push(m, push),
+      () => push({ type: 'error', error: oversize() }),
+      options,
+    );
     for (const chunk of chunks) sse.feed(text.decode(chunk, { stream: true }));
     sse.feed(text.decode());
     sse.end();
@@ -136,7 +140,11 @@ export function streamHarness(codec: StreamCodec): StreamHarness {
       encoder.encode(event, write);
       if (event.type === 'error') finished = true;
     };
-    const sse = reader((m) => !finished && decoder.push(m, emit), () => emit({ type: 'error', error: oversize() }), options);
+    const sse = reader(
+      (m) => !finished && decoder.push(m, emit),
+      () => emit({ type: 'error', error: oversize() }),
+      options,
+    );
     for (const chunk of chunks) sse.feed(text.decode(chunk, { stream: true }));
     sse.feed(text.decode());
     sse.end();

@@ -9,7 +9,9 @@ const terminal = (events: StreamEvent[]) => events.filter((e) => e.type === 'err
 
 describe('anthropic_messages stream decoding of bad input', () => {
   it('truncated JSON becomes one upstream_error event, never a throw', () => {
-    const events = decodeText(`${start}event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"ty\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n`);
+    const events = decodeText(
+      `${start}event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"ty\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n`,
+    );
     expect(events.at(-1)).toEqual({ type: 'error', error: { code: 'upstream_error', message: expect.stringMatching(/not a valid JSON object/), status: 502 } });
     expect(terminal(events)).toHaveLength(1);
   });
@@ -75,7 +77,9 @@ describe('anthropic_messages stream decoding of bad input', () => {
 
   it('a 10 MB single event becomes one canonical error, quickly, without a throw', () => {
     const huge = `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${'x'.repeat(10 * 1024 * 1024)}"}}\n\n`;
-    const data = bytes(`${start}event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n${huge}event: message_stop\ndata: {"type":"message_stop"}\n\n`);
+    const data = bytes(
+      `${start}event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n${huge}event: message_stop\ndata: {"type":"message_stop"}\n\n`,
+    );
     const chunks: Uint8Array[] = [];
     for (let i = 0; i < data.length; i += 64 * 1024) chunks.push(data.subarray(i, i + 64 * 1024));
     const began = performance.now();

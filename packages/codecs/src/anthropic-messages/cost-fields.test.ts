@@ -8,7 +8,12 @@ const cost = (extra: Record<string, unknown>) => costFields(decodeRequest(body(e
 
 describe('Anthropic Messages cost-bearing fields', () => {
   it('refuses server tools, MCP servers, containers and premium speed; counts client tools’ fixed prompt', () => {
-    const tools = [{ type: 'web_search_20250305', name: 'web_search' }, { type: 'bash_20250124', name: 'bash' }, { type: 'text_editor_20250429', name: 'str_replace_based_edit_tool' }, { name: 'f', input_schema: { type: 'object' } }];
+    const tools = [
+      { type: 'web_search_20250305', name: 'web_search' },
+      { type: 'bash_20250124', name: 'bash' },
+      { type: 'text_editor_20250429', name: 'str_replace_based_edit_tool' },
+      { name: 'f', input_schema: { type: 'object' } },
+    ];
     const c = cost({ tools, mcp_servers: [{ type: 'url', url: 'https://x', name: 'x' }], container: 'c1', speed: 'fast', inference_geo: 'us' });
     expect(c.unbounded.map((f) => f.field)).toEqual(['tools.web_search_20250305', 'mcp_servers', 'container', 'speed', 'inference_geo']);
     expect(c.extraPromptTokens).toBe(2 * CLIENT_TOOL_PROMPT_TOKENS);

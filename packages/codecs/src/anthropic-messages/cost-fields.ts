@@ -32,14 +32,19 @@ export function costFields(request: Request): CostFields {
       }
       if (seen.has(type)) continue;
       seen.add(type);
-      out.unbounded.push({ field: `tools.${type}`, reason: `the server tool ${type} runs on the upstream: billed per use, its results as input of further turns, which max_tokens does not bound` });
+      out.unbounded.push({
+        field: `tools.${type}`,
+        reason: `the server tool ${type} runs on the upstream: billed per use, its results as input of further turns, which max_tokens does not bound`,
+      });
     }
   }
   const present = (key: string) => f[key] !== undefined && f[key] !== null;
-  if (present('mcp_servers')) out.unbounded.push({ field: 'mcp_servers', reason: 'MCP tools run on the upstream and their results are billed as input of further turns' });
+  if (present('mcp_servers'))
+    out.unbounded.push({ field: 'mcp_servers', reason: 'MCP tools run on the upstream and their results are billed as input of further turns' });
   if (present('container')) out.unbounded.push({ field: 'container', reason: 'a code-execution container is billed by the time it runs' });
   if (present('speed') && f.speed !== 'standard') out.unbounded.push({ field: 'speed', reason: 'faster output is billed above the rates the registry prices' });
-  if (present('inference_geo') && f.inference_geo !== 'global') out.unbounded.push({ field: 'inference_geo', reason: 'pinned-region inference is billed above the rates the registry prices' });
+  if (present('inference_geo') && f.inference_geo !== 'global')
+    out.unbounded.push({ field: 'inference_geo', reason: 'pinned-region inference is billed above the rates the registry prices' });
   if (present('fallbacks')) out.unbounded.push({ field: 'fallbacks', reason: 'another model may answer, at rates the reservation did not cover' });
   return out;
 }

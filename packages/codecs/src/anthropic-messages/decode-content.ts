@@ -1,14 +1,6 @@
 /** Anthropic content blocks → IR content parts (shared by request and response decoding). */
 import { GatewayError } from '../errors/gateway-error.js';
-import type {
-  AssistantContentPart,
-  FilePart,
-  ImagePart,
-  MediaSource,
-  TextPart,
-  ToolResultPart,
-  UserContentPart,
-} from '../ir/content.js';
+import type { AssistantContentPart, FilePart, ImagePart, MediaSource, TextPart, ToolResultPart, UserContentPart } from '../ir/content.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
 import { baseCallId, unfoldSignature } from '../shared/tool-call-id.js';

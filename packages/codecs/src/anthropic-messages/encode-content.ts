@@ -98,10 +98,7 @@ export function encodeToolInput(args: string, path: string, warnings: Conversion
 export function encodeToolUse(part: ToolCallPart, path: string, warnings: ConversionWarning[], forRequest = true): JsonObject {
   if (part.thoughtSignature !== undefined && forRequest) warnings.push(signatureDropped(`${path}.thoughtSignature`, 'google', FORMAT));
   const id = forRequest ? part.id : foldSignature(part.id, part.thoughtSignature);
-  return withCache(
-    { type: 'tool_use', id, name: part.name, input: encodeToolInput(part.arguments, path, warnings) },
-    part.cacheControl,
-  );
+  return withCache({ type: 'tool_use', id, name: part.name, input: encodeToolInput(part.arguments, path, warnings) }, part.cacheControl);
 }
 
 /**
@@ -132,12 +129,7 @@ export function encodeReasoning(part: ReasoningPart, path: string, warnings: Con
 }
 
 /** One assistant part → an Anthropic block, or nothing (with a warning where content is lost). */
-export function encodeAssistantPart(
-  part: AssistantContentPart,
-  path: string,
-  warnings: ConversionWarning[],
-  forRequest: boolean,
-): JsonObject | undefined {
+export function encodeAssistantPart(part: AssistantContentPart, path: string, warnings: ConversionWarning[], forRequest: boolean): JsonObject | undefined {
   switch (part.type) {
     case 'text':
       if (part.text.length === 0 && forRequest) return undefined; // Anthropic rejects empty text blocks

@@ -177,12 +177,7 @@ function encodeToolChoice(choice: ToolChoice | undefined, parallel: boolean | un
   return out;
 }
 
-function encodeThinking(
-  reasoning: ReasoningConfig | undefined,
-  maxTokens: number,
-  sameFormat: boolean,
-  warnings: ConversionWarning[],
-): JsonObject | undefined {
+function encodeThinking(reasoning: ReasoningConfig | undefined, maxTokens: number, sameFormat: boolean, warnings: ConversionWarning[]): JsonObject | undefined {
   if (reasoning === undefined) return undefined;
   if (reasoning.enabled === false || reasoning.effort === 'none') return { type: 'disabled' };
   let budget = reasoning.budgetTokens;

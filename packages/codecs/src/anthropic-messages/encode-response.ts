@@ -31,7 +31,10 @@ export function encodeResponse(response: Response, options: EncodeResponseOption
     const block = encodeAssistantPart(part, `content[${i}]`, warnings, false);
     if (block !== undefined) content.push(block);
   });
-  const stopReason = stopReasonFor(response.finishReason, response.content.some((p) => p.type === 'tool_call'));
+  const stopReason = stopReasonFor(
+    response.finishReason,
+    response.content.some((p) => p.type === 'tool_call'),
+  );
   const usage: JsonObject = { ...encodeUsage(response.usage) };
   const body: JsonObject = {
     id: messageId(response.id),

@@ -15,15 +15,21 @@ const cache: fc.Arbitrary<{ cacheControl?: CacheControl }> = fc.oneof(
   fc.constant({ cacheControl: { type: 'ephemeral' as const, ttl: '1h' as const } }),
 );
 const text = fc.tuple(word, cache).map(([t, c]) => ({ type: 'text' as const, text: t, ...c }));
-const jsonArgs = fc.dictionary(fc.stringMatching(/^[a-z]{1,5}$/), fc.oneof(fc.integer(), fc.string({ maxLength: 5 }), fc.boolean(), fc.constant(null))).map((o) => JSON.stringify(o));
-const toolCall = fc.tuple(word, word, jsonArgs, cache).map(([id, name, args, c]) => ({ type: 'tool_call' as const, id: `toolu_${id}`, name, arguments: args, ...c }));
+const jsonArgs = fc
+  .dictionary(fc.stringMatching(/^[a-z]{1,5}$/), fc.oneof(fc.integer(), fc.string({ maxLength: 5 }), fc.boolean(), fc.constant(null)))
+  .map((o) => JSON.stringify(o));
+const toolCall = fc
+  .tuple(word, word, jsonArgs, cache)
+  .map(([id, name, args, c]) => ({ type: 'tool_call' as const, id: `toolu_${id}`, name, arguments: args, ...c }));
 const thinking = fc.tuple(fc.string({ maxLength: 10 }), fc.base64String({ minLength: 4, maxLength: 40 })).map(([t, s]) => ({
   type: 'reasoning' as const,
   text: t,
   signature: s,
   issuer: 'anthropic' as const,
 }));
-const redacted = fc.base64String({ minLength: 4, maxLength: 40 }).map((d) => ({ type: 'reasoning' as const, text: '', redactedData: d, issuer: 'anthropic' as const }));
+const redacted = fc
+  .base64String({ minLength: 4, maxLength: 40 })
+  .map((d) => ({ type: 'reasoning' as const, text: '', redactedData: d, issuer: 'anthropic' as const }));
 const image = fc.tuple(fc.base64String({ minLength: 4, maxLength: 20 }), cache).map(([d, c]) => ({
   type: 'image' as const,
   source: { kind: 'base64' as const, mediaType: 'image/png', data: d },
@@ -61,7 +67,10 @@ const request: fc.Arbitrary<Request> = fc
     user: fc.option(word, { nil: undefined }),
     stream: fc.boolean(),
     budget: fc.option(fc.integer({ min: 1024, max: 4096 }), { nil: undefined }),
-    tools: fc.array(fc.tuple(word, cache).map(([n, c]) => ({ type: 'function' as const, name: n, description: 'd', parameters: { type: 'object' }, ...c })), { maxLength: 2 }),
+    tools: fc.array(
+      fc.tuple(word, cache).map(([n, c]) => ({ type: 'function' as const, name: n, description: 'd', parameters: { type: 'object' }, ...c })),
+      { maxLength: 2 },
+    ),
   })
   .map((r) => {
     const out: Request = {
@@ -106,7 +115,15 @@ describe('anthropic_messages IR round trips (IR → wire → IR)', () => {
       .map(({ content, reason, usage }) => {
         const hasTools = content.some((p) => p.type === 'tool_call');
         const raw = hasTools && reason === 'end_turn' ? 'tool_use' : reason;
-        const unified = { end_turn: 'stop', tool_use: 'tool_calls', max_tokens: 'length', stop_sequence: 'stop_sequence', refusal: 'content_filter', pause_turn: 'pause', model_context_window_exceeded: 'length' }[raw] as Response['finishReason']['unified'];
+        const unified = {
+          end_turn: 'stop',
+          tool_use: 'tool_calls',
+          max_tokens: 'length',
+          stop_sequence: 'stop_sequence',
+          refusal: 'content_filter',
+          pause_turn: 'pause',
+          model_context_window_exceeded: 'length',
+        }[raw] as Response['finishReason']['unified'];
         return {
           id: 'msg_1',
           model: 'claude-x',

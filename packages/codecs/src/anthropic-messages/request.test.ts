@@ -70,9 +70,7 @@ describe('anthropic_messages request fixtures', () => {
         },
       },
     ]);
-    expect(request.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'Alice, Bob, Charlie and Daisy are a family. Who is the youngest?' }] },
-    ]);
+    expect(request.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Alice, Bob, Charlie and Daisy are a family. Who is the youngest?' }] }]);
   });
 
   it('request-stream-thinking: thinking budget and temperature', () => {
@@ -276,8 +274,20 @@ describe('anthropic_messages request decoding', () => {
     const { request, warnings } = decode({
       ...base,
       messages: [
-        { role: 'user', content: [{ type: 'search_result', source: 's', title: 't', content: [] }, { type: 'text', text: 'q' }] },
-        { role: 'assistant', content: [{ type: 'server_tool_use', id: 'srv', name: 'web_search', input: {} }, { type: 'text', text: 'a' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'search_result', source: 's', title: 't', content: [] },
+            { type: 'text', text: 'q' },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'server_tool_use', id: 'srv', name: 'web_search', input: {} },
+            { type: 'text', text: 'a' },
+          ],
+        },
       ],
     });
     expect(request.messages[0]!.content).toEqual([{ type: 'text', text: 'q' }]);
@@ -334,7 +344,13 @@ describe('anthropic_messages request encoding', () => {
     );
     expect(warnings).toEqual([]);
     expect(body['messages']).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'q1' }, { type: 'text', text: 'q2' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'q1' },
+          { type: 'text', text: 'q2' },
+        ],
+      },
       {
         role: 'assistant',
         content: [

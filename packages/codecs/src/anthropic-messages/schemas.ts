@@ -102,15 +102,7 @@ export interface WireUsage {
 }
 
 /** Stop reasons the API documents. */
-export const STOP_REASONS = [
-  'end_turn',
-  'max_tokens',
-  'stop_sequence',
-  'tool_use',
-  'pause_turn',
-  'refusal',
-  'model_context_window_exceeded',
-] as const;
+export const STOP_REASONS = ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal', 'model_context_window_exceeded'] as const;
 
 /** A content block: an object with a string `type`. */
 export function isBlock(value: unknown): value is WireBlock {

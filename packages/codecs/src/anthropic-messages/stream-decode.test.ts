@@ -152,7 +152,11 @@ describe('anthropic_messages stream decoding details', () => {
         ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'ok' } }) +
         ev({ type: 'content_block_delta', index: 0, delta: { type: 'future_delta', x: 1 } }) +
         ev({ type: 'content_block_stop', index: 0 }) +
-        ev({ type: 'message_delta', delta: { stop_reason: 'stop_sequence', stop_sequence: '##' }, usage: { output_tokens: 7, cache_creation_input_tokens: 60 } }) +
+        ev({
+          type: 'message_delta',
+          delta: { stop_reason: 'stop_sequence', stop_sequence: '##' },
+          usage: { output_tokens: 7, cache_creation_input_tokens: 60 },
+        }) +
         ev({ type: 'message_stop' }),
     );
     expect(events.map((e) => e.type)).toEqual(['message_start', 'usage', 'block_start', 'text_delta', 'block_stop', 'finish', 'usage', 'message_stop']);
@@ -166,7 +170,9 @@ describe('anthropic_messages stream decoding details', () => {
   });
 
   it('ignores anything after message_stop', () => {
-    const events = decodeText(start + ev({ type: 'message_stop' }) + ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: 'late' } }));
+    const events = decodeText(
+      start + ev({ type: 'message_stop' }) + ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: 'late' } }),
+    );
     expect(events.at(-1)).toEqual({ type: 'message_stop' });
   });
 });

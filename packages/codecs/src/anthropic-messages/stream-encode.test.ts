@@ -9,7 +9,9 @@ import { assemble, encodeEvents, parseSse, reencodeText } from './__tests__/harn
 
 const KEEP = new Set(['type', 'text', 'thinking', 'signature', 'data', 'id', 'name', 'input']);
 const strip = (content: Array<Record<string, unknown>>) =>
-  content.filter((b) => ['text', 'thinking', 'redacted_thinking', 'tool_use'].includes(b['type'] as string)).map((b) => Object.fromEntries(Object.entries(b).filter(([k]) => KEEP.has(k))));
+  content
+    .filter((b) => ['text', 'thinking', 'redacted_thinking', 'tool_use'].includes(b['type'] as string))
+    .map((b) => Object.fromEntries(Object.entries(b).filter(([k]) => KEEP.has(k))));
 const usageNumbers = (u: Record<string, unknown>) => ({
   input_tokens: u['input_tokens'],
   output_tokens: u['output_tokens'],
@@ -209,56 +211,72 @@ describe('anthropic_messages stream encoding', () => {
   });
 
   it('synthesizes message_start when the first event is something else', () => {
-    const message = assemble(encodeEvents([{ type: 'block_start', index: 0, block: { kind: 'text' } }, { type: 'text_delta', index: 0, text: 'x' }, { type: 'message_stop' }]));
+    const message = assemble(
+      encodeEvents([{ type: 'block_start', index: 0, block: { kind: 'text' } }, { type: 'text_delta', index: 0, text: 'x' }, { type: 'message_stop' }]),
+    );
     expect(message.content).toEqual([{ type: 'text', text: 'x' }]);
   });
 
   it('property: any interleaving of one text and several tool blocks yields the same text and whole tool inputs', () => {
     const args = fc.array(fc.dictionary(fc.string({ maxLength: 4 }), fc.oneof(fc.integer(), fc.string({ maxLength: 6 }))), { minLength: 1, maxLength: 3 });
     fc.assert(
-      fc.property(args, fc.array(fc.string({ minLength: 1, maxLength: 5 }), { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 60 }), fc.boolean(), (inputs, texts, picks, stopEarly) => {
-        // Block 0 is text, blocks 1..n are tools; each has a queue of fragments.
-        const queues: Array<{ kind: 'text' | 'tool'; parts: string[] }> = [{ kind: 'text', parts: [...texts] }];
-        inputs.forEach((input) => {
-          const json = JSON.stringify(input);
-          const third = Math.ceil(json.length / 3);
-          queues.push({ kind: 'tool', parts: [json.slice(0, third), json.slice(third, 2 * third), json.slice(2 * third)].filter((p) => p.length > 0) });
-        });
-        const events: StreamEvent[] = [start];
-        const startedBlocks = new Set<number>();
-        const stopped = new Set<number>();
-        const emitFrom = (i: number) => {
-          const q = queues[i]!;
-          if (!startedBlocks.has(i)) {
-            startedBlocks.add(i);
-            events.push({ type: 'block_start', index: i, block: q.kind === 'text' ? { kind: 'text' } : { kind: 'tool_call', id: `call_${i}`, name: `f${i}` } });
+      fc.property(
+        args,
+        fc.array(fc.string({ minLength: 1, maxLength: 5 }), { maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 60 }),
+        fc.boolean(),
+        (inputs, texts, picks, stopEarly) => {
+          // Block 0 is text, blocks 1..n are tools; each has a queue of fragments.
+          const queues: Array<{ kind: 'text' | 'tool'; parts: string[] }> = [{ kind: 'text', parts: [...texts] }];
+          inputs.forEach((input) => {
+            const json = JSON.stringify(input);
+            const third = Math.ceil(json.length / 3);
+            queues.push({ kind: 'tool', parts: [json.slice(0, third), json.slice(third, 2 * third), json.slice(2 * third)].filter((p) => p.length > 0) });
+          });
+          const events: StreamEvent[] = [start];
+          const startedBlocks = new Set<number>();
+          const stopped = new Set<number>();
+          const emitFrom = (i: number) => {
+            const q = queues[i]!;
+            if (!startedBlocks.has(i)) {
+              startedBlocks.add(i);
+              events.push({
+                type: 'block_start',
+                index: i,
+                block: q.kind === 'text' ? { kind: 'text' } : { kind: 'tool_call', id: `call_${i}`, name: `f${i}` },
+              });
+            }
+            const part = q.parts.shift();
+            if (part !== undefined)
+              events.push(q.kind === 'text' ? { type: 'text_delta', index: i, text: part } : { type: 'tool_args_delta', index: i, delta: part });
+            if (stopEarly && q.parts.length === 0 && !stopped.has(i)) {
+              stopped.add(i);
+              events.push({ type: 'block_stop', index: i });
+            }
+          };
+          for (const pick of picks) {
+            const live = queues.map((q, i) => (q.parts.length > 0 ? i : -1)).filter((i) => i >= 0);
+            if (live.length === 0) break;
+            emitFrom(live[pick % live.length]!);
           }
-          const part = q.parts.shift();
-          if (part !== undefined) events.push(q.kind === 'text' ? { type: 'text_delta', index: i, text: part } : { type: 'tool_args_delta', index: i, delta: part });
-          if (stopEarly && q.parts.length === 0 && !stopped.has(i)) {
-            stopped.add(i);
-            events.push({ type: 'block_stop', index: i });
-          }
-        };
-        for (const pick of picks) {
-          const live = queues.map((q, i) => (q.parts.length > 0 ? i : -1)).filter((i) => i >= 0);
-          if (live.length === 0) break;
-          emitFrom(live[pick % live.length]!);
-        }
-        queues.forEach((q, i) => {
-          while (q.parts.length > 0 || !startedBlocks.has(i)) emitFrom(i);
-        });
-        events.push({ type: 'finish', finishReason: { unified: 'tool_calls', raw: 'tool_calls' } });
-        queues.forEach((_, i) => !stopped.has(i) && events.push({ type: 'block_stop', index: i }));
-        events.push({ type: 'message_stop' });
+          queues.forEach((q, i) => {
+            while (q.parts.length > 0 || !startedBlocks.has(i)) emitFrom(i);
+          });
+          events.push({ type: 'finish', finishReason: { unified: 'tool_calls', raw: 'tool_calls' } });
+          queues.forEach((_, i) => !stopped.has(i) && events.push({ type: 'block_stop', index: i }));
+          events.push({ type: 'message_stop' });
 
-        const message = assemble(encodeEvents(events));
-        const text = message.content.filter((b) => b['type'] === 'text').map((b) => b['text']).join('');
-        expect(text).toBe(texts.join(''));
-        const tools = message.content.filter((b) => b['type'] === 'tool_use');
-        expect(tools.map((t) => t['id']).sort()).toEqual(inputs.map((_, i) => `call_${i + 1}`).sort());
-        for (const tool of tools) expect(tool['input']).toEqual(inputs[Number((tool['id'] as string).slice(5)) - 1]);
-      }),
+          const message = assemble(encodeEvents(events));
+          const text = message.content
+            .filter((b) => b['type'] === 'text')
+            .map((b) => b['text'])
+            .join('');
+          expect(text).toBe(texts.join(''));
+          const tools = message.content.filter((b) => b['type'] === 'tool_use');
+          expect(tools.map((t) => t['id']).sort()).toEqual(inputs.map((_, i) => `call_${i + 1}`).sort());
+          for (const tool of tools) expect(tool['input']).toEqual(inputs[Number((tool['id'] as string).slice(5)) - 1]);
+        },
+      ),
       { numRuns: 300 },
     );
   });

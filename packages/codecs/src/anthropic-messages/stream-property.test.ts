@@ -18,7 +18,10 @@ describe('anthropic_messages streams are independent of how the bytes are sliced
     for (const cut of [accent + 1, padding, padding + 1]) {
       expect(decodeChunks(sliceAt(data, [cut]))).toEqual(whole);
     }
-    const thinking = whole.filter((e) => e.type === 'reasoning_delta').map((e) => (e.type === 'reasoning_delta' ? e.text : '')).join('');
+    const thinking = whole
+      .filter((e) => e.type === 'reasoning_delta')
+      .map((e) => (e.type === 'reasoning_delta' ? e.text : ''))
+      .join('');
     expect(thinking).toContain('Pelé');
   });
 });

@@ -18,7 +18,13 @@ describe('anthropic_vertex: the raw envelope', () => {
       system: [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral', ttl: '1h' } }],
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] },
-        { role: 'assistant', content: [{ type: 'thinking', thinking: 'x', signature: 'SIG==' }, { type: 'text', text: 'yo' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'x', signature: 'SIG==' },
+            { type: 'text', text: 'yo' },
+          ],
+        },
       ],
       thinking: { type: 'enabled', budget_tokens: 1024 },
     };
@@ -32,18 +38,21 @@ describe('anthropic_vertex: the raw envelope', () => {
     expect(toVertexEnvelope({ ...body, anthropic_version: 'vertex-2099-01-01' })['anthropic_version']).toBe('vertex-2099-01-01');
   });
 
-  it.each(fixtureFiles('anthropic-messages', '.json').filter((f) => f.includes('/request-')))('%s: encodeRequest is the anthropic body in the envelope', (file) => {
-    const body = fixtureJson<Json>(file);
-    const decoded = anthropicMessagesCodec.decodeRequest(body);
-    const anthropic = anthropicMessagesCodec.encodeRequest(decoded.request).body;
-    const vertex = codec.encodeRequest(decoded.request).body;
-    expect(vertex).toEqual(toVertexEnvelope(anthropic));
-    expect(vertex['model']).toBeUndefined();
-    // And back: a Vertex body (model from the URL) decodes to the same request.
-    const again = codec.decodeRequest(vertex, { model: body['model'] });
-    expect(again.unclassified).toEqual([]);
-    expect(anthropicMessagesCodec.encodeRequest(again.request).body).toEqual(anthropic);
-  });
+  it.each(fixtureFiles('anthropic-messages', '.json').filter((f) => f.includes('/request-')))(
+    '%s: encodeRequest is the anthropic body in the envelope',
+    (file) => {
+      const body = fixtureJson<Json>(file);
+      const decoded = anthropicMessagesCodec.decodeRequest(body);
+      const anthropic = anthropicMessagesCodec.encodeRequest(decoded.request).body;
+      const vertex = codec.encodeRequest(decoded.request).body;
+      expect(vertex).toEqual(toVertexEnvelope(anthropic));
+      expect(vertex['model']).toBeUndefined();
+      // And back: a Vertex body (model from the URL) decodes to the same request.
+      const again = codec.decodeRequest(vertex, { model: body['model'] });
+      expect(again.unclassified).toEqual([]);
+      expect(anthropicMessagesCodec.encodeRequest(again.request).body).toEqual(anthropic);
+    },
+  );
 
   it('thinking and cache_control survive a translation from anthropic_messages verbatim', () => {
     const result = convertRequest(thinkingRequest, 'anthropic_messages', 'anthropic_vertex');
@@ -65,9 +74,11 @@ describe('anthropic_vertex: the raw envelope', () => {
     expect(codec.decodeRequest({ anthropic_version: 'vertex-2023-10-16', messages: [], max_tokens: 1, surprise: 1 }).unclassified).toEqual(['surprise']);
   });
 
-  it('responses and streams are Anthropic\'s', async () => {
+  it("responses and streams are Anthropic's", async () => {
     const body = fixtureJson('anthropic-messages/response-thinking.json');
-    expect(convertResponse(body, 'anthropic_vertex', 'anthropic_messages').body).toEqual(convertResponse(body, 'anthropic_messages', 'anthropic_messages').body);
+    expect(convertResponse(body, 'anthropic_vertex', 'anthropic_messages').body).toEqual(
+      convertResponse(body, 'anthropic_messages', 'anthropic_messages').body,
+    );
     const raw = fixtureText('anthropic-messages/stream-thinking-then-tool-use.sse');
     const viaVertex = await new Response(convertStream(new Response(raw).body!, 'anthropic_vertex', 'openai_chat')).text();
     const direct = await new Response(convertStream(new Response(raw).body!, 'anthropic_messages', 'openai_chat')).text();
@@ -75,7 +86,9 @@ describe('anthropic_vertex: the raw envelope', () => {
   });
 
   it('decodes both error shapes Vertex returns', () => {
-    expect(codec.decodeError(429, { error: { code: 429, message: 'Quota exceeded for aiplatform.googleapis.com', status: 'RESOURCE_EXHAUSTED' } })).toMatchObject({
+    expect(
+      codec.decodeError(429, { error: { code: 429, message: 'Quota exceeded for aiplatform.googleapis.com', status: 'RESOURCE_EXHAUSTED' } }),
+    ).toMatchObject({
       code: 'rate_limited',
       status: 429,
     });
@@ -84,6 +97,9 @@ describe('anthropic_vertex: the raw envelope', () => {
     expect(codec.decodeError(403, '[{"error":{"code":403,"message":"Permission denied on project 42","status":"PERMISSION_DENIED"}}]')).toMatchObject({
       code: 'permission_denied',
     });
-    expect(codec.renderError({ code: 'rate_limited', message: 'slow', status: 429 }).body).toEqual({ type: 'error', error: { type: 'rate_limit_error', message: 'slow' } });
+    expect(codec.renderError({ code: 'rate_limited', message: 'slow', status: 429 }).body).toEqual({
+      type: 'error',
+      error: { type: 'rate_limit_error', message: 'slow' },
+    });
   });
 });

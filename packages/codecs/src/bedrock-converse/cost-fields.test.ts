@@ -11,31 +11,50 @@ const fields = (extra: Record<string, unknown>) => cost(extra).unbounded.map((f)
 
 describe('Bedrock Converse cost-bearing fields', () => {
   it('a plain request, and the fields that change nothing, add nothing', () => {
-    const c = cost({ inferenceConfig: { maxTokens: 10 }, serviceTier: { type: 'flex' }, performanceConfig: { latency: 'standard' }, additionalModelRequestFields: { top_k: 5, thinking: { type: 'enabled', budget_tokens: 1024 }, anthropic_beta: ['interleaved-thinking-2025-05-14'] }, requestMetadata: { a: 'b' } });
+    const c = cost({
+      inferenceConfig: { maxTokens: 10 },
+      serviceTier: { type: 'flex' },
+      performanceConfig: { latency: 'standard' },
+      additionalModelRequestFields: { top_k: 5, thinking: { type: 'enabled', budget_tokens: 1024 }, anthropic_beta: ['interleaved-thinking-2025-05-14'] },
+      requestMetadata: { a: 'b' },
+    });
     expect(c).toEqual({ outputMultiplier: 1, extraOutputTokens: 0, extraPromptTokens: 0, unsizedInput: [], unbounded: [] });
   });
 
   it('refuses the premium tier, latency-optimized inference, guardrails and system tools; a managed prompt is unsized', () => {
-    const tools = [{ toolSpec: { name: 'f', inputSchema: { json: { type: 'object' } } } }, { systemTool: { name: 'nova_grounding' } }, { systemTool: { name: 'nova_grounding' } }];
-    expect(fields({ serviceTier: { type: 'priority' }, performanceConfig: { latency: 'optimized' }, guardrailConfig: { guardrailIdentifier: 'g', guardrailVersion: '1' }, toolConfig: { tools } })).toEqual([
-      'serviceTier',
-      'performanceConfig.latency',
-      'guardrailConfig',
-      'toolConfig.tools.systemTool.nova_grounding',
-    ]);
+    const tools = [
+      { toolSpec: { name: 'f', inputSchema: { json: { type: 'object' } } } },
+      { systemTool: { name: 'nova_grounding' } },
+      { systemTool: { name: 'nova_grounding' } },
+    ];
+    expect(
+      fields({
+        serviceTier: { type: 'priority' },
+        performanceConfig: { latency: 'optimized' },
+        guardrailConfig: { guardrailIdentifier: 'g', guardrailVersion: '1' },
+        toolConfig: { tools },
+      }),
+    ).toEqual(['serviceTier', 'performanceConfig.latency', 'guardrailConfig', 'toolConfig.tools.systemTool.nova_grounding']);
     expect(cost({ promptVariables: { topic: { text: 'x' } } }).unsizedInput.map((f) => f.field)).toEqual(['promptVariables']);
   });
 
   it('reads the model’s own fields: Anthropic client tools add their prompt, server tools, the 1M context and unknown keys are unbounded', () => {
     const c = cost({
       additionalModelRequestFields: {
-        tools: [{ type: 'computer_20250124', name: 'computer', display_width_px: 1024, display_height_px: 768 }, { type: 'web_search_20250305', name: 'web_search' }],
+        tools: [
+          { type: 'computer_20250124', name: 'computer', display_width_px: 1024, display_height_px: 768 },
+          { type: 'web_search_20250305', name: 'web_search' },
+        ],
         anthropic_beta: ['context-1m-2025-08-07'],
         mystery: true,
       },
     });
     expect(c.extraPromptTokens).toBe(CLIENT_TOOL_PROMPT_TOKENS);
-    expect(c.unbounded.map((f) => f.field)).toEqual(['additionalModelRequestFields.tools.web_search_20250305', 'additionalModelRequestFields.anthropic_beta', 'additionalModelRequestFields.mystery']);
+    expect(c.unbounded.map((f) => f.field)).toEqual([
+      'additionalModelRequestFields.tools.web_search_20250305',
+      'additionalModelRequestFields.anthropic_beta',
+      'additionalModelRequestFields.mystery',
+    ]);
   });
 
   it('a system tool is kept for Bedrock, after the tool specs, and dropped with a warning for any other format', () => {

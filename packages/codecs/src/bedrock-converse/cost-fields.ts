@@ -35,8 +35,10 @@ export function costFields(request: Request): CostFields {
   if (isObject(performance) && performance['latency'] !== undefined && performance['latency'] !== 'standard') {
     out.unbounded.push({ field: 'performanceConfig.latency', reason: 'latency-optimized inference is billed above the rates the registry prices' });
   }
-  if (present('guardrailConfig')) out.unbounded.push({ field: 'guardrailConfig', reason: 'guardrail policies are billed per text unit, at rates the registry does not price' });
-  if (present('promptVariables')) out.unsizedInput.push({ field: 'promptVariables', reason: 'the model id names a managed prompt, whose text the upstream adds to the input' });
+  if (present('guardrailConfig'))
+    out.unbounded.push({ field: 'guardrailConfig', reason: 'guardrail policies are billed per text unit, at rates the registry does not price' });
+  if (present('promptVariables'))
+    out.unsizedInput.push({ field: 'promptVariables', reason: 'the model id names a managed prompt, whose text the upstream adds to the input' });
 
   const toolConfig = f['toolConfig'];
   if (isObject(toolConfig) && Array.isArray(toolConfig['tools'])) {
@@ -46,7 +48,10 @@ export function costFields(request: Request): CostFields {
       const name = isObject(tool['systemTool']) && typeof tool['systemTool']['name'] === 'string' ? tool['systemTool']['name'] : 'unknown';
       if (seen.has(name)) continue;
       seen.add(name);
-      out.unbounded.push({ field: `toolConfig.tools.systemTool.${name}`, reason: `the system tool ${name} runs on the upstream: billed per use, its results as input, which maxTokens does not bound` });
+      out.unbounded.push({
+        field: `toolConfig.tools.systemTool.${name}`,
+        reason: `the system tool ${name} runs on the upstream: billed per use, its results as input, which maxTokens does not bound`,
+      });
     }
   }
 
@@ -57,7 +62,10 @@ export function costFields(request: Request): CostFields {
       if (key === 'anthropic_beta') {
         const betas = Array.isArray(value) ? value.map(String) : [String(value)];
         if (betas.some((b) => b.startsWith('context-1m'))) {
-          out.unbounded.push({ field: 'additionalModelRequestFields.anthropic_beta', reason: 'the 1M-token context is billed at long-context rates the registry does not price' });
+          out.unbounded.push({
+            field: 'additionalModelRequestFields.anthropic_beta',
+            reason: 'the 1M-token context is billed at long-context rates the registry does not price',
+          });
         }
         continue;
       }
@@ -65,11 +73,18 @@ export function costFields(request: Request): CostFields {
         for (const tool of value) {
           const type = isObject(tool) && typeof tool['type'] === 'string' ? tool['type'] : 'unknown';
           if (CLIENT_TOOL.test(type)) out.extraPromptTokens += CLIENT_TOOL_PROMPT_TOKENS;
-          else out.unbounded.push({ field: `additionalModelRequestFields.tools.${type}`, reason: `the server tool ${type} runs on the upstream: billed per use, which maxTokens does not bound` });
+          else
+            out.unbounded.push({
+              field: `additionalModelRequestFields.tools.${type}`,
+              reason: `the server tool ${type} runs on the upstream: billed per use, which maxTokens does not bound`,
+            });
         }
         continue;
       }
-      out.unbounded.push({ field: `additionalModelRequestFields.${key}`, reason: 'a model-specific field the gateway does not know: what it does to the cost cannot be bounded' });
+      out.unbounded.push({
+        field: `additionalModelRequestFields.${key}`,
+        reason: 'a model-specific field the gateway does not know: what it does to the cost cannot be bounded',
+      });
     }
   }
   return out;

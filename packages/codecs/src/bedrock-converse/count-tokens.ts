@@ -19,7 +19,9 @@ export const bedrockCountTokens: CountTokensCodec = {
     if (!isObject(body) || !isObject(body['input'])) throw invalid('input', 'must be an object holding converse');
     const input = body['input'];
     if (input['invokeModel'] !== undefined) {
-      throw new GatewayError('unsupported_feature', 'input.invokeModel: counting a model-native body is not supported; send input.converse.', { param: 'input.invokeModel' });
+      throw new GatewayError('unsupported_feature', 'input.invokeModel: counting a model-native body is not supported; send input.converse.', {
+        param: 'input.invokeModel',
+      });
     }
     if (!isObject(input['converse'])) throw invalid('input.converse', 'must be a Converse request object');
     return decodeRequest(input['converse'], options);

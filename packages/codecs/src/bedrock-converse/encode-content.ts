@@ -43,7 +43,8 @@ export function encodeImage(part: ImagePart, path: string, warnings: ConversionW
 /** A file part → a `document` block, or an `image` block for image files. */
 export function encodeFile(part: FilePart, path: string, index: number, warnings: ConversionWarning[]): JsonObject[] {
   const media = part.source.kind === 'url' && part.source.url.startsWith('data:') ? sourceFromUrl(part.source.url).mediaType : part.source.mediaType;
-  if (formatOf(IMAGE_FORMATS, media) !== undefined) return encodeImage({ type: 'image', source: part.source, ...(part.cacheControl === undefined ? {} : { cacheControl: part.cacheControl }) }, path, warnings);
+  if (formatOf(IMAGE_FORMATS, media) !== undefined)
+    return encodeImage({ type: 'image', source: part.source, ...(part.cacheControl === undefined ? {} : { cacheControl: part.cacheControl }) }, path, warnings);
   const format = formatOf(DOCUMENT_FORMATS, media ?? 'application/pdf');
   if (format === undefined) {
     warnings.push(dropped(path, `Bedrock documents are ${Object.keys(DOCUMENT_FORMATS).join(', ')}, not ${media}`));

@@ -152,7 +152,8 @@ function encodeToolConfig(
   if (choice?.type === 'auto') out['toolChoice'] = { auto: {} };
   else if (choice?.type === 'required') out['toolChoice'] = { any: {} };
   else if (choice?.type === 'tool') out['toolChoice'] = { tool: { name: choice.name } };
-  else if (choice?.type === 'none') warnings.push(lossy('tool_choice', 'Bedrock Converse cannot forbid tool calls while tools are declared; tool_choice "none" was sent as auto.'));
+  else if (choice?.type === 'none')
+    warnings.push(lossy('tool_choice', 'Bedrock Converse cannot forbid tool calls while tools are declared; tool_choice "none" was sent as auto.'));
   if (parallel === false) warnings.push(dropped('parallel_tool_calls', 'Bedrock Converse cannot turn off parallel tool calls'));
   return out;
 }

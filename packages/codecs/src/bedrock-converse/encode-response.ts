@@ -26,7 +26,10 @@ export function encodeResponse(response: Response, options: EncodeResponseOption
   response.content.forEach((part, i) => content.push(...encodeAssistantPart(part, `content[${i}]`, warnings, false)));
   const body: JsonObject = {
     output: { message: { role: 'assistant', content } },
-    stopReason: stopReasonFor(response.finishReason, response.content.some((p) => p.type === 'tool_call')),
+    stopReason: stopReasonFor(
+      response.finishReason,
+      response.content.some((p) => p.type === 'tool_call'),
+    ),
     usage: encodeUsage(response.usage),
     metrics: { latencyMs: 0 },
   };

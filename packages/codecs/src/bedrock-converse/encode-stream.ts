@@ -60,7 +60,12 @@ export function createStreamEncoder(options: StreamEncoderOptions = {}): StreamE
     blocks.set(index, block);
     if (s.kind === 'tool_call') {
       toolCalls = true;
-      write(eventFrame('contentBlockStart', { contentBlockIndex: block.at, start: { toolUse: { toolUseId: foldSignature(s.id, s.thoughtSignature), name: s.name } } }));
+      write(
+        eventFrame('contentBlockStart', {
+          contentBlockIndex: block.at,
+          start: { toolUse: { toolUseId: foldSignature(s.id, s.thoughtSignature), name: s.name } },
+        }),
+      );
     } else if (s.kind === 'reasoning' && s.redactedData !== undefined) {
       delta(write, block, { reasoningContent: { redactedContent: s.redactedData } });
     }

@@ -88,7 +88,11 @@ export function streamException(info: ErrorInfo): { type: string; body: { messag
 function decodeNamed(name: string | undefined, status: number | undefined, text: string | undefined): ErrorInfo {
   let code: ErrorCode | undefined = name === undefined ? undefined : FROM_WIRE[exceptionName(name)];
   code ??= status === undefined ? 'upstream_error' : codeForStatus(status);
-  if ((code === 'invalid_request' || code === 'not_found') && text !== undefined && /model identifier is invalid|model.*(not found|does not exist)/i.test(text)) {
+  if (
+    (code === 'invalid_request' || code === 'not_found') &&
+    text !== undefined &&
+    /model identifier is invalid|model.*(not found|does not exist)/i.test(text)
+  ) {
     code = 'model_not_found';
   }
   const scrubbed = SCRUBBED[code];

@@ -8,7 +8,17 @@ import { Int64 } from '@smithy/core/event-streams';
 import { describe, expect, it } from 'vitest';
 import { fixtureBytes, fixtureJson } from '../../../../test/support/fixtures.js';
 import { concat, smithy, splitFrames, stringHeaders } from './__tests__/smithy.js';
-import { crc32, createEventStreamReader, decodeEventStreamMessage, encodeEventStreamHeaders, encodeEventStreamMessage, frameEventStreamMessage, frameEventStreamText, type EventStreamMessage, type EventStreamProblem } from './event-stream.js';
+import {
+  crc32,
+  createEventStreamReader,
+  decodeEventStreamMessage,
+  encodeEventStreamHeaders,
+  encodeEventStreamMessage,
+  frameEventStreamMessage,
+  frameEventStreamText,
+  type EventStreamMessage,
+  type EventStreamProblem,
+} from './event-stream.js';
 
 const RECORDED = fixtureBytes('bedrock-converse/stream-tool-use.eventstream');
 const text = new TextDecoder();
@@ -16,7 +26,11 @@ const text = new TextDecoder();
 function readAll(chunks: Uint8Array[], max = 1 << 20): { messages: EventStreamMessage[]; problems: Array<[EventStreamProblem, string]> } {
   const messages: EventStreamMessage[] = [];
   const problems: Array<[EventStreamProblem, string]> = [];
-  const reader = createEventStreamReader((m) => messages.push({ headers: m.headers, body: m.body.slice() }), (p, d) => problems.push([p, d]), max);
+  const reader = createEventStreamReader(
+    (m) => messages.push({ headers: m.headers, body: m.body.slice() }),
+    (p, d) => problems.push([p, d]),
+    max,
+  );
   for (const chunk of chunks) reader.feed(chunk);
   reader.end();
   return { messages, problems };
@@ -74,7 +88,13 @@ describe('AWS event-stream framing, differential against @smithy/core/event-stre
   });
 
   it('a header named __proto__ is a header like any other (found by the property test above)', () => {
-    const frame = encodeEventStreamMessage(Object.fromEntries([['__proto__', 'x'], [':event-type', 'messageStart']]), new Uint8Array());
+    const frame = encodeEventStreamMessage(
+      Object.fromEntries([
+        ['__proto__', 'x'],
+        [':event-type', 'messageStart'],
+      ]),
+      new Uint8Array(),
+    );
     const m = decodeEventStreamMessage(frame);
     expect(Object.keys(m.headers)).toEqual(['__proto__', ':event-type']);
     expect(m.headers['__proto__']).toBe('x');
@@ -110,7 +130,13 @@ describe('AWS event-stream framing, differential against @smithy/core/event-stre
       ts: new Date(1_700_000_000_123),
       u: '0123abcd-4567-89ef-0123-456789abcdef',
     });
-    expect(plain(smithy.decode(frame).headers as never)).toMatchObject({ b: -7, s: -30000, i: 123456789, str: 'héllo', u: '0123abcd-4567-89ef-0123-456789abcdef' });
+    expect(plain(smithy.decode(frame).headers as never)).toMatchObject({
+      b: -7,
+      s: -30000,
+      i: 123456789,
+      str: 'héllo',
+      u: '0123abcd-4567-89ef-0123-456789abcdef',
+    });
   });
 
   it('any slicing of the recorded stream gives the same messages', () => {
@@ -186,7 +212,11 @@ describe('bad frames', () => {
   it('after a problem, later input is ignored', () => {
     const messages: EventStreamMessage[] = [];
     const problems: string[] = [];
-    const reader = createEventStreamReader((m) => messages.push(m), (p) => problems.push(p), 1 << 20);
+    const reader = createEventStreamReader(
+      (m) => messages.push(m),
+      (p) => problems.push(p),
+      1 << 20,
+    );
     const bad = frames[0]!.slice();
     bad[bad.length - 1] = bad[bad.length - 1]! ^ 1;
     reader.feed(bad);

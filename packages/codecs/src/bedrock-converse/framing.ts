@@ -23,7 +23,11 @@ export function messageOfFrame(frame: EventStreamMessage): SseMessage {
   const kind = header(frame, ':message-type') ?? 'event';
   if (kind === 'exception') return { event: header(frame, ':exception-type') ?? 'internalServerException', data: utf8.decode(frame.body), exception: true };
   if (kind === 'error') {
-    return { event: header(frame, ':error-code') ?? 'internalServerException', data: JSON.stringify({ message: header(frame, ':error-message') ?? '' }), exception: true };
+    return {
+      event: header(frame, ':error-code') ?? 'internalServerException',
+      data: JSON.stringify({ message: header(frame, ':error-message') ?? '' }),
+      exception: true,
+    };
   }
   const out: SseMessage = { data: utf8.decode(frame.body) };
   const event = header(frame, ':event-type');
@@ -46,7 +50,10 @@ export function eventFrame(type: string, payload: unknown): Uint8Array {
 
 /** An exception frame of ConverseStream. */
 export function exceptionFrame(type: string, payload: unknown): Uint8Array {
-  return encodeEventStreamMessage({ ':exception-type': type, ':content-type': 'application/json', ':message-type': 'exception' }, encoder.encode(JSON.stringify(payload)));
+  return encodeEventStreamMessage(
+    { ':exception-type': type, ':content-type': 'application/json', ':message-type': 'exception' },
+    encoder.encode(JSON.stringify(payload)),
+  );
 }
 
 export const eventStreamFraming: StreamFraming = {

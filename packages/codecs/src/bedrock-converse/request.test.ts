@@ -54,7 +54,10 @@ describe('bedrock_converse requests', () => {
     ],
     inferenceConfig: { maxTokens: 2048, temperature: 0.2, stopSequences: ['END'] },
     toolConfig: {
-      tools: [{ toolSpec: { name: 'get_weather', description: 'Weather', inputSchema: { json: { type: 'object', properties: { city: { type: 'string' } } } } } }, { cachePoint: { type: 'default' } }],
+      tools: [
+        { toolSpec: { name: 'get_weather', description: 'Weather', inputSchema: { json: { type: 'object', properties: { city: { type: 'string' } } } } } },
+        { cachePoint: { type: 'default' } },
+      ],
       toolChoice: { tool: { name: 'get_weather' } },
     },
     additionalModelRequestFields: { thinking: { type: 'enabled', budget_tokens: 1024 }, top_k: 5, anthropic_beta: ['interleaved-thinking-2025-05-14'] },
@@ -76,17 +79,37 @@ describe('bedrock_converse requests', () => {
     ]);
     expect(request.messages[2]).toEqual({
       role: 'tool',
-      content: [{ type: 'tool_result', toolCallId: 'tooluse_1', isError: false, content: [{ type: 'text', text: '{"temp":21}' }, { type: 'text', text: 'sunny' }] }],
+      content: [
+        {
+          type: 'tool_result',
+          toolCallId: 'tooluse_1',
+          isError: false,
+          content: [
+            { type: 'text', text: '{"temp":21}' },
+            { type: 'text', text: 'sunny' },
+          ],
+        },
+      ],
     });
     expect(request.messages[3]!.content).toEqual([
       { type: 'text', text: 'And tomorrow?' },
       { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgo=' } },
       { type: 'file', filename: 'report', source: { kind: 'url', url: 's3://bucket/report.pdf', mediaType: 'application/pdf' } },
     ]);
-    expect(request).toMatchObject({ maxTokens: 2048, temperature: 0.2, stopSequences: ['END'], topK: 5, toolChoice: { type: 'tool', name: 'get_weather' }, metadata: { team: 'payments' } });
+    expect(request).toMatchObject({
+      maxTokens: 2048,
+      temperature: 0.2,
+      stopSequences: ['END'],
+      topK: 5,
+      toolChoice: { type: 'tool', name: 'get_weather' },
+      metadata: { team: 'payments' },
+    });
     expect(request.reasoning).toEqual({ enabled: true, budgetTokens: 1024 });
     expect(request.tools[0]!.cacheControl).toEqual({ type: 'ephemeral' });
-    expect(request.vendor?.fields).toEqual({ additionalModelRequestFields: { anthropic_beta: ['interleaved-thinking-2025-05-14'] }, guardrailConfig: conversation.guardrailConfig });
+    expect(request.vendor?.fields).toEqual({
+      additionalModelRequestFields: { anthropic_beta: ['interleaved-thinking-2025-05-14'] },
+      guardrailConfig: conversation.guardrailConfig,
+    });
   });
 
   it('a Bedrock body survives decode → encode: every block, cache point and vendor field', () => {
@@ -108,7 +131,13 @@ describe('bedrock_converse requests', () => {
       tools: [{ name: 'get_weather', input_schema: { type: 'object' } }],
       messages: [
         { role: 'user', content: 'Weather?' },
-        { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 'SIG' }, { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'hmm', signature: 'SIG' },
+            { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
+          ],
+        },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny', is_error: false }] },
       ],
     };
@@ -118,7 +147,13 @@ describe('bedrock_converse requests', () => {
       system: [{ text: 'Be terse.' }, { cachePoint: { type: 'default' } }],
       messages: [
         { role: 'user', content: [{ text: 'Weather?' }] },
-        { role: 'assistant', content: [{ reasoningContent: { reasoningText: { text: 'hmm', signature: 'SIG' } } }, { toolUse: { toolUseId: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } } }] },
+        {
+          role: 'assistant',
+          content: [
+            { reasoningContent: { reasoningText: { text: 'hmm', signature: 'SIG' } } },
+            { toolUse: { toolUseId: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } } },
+          ],
+        },
         { role: 'user', content: [{ toolResult: { toolUseId: 'toolu_1', content: [{ text: 'sunny' }], status: 'success' } }] },
       ],
       inferenceConfig: { maxTokens: 4096 },
@@ -130,7 +165,15 @@ describe('bedrock_converse requests', () => {
   it('what Bedrock cannot take is dropped with a warning, never silently', () => {
     const openai = {
       model: 'gpt-4o',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'hi' },
+            { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } },
+          ],
+        },
+      ],
       seed: 7,
       user: 'alice',
       tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],

@@ -10,7 +10,9 @@ describe('bedrock_converse responses', () => {
   it('the recorded Converse answer: text, stop reason, usage', () => {
     const { response, warnings } = codec.decodeResponse(fixtureJson('bedrock-converse/response-converse.json'));
     expect(warnings).toEqual([]);
-    expect(response.content).toEqual([{ type: 'text', text: "Hello! How can I assist you today? Whether you have questions, need information, or just want to chat, I'm here to help." }]);
+    expect(response.content).toEqual([
+      { type: 'text', text: "Hello! How can I assist you today? Whether you have questions, need information, or just want to chat, I'm here to help." },
+    ]);
     expect(response.finishReason).toEqual({ unified: 'stop', raw: 'end_turn' });
     expect(response.usage).toEqual({ input: 7, output: 30, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0, measured: true });
   });
@@ -19,18 +21,32 @@ describe('bedrock_converse responses', () => {
     const { response } = codec.decodeResponse(fixtureJson('bedrock-converse/response-converse-cache-read.json'));
     expect(response.usage).toMatchObject({ input: 2, output: 5, cacheRead: 1322, cacheWrite: 0 });
     // To an OpenAI client: cached tokens inside prompt_tokens, as OpenAI reports them.
-    const openai = convertResponse(fixtureJson('bedrock-converse/response-converse-cache-read.json'), 'bedrock_converse', 'openai_chat', { model: 'nova' }).body as Json;
+    const openai = convertResponse(fixtureJson('bedrock-converse/response-converse-cache-read.json'), 'bedrock_converse', 'openai_chat', { model: 'nova' })
+      .body as Json;
     expect(openai.usage).toMatchObject({ prompt_tokens: 1324, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 1322 } });
   });
 
   it('cache writes split by TTL (cacheDetails), both ways', () => {
-    const usage = { inputTokens: 10, outputTokens: 3, totalTokens: 213, cacheReadInputTokens: 0, cacheWriteInputTokens: 200, cacheDetails: [{ ttl: '1h', inputTokens: 50 }, { ttl: '5m', inputTokens: 150 }] };
+    const usage = {
+      inputTokens: 10,
+      outputTokens: 3,
+      totalTokens: 213,
+      cacheReadInputTokens: 0,
+      cacheWriteInputTokens: 200,
+      cacheDetails: [
+        { ttl: '1h', inputTokens: 50 },
+        { ttl: '5m', inputTokens: 150 },
+      ],
+    };
     const body = { output: { message: { role: 'assistant', content: [{ text: 'ok' }] } }, stopReason: 'end_turn', usage, metrics: { latencyMs: 1 } };
     const { response } = codec.decodeResponse(body);
     expect(response.usage).toMatchObject({ cacheWrite: 150, cacheWrite1h: 50 });
     expect(codec.encodeResponse(response).body.usage).toEqual(usage);
     const anthropic = convertResponse(body, 'bedrock_converse', 'anthropic_messages').body as Json;
-    expect(anthropic.usage).toMatchObject({ cache_creation_input_tokens: 200, cache_creation: { ephemeral_5m_input_tokens: 150, ephemeral_1h_input_tokens: 50 } });
+    expect(anthropic.usage).toMatchObject({
+      cache_creation_input_tokens: 200,
+      cache_creation: { ephemeral_5m_input_tokens: 150, ephemeral_1h_input_tokens: 50 },
+    });
   });
 
   it('reasoning with its signature, redacted reasoning and tool use reach an Anthropic client whole, and come back', () => {
@@ -61,7 +77,12 @@ describe('bedrock_converse responses', () => {
 
   it('an answer from another vendor: Bedrock shape, tool_use stop when calls were made, foreign signatures dropped', () => {
     const gemini = {
-      candidates: [{ content: { role: 'model', parts: [{ text: 'x', thought: true, thoughtSignature: 'GSIG' }, { functionCall: { name: 'f', args: { a: 1 } } }] }, finishReason: 'STOP' }],
+      candidates: [
+        {
+          content: { role: 'model', parts: [{ text: 'x', thought: true, thoughtSignature: 'GSIG' }, { functionCall: { name: 'f', args: { a: 1 } } }] },
+          finishReason: 'STOP',
+        },
+      ],
       usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 4, thoughtsTokenCount: 2 },
     };
     const { body, warnings } = convertResponse(gemini, 'gemini_generate_content', 'bedrock_converse');
@@ -76,7 +97,13 @@ describe('bedrock_converse responses', () => {
   });
 
   it('Bedrock-only response fields are kept for a Bedrock client and reported elsewhere', () => {
-    const body = { output: { message: { role: 'assistant', content: [{ text: 'hi' }] } }, stopReason: 'end_turn', usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, metrics: { latencyMs: 3 }, trace: { guardrail: {} } };
+    const body = {
+      output: { message: { role: 'assistant', content: [{ text: 'hi' }] } },
+      stopReason: 'end_turn',
+      usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+      metrics: { latencyMs: 3 },
+      trace: { guardrail: {} },
+    };
     const { response } = codec.decodeResponse(body);
     expect(codec.encodeResponse(response).body.trace).toEqual({ guardrail: {} });
     expect(convertResponse(body, 'bedrock_converse', 'openai_chat').warnings.map((w) => [w.code, w.path])).toEqual([['dropped_field', 'trace']]);
@@ -92,7 +119,8 @@ describe('bedrock_converse errors', () => {
   });
 
   it('exception names map to canonical codes; without a header, the status decides', () => {
-    const code = (name: string | null, status: number) => codec.decodeError(status, { message: 'm' }, new Headers(name === null ? {} : { 'x-amzn-errortype': name })).code;
+    const code = (name: string | null, status: number) =>
+      codec.decodeError(status, { message: 'm' }, new Headers(name === null ? {} : { 'x-amzn-errortype': name })).code;
     expect(code('ThrottlingException', 429)).toBe('rate_limited');
     expect(code('ServiceQuotaExceededException', 400)).toBe('quota_exceeded');
     expect(code('ModelTimeoutException', 408)).toBe('upstream_timeout');
@@ -103,7 +131,11 @@ describe('bedrock_converse errors', () => {
   });
 
   it('the gateway credentials are AWS’s business: their messages are never relayed', () => {
-    const info = codec.decodeError(403, { message: 'The security token included in the request is invalid. AKIAEXAMPLE' }, new Headers({ 'x-amzn-errortype': 'UnrecognizedClientException' }));
+    const info = codec.decodeError(
+      403,
+      { message: 'The security token included in the request is invalid. AKIAEXAMPLE' },
+      new Headers({ 'x-amzn-errortype': 'UnrecognizedClientException' }),
+    );
     expect(info.code).toBe('authentication_failed');
     expect(info.message).not.toContain('AKIA');
   });

@@ -26,13 +26,7 @@ export const IR_REQUEST_FIELDS = [
  * Documented top-level fields with no IR home. They travel in `request.vendor` and are re-emitted
  * when encoding to bedrock_converse (dropped with a warning for other formats).
  */
-export const VENDOR_REQUEST_FIELDS = [
-  'guardrailConfig',
-  'promptVariables',
-  'additionalModelResponseFieldPaths',
-  'performanceConfig',
-  'outputConfig',
-] as const;
+export const VENDOR_REQUEST_FIELDS = ['guardrailConfig', 'promptVariables', 'additionalModelResponseFieldPaths', 'performanceConfig', 'outputConfig'] as const;
 
 export const KNOWN_REQUEST_FIELDS: readonly string[] = [...IR_REQUEST_FIELDS, ...VENDOR_REQUEST_FIELDS];
 
@@ -118,6 +112,10 @@ export function memberOf(block: unknown): string | undefined {
 
 /** A Bedrock document name: letters, digits, single spaces, hyphens, parentheses, brackets. */
 export function documentName(name: string | undefined, index: number): string {
-  const clean = (name ?? '').replace(/\.[A-Za-z0-9]+$/, '').replace(/[^A-Za-z0-9\s\-()[\]]/g, '-').replace(/\s+/g, ' ').trim();
+  const clean = (name ?? '')
+    .replace(/\.[A-Za-z0-9]+$/, '')
+    .replace(/[^A-Za-z0-9\s\-()[\]]/g, '-')
+    .replace(/\s+/g, ' ')
+    .trim();
   return clean.length > 0 ? clean.slice(0, 200) : `document-${index + 1}`;
 }

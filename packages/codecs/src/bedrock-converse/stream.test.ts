@@ -40,7 +40,10 @@ async function bytesOf(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> 
 
 function sse(bytes: Uint8Array): Array<{ event?: string; data: any }> {
   const out: Array<{ event?: string; data: any }> = [];
-  const reader = createSseReader((m) => out.push({ ...(m.event === undefined ? {} : { event: m.event }), data: JSON.parse(m.data) }), () => {});
+  const reader = createSseReader(
+    (m) => out.push({ ...(m.event === undefined ? {} : { event: m.event }), data: JSON.parse(m.data) }),
+    () => {},
+  );
   reader.feed(new TextDecoder().decode(bytes));
   reader.end();
   return out;
@@ -69,7 +72,8 @@ describe('recorded ConverseStreams', () => {
     const reasoning = got.flatMap((e) => (e.type === 'reasoning_delta' ? [e.text] : [])).join('');
     expect(reasoning.startsWith('The user has greeted me with a simple "Hello".')).toBe(true);
     const recorded = fixtureJson<any[]>('bedrock-converse/stream-reasoning.json');
-    const signature = recorded.find((f) => f.contentBlockDelta?.delta?.reasoningContent?.signature !== undefined).contentBlockDelta.delta.reasoningContent.signature;
+    const signature = recorded.find((f) => f.contentBlockDelta?.delta?.reasoningContent?.signature !== undefined).contentBlockDelta.delta.reasoningContent
+      .signature;
     expect(got.filter((e) => e.type === 'signature')).toEqual([{ type: 'signature', index: 0, signature, issuer: 'anthropic' }]);
     expect(got.some((e) => e.type === 'text_delta')).toBe(true);
     expect(got.at(-1)).toEqual({ type: 'message_stop' });
@@ -80,7 +84,9 @@ describe('recorded ConverseStreams', () => {
     const thinking = out.filter((m) => m.data.delta?.type === 'signature_delta');
     expect(thinking).toHaveLength(1);
     expect(out.at(-1)!.event).toBe('message_stop');
-    const usage = sse(await bytesOf(convertStream(streamOf(TOOL_USE), 'bedrock_converse', 'anthropic_messages'))).find((m) => m.event === 'message_delta')!.data;
+    const usage = sse(await bytesOf(convertStream(streamOf(TOOL_USE), 'bedrock_converse', 'anthropic_messages'))).find(
+      (m) => m.event === 'message_delta',
+    )!.data;
     expect(usage).toMatchObject({ delta: { stop_reason: 'tool_use' }, usage: { input_tokens: 471, output_tokens: 91 } });
   });
 
@@ -112,7 +118,12 @@ describe('a broken or hostile Bedrock upstream', () => {
     expect(got.at(-1)).toEqual({ type: 'error', error: { code: 'rate_limited', status: 429, message: 'Too many tokens, please wait.' } });
     const out = sse(await bytesOf(convertStream(streamOf(stream), 'bedrock_converse', 'anthropic_messages')));
     expect(out.at(-1)).toEqual({ event: 'error', data: { type: 'error', error: { type: 'rate_limit_error', message: 'Too many tokens, please wait.' } } });
-    expect(out.filter((m) => m.data.delta?.type === 'text_delta').map((m) => m.data.delta.text).join('')).toBe('<thinking> To find the temperature');
+    expect(
+      out
+        .filter((m) => m.data.delta?.type === 'text_delta')
+        .map((m) => m.data.delta.text)
+        .join(''),
+    ).toBe('<thinking> To find the temperature');
     expect(out.some((m) => m.event === 'message_stop')).toBe(false);
   });
 

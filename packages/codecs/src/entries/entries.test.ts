@@ -19,11 +19,26 @@ describe('per-format entries', () => {
   });
 
   it('converts between two codecs passed as objects, as the format-name functions do', () => {
-    const body = { model: 'gpt-4o', max_tokens: 100, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }] };
+    const body = {
+      model: 'gpt-4o',
+      max_tokens: 100,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'hi' },
+      ],
+    };
     const viaObjects = convertRequestWith(body, openaiChatCodec, anthropicMessagesCodec);
     expect(viaObjects).toEqual(convertRequest(body, 'openai_chat', 'anthropic_messages'));
     expect(viaObjects.body).toMatchObject({ model: 'gpt-4o', system: 'Be brief.', max_tokens: 100, messages: [{ role: 'user' }] });
-    const answer = { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [{ type: 'text', text: 'Hello' }], stop_reason: 'end_turn', usage: { input_tokens: 3, output_tokens: 1 } };
+    const answer = {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude',
+      content: [{ type: 'text', text: 'Hello' }],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 3, output_tokens: 1 },
+    };
     const back = convertResponseWith(answer, anthropicMessagesCodec, openaiChatCodec, { model: 'gpt-4o' });
     expect(back.body).toMatchObject({ object: 'chat.completion', model: 'gpt-4o', choices: [{ message: { content: 'Hello' }, finish_reason: 'stop' }] });
   });

@@ -89,7 +89,9 @@ describe('gemini_generate_content stream decoding of bad input', () => {
 
   it('a 10 MB event under a larger cap decodes as one text delta', () => {
     const text = 'y'.repeat(10 * 1024 * 1024);
-    const events = decodeText(`data: {"candidates":[{"content":{"parts":[{"text":"${text}"}]},"finishReason":"STOP"}]}\r\n\r\n`, { maxEventBytes: 16 * 1024 * 1024 });
+    const events = decodeText(`data: {"candidates":[{"content":{"parts":[{"text":"${text}"}]},"finishReason":"STOP"}]}\r\n\r\n`, {
+      maxEventBytes: 16 * 1024 * 1024,
+    });
     const deltas = events.filter((e) => e.type === 'text_delta');
     expect(deltas).toHaveLength(1);
     expect(deltas[0]!.type === 'text_delta' && deltas[0]!.text.length).toBe(text.length);

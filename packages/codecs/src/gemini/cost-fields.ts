@@ -20,7 +20,8 @@ export function costFields(request: Request): CostFields {
   const config = isObject(f.generationConfig) ? camelKeys(f.generationConfig) : {};
   if (config.candidateCount !== undefined && config.candidateCount !== null) {
     const n = choiceCount(config.candidateCount);
-    if (n === undefined) out.unbounded.push({ field: 'generationConfig.candidateCount', reason: 'it must be a whole number of candidates (each is billed its own output)' });
+    if (n === undefined)
+      out.unbounded.push({ field: 'generationConfig.candidateCount', reason: 'it must be a whole number of candidates (each is billed its own output)' });
     else out.outputMultiplier = n;
   }
   const modalities = Array.isArray(config.responseModalities) ? config.responseModalities.map((m) => String(m).toUpperCase()) : [];
@@ -39,7 +40,10 @@ export function costFields(request: Request): CostFields {
       for (const name of Object.keys(tool)) {
         if (seen.has(name)) continue;
         seen.add(name);
-        out.unbounded.push({ field: `tools.${name}`, reason: `the built-in tool ${name} runs on the upstream: billed per use, its results as input of further turns, which no request field bounds` });
+        out.unbounded.push({
+          field: `tools.${name}`,
+          reason: `the built-in tool ${name} runs on the upstream: billed per use, its results as input of further turns, which no request field bounds`,
+        });
       }
     }
   }

@@ -1,12 +1,5 @@
 /** Gemini `parts` → IR content parts (shared by request and response decoding). */
-import type {
-  AssistantContentPart,
-  FilePart,
-  ImagePart,
-  MediaSource,
-  ToolResultPart,
-  UserContentPart,
-} from '../ir/content.js';
+import type { AssistantContentPart, FilePart, ImagePart, MediaSource, ToolResultPart, UserContentPart } from '../ir/content.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
 import { syntheticCallId } from '../shared/tool-call-id.js';
 import { dropped, lossy } from '../shared/warnings.js';
@@ -129,12 +122,7 @@ export function decodeModelPart(raw: unknown, path: string, ctx: DecodeContext, 
 }
 
 /** A user turn's parts: user content, and tool results (functionResponse) split out. */
-export function decodeUserParts(
-  parts: unknown[],
-  path: string,
-  ctx: DecodeContext,
-  ids: CallIds,
-): { content: UserContentPart[]; results: ToolResultPart[] } {
+export function decodeUserParts(parts: unknown[], path: string, ctx: DecodeContext, ids: CallIds): { content: UserContentPart[]; results: ToolResultPart[] } {
   const content: UserContentPart[] = [];
   const results: ToolResultPart[] = [];
   parts.forEach((raw, i) => {
@@ -180,7 +168,8 @@ function decodeFunctionResponse(response: JsonObject, path: string, ctx: DecodeC
   if (Array.isArray(inner)) {
     inner.forEach((p, i) => {
       if (!isObject(p)) return;
-      const media = objectField(p, 'inlineData') !== undefined || objectField(p, 'fileData') !== undefined ? decodeMedia(p, `${path}.parts[${i}]`, ctx) : undefined;
+      const media =
+        objectField(p, 'inlineData') !== undefined || objectField(p, 'fileData') !== undefined ? decodeMedia(p, `${path}.parts[${i}]`, ctx) : undefined;
       if (media !== undefined) content.push(media);
     });
   }

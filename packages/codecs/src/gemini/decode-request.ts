@@ -221,7 +221,8 @@ function decodeThinking(config: JsonObject, warnings: ConversionWarning[]): Reas
     const n = asNumber(budget);
     if (n === undefined || !Number.isInteger(n)) throw invalid('generationConfig.thinkingConfig.thinkingBudget', 'must be an integer');
     if (n === 0) out.enabled = false;
-    else if (n < 0) out.enabled = true; // -1: dynamic thinking
+    else if (n < 0)
+      out.enabled = true; // -1: dynamic thinking
     else {
       out.enabled = true;
       out.budgetTokens = n;
@@ -232,7 +233,8 @@ function decodeThinking(config: JsonObject, warnings: ConversionWarning[]): Reas
   else if (level !== undefined) warnings.push(dropped('generationConfig.thinkingConfig.thinkingLevel', `unknown level ${level}`));
   if (typeof config['includeThoughts'] === 'boolean') out.includeThoughts = config['includeThoughts'];
   for (const key of Object.keys(config)) {
-    if (!['thinkingBudget', 'thinkingLevel', 'includeThoughts'].includes(key)) warnings.push(dropped(`generationConfig.thinkingConfig.${key}`, 'no canonical form'));
+    if (!['thinkingBudget', 'thinkingLevel', 'includeThoughts'].includes(key))
+      warnings.push(dropped(`generationConfig.thinkingConfig.${key}`, 'no canonical form'));
   }
   return out;
 }

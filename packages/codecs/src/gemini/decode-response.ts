@@ -54,7 +54,10 @@ export function decodeResponse(body: unknown): DecodedResponse {
     content.push({ type: 'refusal', text: blockedText(blocked) });
     finishReason = { unified: 'content_filter', raw: asString(blocked['blockReason']) ?? null };
   } else {
-    finishReason = decodeFinishReason(candidate === undefined ? undefined : asString(candidate['finishReason']), content.some((p) => p.type === 'tool_call'));
+    finishReason = decodeFinishReason(
+      candidate === undefined ? undefined : asString(candidate['finishReason']),
+      content.some((p) => p.type === 'tool_call'),
+    );
   }
 
   const response: Response = {

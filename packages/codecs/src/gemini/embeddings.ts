@@ -69,10 +69,11 @@ export const geminiEmbeddings: EmbeddingsCodec = {
         if (!isObject(r)) throw invalid(`requests[${i}]`, 'must be an object');
         return decodeOne(r, `requests[${i}].`, warnings, unclassified);
       });
-      for (const key of Object.keys(body)) if (key !== 'requests') {
-        unclassified.push(key);
-        warnings.push({ code: 'unclassified_field', path: key, message: `${key} is not a known batchEmbedContents field.` });
-      }
+      for (const key of Object.keys(body))
+        if (key !== 'requests') {
+          unclassified.push(key);
+          warnings.push({ code: 'unclassified_field', path: key, message: `${key} is not a known batchEmbedContents field.` });
+        }
       batch = true;
     } else {
       ones = [decodeOne(body, '', warnings, unclassified)];
@@ -85,7 +86,11 @@ export const geminiEmbeddings: EmbeddingsCodec = {
     if (first.title !== undefined) request.title = first.title;
     if (first.dimensions !== undefined) request.dimensions = first.dimensions;
     if (ones.some((o) => o.taskType !== first.taskType || o.dimensions !== first.dimensions)) {
-      throw new GatewayError('unsupported_feature', 'requests: a batch with different task types or dimensionalities is not supported; send them as separate batches.', { param: 'requests' });
+      throw new GatewayError(
+        'unsupported_feature',
+        'requests: a batch with different task types or dimensionalities is not supported; send them as separate batches.',
+        { param: 'requests' },
+      );
     }
     if (ones.some((o) => o.title !== first.title)) warnings.push(lossy('requests', 'only the first title of a batch is kept'));
     return { request, warnings, unclassified };
@@ -114,7 +119,8 @@ export const geminiEmbeddings: EmbeddingsCodec = {
     if (list === undefined) throw new GatewayError('upstream_error', 'The upstream embeddings answer has no embeddings.');
     const vectors = list.map((e) => {
       const values = isObject(e) ? e['values'] : undefined;
-      if (!Array.isArray(values) || !values.every((x) => typeof x === 'number')) throw new GatewayError('upstream_error', 'The upstream embeddings answer holds an embedding that is not a vector.');
+      if (!Array.isArray(values) || !values.every((x) => typeof x === 'number'))
+        throw new GatewayError('upstream_error', 'The upstream embeddings answer holds an embedding that is not a vector.');
       return values;
     });
     const response: EmbedResponse = { model: '', vectors, usage: null };
@@ -125,7 +131,9 @@ export const geminiEmbeddings: EmbeddingsCodec = {
   },
 
   encodeResponse(response, request) {
-    const body: JsonObject = request.batch ? { embeddings: response.vectors.map((values) => ({ values })) } : { embedding: { values: response.vectors[0] ?? [] } };
+    const body: JsonObject = request.batch
+      ? { embeddings: response.vectors.map((values) => ({ values })) }
+      : { embedding: { values: response.vectors[0] ?? [] } };
     return { body, warnings: [] };
   },
 };

@@ -69,7 +69,10 @@ function encodeContents(messages: Message[], warnings: ConversionWarning[]): Jso
   messages.forEach((message, i) => {
     const path = `messages[${i}]`;
     if (message.role === 'tool') {
-      push('user', message.content.map((r, j) => encodeToolResult(r, `${path}.content[${j}]`, warnings, names)));
+      push(
+        'user',
+        message.content.map((r, j) => encodeToolResult(r, `${path}.content[${j}]`, warnings, names)),
+      );
       return;
     }
     if (message.name !== undefined) warnings.push(dropped(`${path}.name`, 'Gemini contents have no participant name'));
@@ -138,7 +141,8 @@ function encodeResponseFormat(format: ResponseFormat, warnings: ConversionWarnin
   if (format.type === 'json') return { responseMimeType: 'application/json' };
   if (format.description !== undefined) warnings.push(dropped('responseFormat.description', 'Gemini response schemas have no description'));
   // The subset when it holds the schema exactly; otherwise JSON Schema, which Gemini also accepts here.
-  if (fitsGeminiSubset(format.schema)) return { responseMimeType: 'application/json', responseSchema: toGeminiSchema(format.schema, 'responseFormat.schema', []) };
+  if (fitsGeminiSubset(format.schema))
+    return { responseMimeType: 'application/json', responseSchema: toGeminiSchema(format.schema, 'responseFormat.schema', []) };
   return { responseMimeType: 'application/json', responseJsonSchema: format.schema };
 }
 
@@ -149,7 +153,9 @@ function encodeThinking(reasoning: ReasoningConfig, sameFormat: boolean, warning
   else if (reasoning.effort !== undefined && sameFormat) out['thinkingLevel'] = reasoning.effort;
   else if (reasoning.effort !== undefined) {
     out['thinkingBudget'] = EFFORT_BUDGET[reasoning.effort];
-    warnings.push(lossy('reasoning.effort', `Reasoning effort ${reasoning.effort} was sent as a thinking budget of ${EFFORT_BUDGET[reasoning.effort]} tokens.`));
+    warnings.push(
+      lossy('reasoning.effort', `Reasoning effort ${reasoning.effort} was sent as a thinking budget of ${EFFORT_BUDGET[reasoning.effort]} tokens.`),
+    );
   } else if (reasoning.enabled === true && !sameFormat) out['thinkingBudget'] = -1; // dynamic
   // Clients that asked for summaries (Responses) or a thinking budget (Anthropic) expect to see thoughts.
   let show = reasoning.includeThoughts;

@@ -27,7 +27,9 @@ describe('gemini_generate_content errors', () => {
     for (const [code, [status, name]] of Object.entries(expected) as Array<[ErrorCode, [number, string]]>) {
       const rendered = renderError(errorInfo(code, 'msg'));
       expect(rendered.status, code).toBe(status);
-      expect(rendered.body, code).toEqual({ error: { code: status, message: code === 'quota_exceeded' ? 'Your budget is exhausted: msg' : 'msg', status: name } });
+      expect(rendered.body, code).toEqual({
+        error: { code: status, message: code === 'quota_exceeded' ? 'Your budget is exhausted: msg' : 'msg', status: name },
+      });
     }
   });
 
@@ -35,7 +37,12 @@ describe('gemini_generate_content errors', () => {
     const rate = renderError(errorInfo('rate_limited', 'Slow down', { retryAfterS: 2.2 }));
     expect(rate.headers).toEqual({ 'retry-after': '3' });
     expect(rate.body).toEqual({
-      error: { code: 429, message: 'Slow down', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3s' }] },
+      error: {
+        code: 429,
+        message: 'Slow down',
+        status: 'RESOURCE_EXHAUSTED',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3s' }],
+      },
     });
     expect(renderError(errorInfo('quota_exceeded', 'Monthly budget reached')).headers).toEqual({ 'x-should-retry': 'false' });
   });
@@ -50,15 +57,24 @@ describe('gemini_generate_content errors', () => {
   });
 
   it('decodes any shape: JSON text, an array of one, unknown status, no body', () => {
-    expect(decodeError(400, '{"error":{"code":400,"message":"Bad","status":"INVALID_ARGUMENT"}}')).toEqual({ code: 'invalid_request', message: 'Bad', status: 400 });
-    expect(decodeError(503, [{ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }])).toMatchObject({ code: 'unavailable', status: 503 });
+    expect(decodeError(400, '{"error":{"code":400,"message":"Bad","status":"INVALID_ARGUMENT"}}')).toEqual({
+      code: 'invalid_request',
+      message: 'Bad',
+      status: 400,
+    });
+    expect(decodeError(503, [{ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }])).toMatchObject({
+      code: 'unavailable',
+      status: 503,
+    });
     expect(decodeError(500, { error: { code: 500, message: 'x', status: 'SOMETHING_NEW' } })).toMatchObject({ code: 'upstream_error', status: 500 });
     expect(decodeError(404, 'not json')).toEqual({ code: 'not_found', message: 'The upstream returned HTTP 404.', status: 404 });
     expect(decodeError(504, undefined)).toMatchObject({ code: 'upstream_timeout', status: 504 });
   });
 
-  it('never relays Google\'s text about the gateway\'s own credentials', () => {
-    const info = decodeError(400, { error: { code: 400, message: 'API key not valid. Please pass a valid API key. AIzaSyD-secret', status: 'UNAUTHENTICATED' } });
+  it("never relays Google's text about the gateway's own credentials", () => {
+    const info = decodeError(400, {
+      error: { code: 400, message: 'API key not valid. Please pass a valid API key. AIzaSyD-secret', status: 'UNAUTHENTICATED' },
+    });
     expect(info.code).toBe('authentication_failed');
     expect(info.message).not.toContain('AIza');
     expect(decodeError(403, { error: { code: 403, message: 'Project 1234 has no access', status: 'PERMISSION_DENIED' } }).message).not.toContain('1234');

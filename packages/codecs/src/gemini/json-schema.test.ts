@@ -90,7 +90,9 @@ describe('JSON Schema → the Gemini schema subset', () => {
   });
 
   it('allOf of objects merges into one object', () => {
-    const { out, warnings } = convert({ allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'number' } } }] });
+    const { out, warnings } = convert({
+      allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'number' } } }],
+    });
     expect(out).toEqual({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } }, required: ['a'] });
     expect(warnings).toEqual([['lossy_conversion', 'tools[0].parameters.allOf']]);
   });
@@ -107,7 +109,11 @@ describe('JSON Schema → the Gemini schema subset', () => {
         properties: { a: { type: 'STRING', nullable: true, format: 'enum', enum: ['x'] }, b: { type: 'ARRAY', items: { type: 'INTEGER' } } },
         required: ['a'],
       }),
-    ).toEqual({ type: 'object', properties: { a: { type: ['string', 'null'], enum: ['x'] }, b: { type: 'array', items: { type: 'integer' } } }, required: ['a'] });
+    ).toEqual({
+      type: 'object',
+      properties: { a: { type: ['string', 'null'], enum: ['x'] }, b: { type: 'array', items: { type: 'integer' } } },
+      required: ['a'],
+    });
   });
 
   it('a tool from an OpenAI client reaches Gemini in the subset, with the warnings reported by convertRequest', () => {
@@ -147,7 +153,11 @@ describe('JSON Schema → the Gemini schema subset', () => {
     );
     expect(strict.body['generationConfig']).toEqual({ responseMimeType: 'application/json', responseJsonSchema: schema });
     const simple = convertRequest(
-      { model: 'x', messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_schema', json_schema: { name: 'r', schema: { type: 'object', properties: {} } } } },
+      {
+        model: 'x',
+        messages: [{ role: 'user', content: 'hi' }],
+        response_format: { type: 'json_schema', json_schema: { name: 'r', schema: { type: 'object', properties: {} } } },
+      },
       'openai_chat',
       'gemini_generate_content',
     );

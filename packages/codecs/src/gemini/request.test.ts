@@ -100,7 +100,12 @@ describe('gemini_generate_content request decoding (fixtures)', () => {
     const other = encodeRequest(request).body;
     expect(other['cachedContent']).toBe('cachedContents/7lf5him5ev4iemi1yjv2gwli5bhpz3yidzejwllo');
     const openai = convertRequest(fixtureJson('gemini/request-cached-content.json'), 'gemini_generate_content', 'openai_chat', { model: 'gpt-4o' });
-    expect(openai.warnings.filter((w) => w.code === 'dropped_field').map((w) => w.path).sort()).toEqual(['cachedContent', 'generationConfig']);
+    expect(
+      openai.warnings
+        .filter((w) => w.code === 'dropped_field')
+        .map((w) => w.path)
+        .sort(),
+    ).toEqual(['cachedContent', 'generationConfig']);
   });
 
   it.each(fixtureFiles('gemini', '.json').filter((f) => f.includes('/request-')))('%s re-encodes to the same request (no model in the body)', (file) => {
@@ -158,7 +163,8 @@ describe('gemini_generate_content request fields', () => {
     expect(reasoning({ thinkingBudget: -1 })).toEqual({ enabled: true });
     expect(reasoning({ thinkingLevel: 'high' })).toEqual({ effort: 'high' });
     expect(reasoning({ thinking_level: 'LOW' })).toEqual({ effort: 'low' });
-    const roundTrip = (thinkingConfig: Json) => encodeRequest(decodeRequest({ ...base, generationConfig: { thinkingConfig } }).request).body['generationConfig'];
+    const roundTrip = (thinkingConfig: Json) =>
+      encodeRequest(decodeRequest({ ...base, generationConfig: { thinkingConfig } }).request).body['generationConfig'];
     expect(roundTrip({ thinkingLevel: 'high', includeThoughts: true })).toEqual({ thinkingConfig: { thinkingLevel: 'high', includeThoughts: true } });
     expect(roundTrip({ thinkingBudget: 0 })).toEqual({ thinkingConfig: { thinkingBudget: 0 } });
   });
@@ -170,7 +176,11 @@ describe('gemini_generate_content request fields', () => {
       'gemini_generate_content',
     );
     expect(fromAnthropic.body['generationConfig']).toEqual({ maxOutputTokens: 4000, thinkingConfig: { thinkingBudget: 2000, includeThoughts: true } });
-    const fromOpenai = convertRequest({ model: 'o', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low' }, 'openai_chat', 'gemini_generate_content');
+    const fromOpenai = convertRequest(
+      { model: 'o', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low' },
+      'openai_chat',
+      'gemini_generate_content',
+    );
     expect(fromOpenai.body['generationConfig']).toEqual({ thinkingConfig: { thinkingBudget: 2048 } });
     expect(fromOpenai.warnings).toContainEqual(expect.objectContaining({ code: 'lossy_conversion', path: 'reasoning.effort' }));
   });
@@ -187,7 +197,12 @@ describe('gemini_generate_content request fields', () => {
     expect(two.warnings).toContainEqual(expect.objectContaining({ code: 'lossy_conversion' }));
     expect(encodeRequest(two.request).body['toolConfig']).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['f', 'g'] } });
     const toOpenai = convertRequest(
-      { model: 'x', messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }], tool_choice: { type: 'function', function: { name: 'f' } } },
+      {
+        model: 'x',
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+        tool_choice: { type: 'function', function: { name: 'f' } },
+      },
       'openai_chat',
       'gemini_generate_content',
     );
@@ -241,7 +256,10 @@ describe('gemini_generate_content request fields', () => {
     const body = {
       contents: [
         { role: 'user', parts: [{ text: 'go' }] },
-        { role: 'model', parts: [{ functionCall: { name: 'a', args: { n: 1 } } }, { functionCall: { name: 'b', args: {} } }, { functionCall: { name: 'a', args: { n: 2 } } }] },
+        {
+          role: 'model',
+          parts: [{ functionCall: { name: 'a', args: { n: 1 } } }, { functionCall: { name: 'b', args: {} } }, { functionCall: { name: 'a', args: { n: 2 } } }],
+        },
         {
           role: 'user',
           parts: [
@@ -290,7 +308,13 @@ describe('gemini_generate_content request fields', () => {
     const { request } = decodeRequest({
       contents: [
         { role: 'user', parts: [{ text: 'q' }] },
-        { role: 'model', parts: [{ text: 'thinking…', thought: true, thoughtSignature: 'AAAA' }, { text: 'answer', thoughtSignature: 'BBBB' }] },
+        {
+          role: 'model',
+          parts: [
+            { text: 'thinking…', thought: true, thoughtSignature: 'AAAA' },
+            { text: 'answer', thoughtSignature: 'BBBB' },
+          ],
+        },
         { role: 'user', parts: [{ text: 'more' }] },
       ],
     });
@@ -301,11 +325,14 @@ describe('gemini_generate_content request fields', () => {
     ]);
     expect((encodeRequest(request).body['contents'] as Json[])[1]).toEqual({
       role: 'model',
-      parts: [{ text: 'thinking…', thought: true, thoughtSignature: 'AAAA' }, { text: 'answer', thoughtSignature: 'BBBB' }],
+      parts: [
+        { text: 'thinking…', thought: true, thoughtSignature: 'AAAA' },
+        { text: 'answer', thoughtSignature: 'BBBB' },
+      ],
     });
   });
 
-  it('never sends another vendor\'s signatures to Gemini', () => {
+  it("never sends another vendor's signatures to Gemini", () => {
     const request: Request = {
       system: [],
       tools: [],
@@ -341,7 +368,11 @@ describe('gemini_generate_content request fields', () => {
     expect(decoded.request.tools.map((t) => t.name)).toEqual(['f']);
     expect(decoded.warnings.filter((w) => w.code === 'unsupported_feature')).toHaveLength(2);
     const again = encodeRequest(decoded.request).body;
-    expect(again['tools']).toEqual([{ functionDeclarations: [{ name: 'f', parameters: { type: 'object', properties: {} } }] }, { googleSearch: {} }, { codeExecution: {} }]);
+    expect(again['tools']).toEqual([
+      { functionDeclarations: [{ name: 'f', parameters: { type: 'object', properties: {} } }] },
+      { googleSearch: {} },
+      { codeExecution: {} },
+    ]);
     expect(again['safetySettings']).toEqual(body.safetySettings);
     const openai = convertRequest(body, 'gemini_generate_content', 'openai_chat', { model: 'x' });
     expect((openai.body['tools'] as unknown[]).length).toBe(1);

@@ -137,7 +137,8 @@ describe('gemini_generate_content response encoding', () => {
     expect(parts[0]).toMatchObject({ thought: true });
     expect(parts.some((p) => p['thoughtSignature'] !== undefined)).toBe(false); // an Anthropic signature never goes to a Gemini client
     expect(thinking.warnings).toContainEqual(expect.objectContaining({ code: 'signature_dropped' }));
-    const tools = convertResponse(fixtureJson('anthropic-messages/response-tool-use-parallel.json'), 'anthropic_messages', 'gemini_generate_content').body as Json;
+    const tools = convertResponse(fixtureJson('anthropic-messages/response-tool-use-parallel.json'), 'anthropic_messages', 'gemini_generate_content')
+      .body as Json;
     const calls = (tools['candidates'][0]['content']['parts'] as Json[]).filter((p) => p['functionCall'] !== undefined);
     expect(calls.length).toBeGreaterThanOrEqual(2);
     expect(calls[0]!['functionCall']).toEqual({ id: expect.stringMatching(/^toolu_/), name: expect.any(String), args: expect.any(Object) });

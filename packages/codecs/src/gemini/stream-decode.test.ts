@@ -3,11 +3,10 @@ import { fixtureText } from '../../../../test/support/fixtures.js';
 import type { StreamEvent } from '../ir/stream-event.js';
 import { decodeChunks, decodeText } from './__tests__/harness.js';
 
-const text = (events: StreamEvent[], type: 'text_delta' | 'reasoning_delta') =>
-  events.map((e) => (e.type === type ? e.text : '')).join('');
+const text = (events: StreamEvent[], type: 'text_delta' | 'reasoning_delta') => events.map((e) => (e.type === type ? e.text : '')).join('');
 
 describe('gemini_generate_content stream decoding (fixtures)', () => {
-  it('the fixtures use Google\'s framing: data lines only, CRLF CRLF separators', () => {
+  it("the fixtures use Google's framing: data lines only, CRLF CRLF separators", () => {
     for (const file of ['stream-text.sse', 'stream-thought-parts.sse', 'stream-function-call-thought-signature.sse']) {
       const raw = fixtureText(`gemini/${file}`);
       expect(raw).toContain('\r\n\r\n');
@@ -41,7 +40,7 @@ describe('gemini_generate_content stream decoding (fixtures)', () => {
     expect(events.find((e) => e.type === 'finish')).toEqual({ type: 'finish', finishReason: { unified: 'stop', raw: 'STOP' } });
   });
 
-  it('stream-thought-parts: thought parts → one reasoning block; the signature lands on the answer\'s text block', () => {
+  it("stream-thought-parts: thought parts → one reasoning block; the signature lands on the answer's text block", () => {
     const events = decodeText(fixtureText('gemini/stream-thought-parts.sse'));
     const starts = events.filter((e) => e.type === 'block_start');
     expect(starts).toEqual([
@@ -82,11 +81,13 @@ describe('gemini_generate_content stream decoding (fixtures)', () => {
 
 describe('gemini_generate_content stream decoding (shapes)', () => {
   const chunk = (body: object) => `data: ${JSON.stringify(body)}\r\n\r\n`;
-  const c = (parts: object[], extra: object = {}) => chunk({ candidates: [{ content: { parts, role: 'model' }, ...extra }], responseId: 'r', modelVersion: 'm' });
+  const c = (parts: object[], extra: object = {}) =>
+    chunk({ candidates: [{ content: { parts, role: 'model' }, ...extra }], responseId: 'r', modelVersion: 'm' });
 
   it('parallel calls with ids, then text: each call is its own block', () => {
     const events = decodeText(
-      c([{ functionCall: { id: 'a1', name: 'f', args: { x: 1 } } }, { functionCall: { id: 'a2', name: 'g', args: {} } }]) + c([{ text: 'done' }], { finishReason: 'STOP' }),
+      c([{ functionCall: { id: 'a1', name: 'f', args: { x: 1 } } }, { functionCall: { id: 'a2', name: 'g', args: {} } }]) +
+        c([{ text: 'done' }], { finishReason: 'STOP' }),
     );
     expect(events.filter((e) => e.type === 'block_start').map((e) => e.type === 'block_start' && e.block)).toEqual([
       { kind: 'tool_call', id: 'a1', name: 'f' },
@@ -116,7 +117,9 @@ describe('gemini_generate_content stream decoding (shapes)', () => {
   });
 
   it('a blocked prompt in a stream becomes a refusal block and content_filter', () => {
-    const events = decodeText(chunk({ promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 7, totalTokenCount: 7 }, responseId: 'r' }));
+    const events = decodeText(
+      chunk({ promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 7, totalTokenCount: 7 }, responseId: 'r' }),
+    );
     expect(events).toEqual([
       { type: 'message_start', id: 'r', model: '' },
       { type: 'usage', usage: expect.objectContaining({ input: 7, output: 0 }) },
@@ -129,7 +132,9 @@ describe('gemini_generate_content stream decoding (shapes)', () => {
   });
 
   it('an in-stream error chunk is the canonical error; nothing follows it', () => {
-    const events = decodeText(c([{ text: 'hi' }]) + chunk({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }) + c([{ text: 'more' }]));
+    const events = decodeText(
+      c([{ text: 'hi' }]) + chunk({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }) + c([{ text: 'more' }]),
+    );
     expect(events.at(-1)).toEqual({ type: 'error', error: { code: 'unavailable', message: 'The model is overloaded.', status: 503 } });
     expect(events.filter((e) => e.type === 'text_delta')).toHaveLength(1);
   });
@@ -146,7 +151,10 @@ describe('gemini_generate_content stream decoding (shapes)', () => {
       expect(events.filter((e) => e.type === 'text_delta').map((e) => (e.type === 'text_delta' ? e.text : ''))).toEqual(['hi']);
     }
     // On one line, and without a final newline, it is the same error.
-    expect(decodeText(c([{ text: 'hi' }]) + JSON.stringify({ error: { code: 503, message: 'Overloaded', status: 'UNAVAILABLE' } })).at(-1)).toMatchObject({ type: 'error', error: { code: 'unavailable', status: 503 } });
+    expect(decodeText(c([{ text: 'hi' }]) + JSON.stringify({ error: { code: 503, message: 'Overloaded', status: 'UNAVAILABLE' } })).at(-1)).toMatchObject({
+      type: 'error',
+      error: { code: 'unavailable', status: 503 },
+    });
   });
 
   it('stray lines that are not a JSON error body are ignored, as SSE says', () => {
@@ -170,7 +178,9 @@ describe('gemini_generate_content stream decoding (shapes)', () => {
   });
 
   it('a usage-only chunk after the finish still updates usage; parts after it are ignored', () => {
-    const events = decodeText(c([{ text: 'a' }], { finishReason: 'STOP' }) + chunk({ usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 1 } }) + c([{ text: 'late' }]));
+    const events = decodeText(
+      c([{ text: 'a' }], { finishReason: 'STOP' }) + chunk({ usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 1 } }) + c([{ text: 'late' }]),
+    );
     expect(events.map((e) => e.type)).toEqual(['message_start', 'block_start', 'text_delta', 'block_stop', 'finish', 'usage', 'message_stop']);
   });
 });

@@ -24,7 +24,14 @@ async function convert(text: string, from: WireFormat, to: WireFormat, options: 
 
 /** What an openai SDK client assembles from a Chat Completions stream. */
 function assembleOpenai(text: string) {
-  const out = { content: '', reasoning: '', toolCalls: [] as Array<{ id: string; name: string; arguments: string }>, finish: undefined as unknown, usage: undefined as unknown, done: false };
+  const out = {
+    content: '',
+    reasoning: '',
+    toolCalls: [] as Array<{ id: string; name: string; arguments: string }>,
+    finish: undefined as unknown,
+    usage: undefined as unknown,
+    done: false,
+  };
   for (const event of text.split('\n\n').filter((e) => e.startsWith('data: '))) {
     const data = event.slice(6);
     if (data === '[DONE]') {
@@ -101,7 +108,7 @@ describe('gemini_generate_content stream encoding', () => {
     expect(out).not.toContain('gcall_');
   });
 
-  it('drops other vendors\' signatures and opaque reasoning', () => {
+  it("drops other vendors' signatures and opaque reasoning", () => {
     const out = encodeEvents([
       start,
       { type: 'block_start', index: 0, block: { kind: 'reasoning', issuer: 'anthropic' } },
@@ -121,7 +128,14 @@ describe('gemini_generate_content stream encoding', () => {
     expect(failed.startsWith('{\n  "error": {\n    "code": 429,')).toBe(true);
     expect(failed.endsWith('}\n')).toBe(true);
     expect(parseChunks(failed)).toEqual([
-      { error: { code: 429, message: 'Slow down', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3s' }] } },
+      {
+        error: {
+          code: 429,
+          message: 'Slow down',
+          status: 'RESOURCE_EXHAUSTED',
+          details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3s' }],
+        },
+      },
     ]);
     const cut = encodeEvents([start, { type: 'block_start', index: 0, block: { kind: 'text' } }, { type: 'text_delta', index: 0, text: 'par' }]);
     expect(parseChunks(cut).at(-1)).toEqual({ error: { code: 502, message: expect.any(String), status: 'INTERNAL' } });
@@ -179,9 +193,13 @@ describe('cross-format streams', () => {
     expect(text.content).toEqual([{ type: 'text', text: Array.from({ length: 30 }, (_, i) => i + 1).join('\n') }]);
     expect(text.stop_reason).toBe('end_turn');
     expect(text.usage).toMatchObject({ input_tokens: 18, output_tokens: 115 });
-    const call = assembleAnthropic(await convert(fixtureText('gemini/stream-function-call-thought-signature.sse'), 'gemini_generate_content', 'anthropic_messages'));
+    const call = assembleAnthropic(
+      await convert(fixtureText('gemini/stream-function-call-thought-signature.sse'), 'gemini_generate_content', 'anthropic_messages'),
+    );
     expect(call.stop_reason).toBe('tool_use');
-    expect(call.content).toEqual([{ type: 'tool_use', id: expect.stringMatching(/^gcall_[A-Za-z0-9_-]+__ts_[A-Za-z0-9_-]+$/), name: 'get_country', input: {} }]);
+    expect(call.content).toEqual([
+      { type: 'tool_use', id: expect.stringMatching(/^gcall_[A-Za-z0-9_-]+__ts_[A-Za-z0-9_-]+$/), name: 'get_country', input: {} },
+    ]);
     const thoughts = assembleAnthropic(await convert(fixtureText('gemini/stream-thought-parts.sse'), 'gemini_generate_content', 'anthropic_messages'));
     expect(thoughts.content.map((b) => b['type'])).toEqual(['thinking', 'text']);
     expect(thoughts.content[0]!['signature']).toBe(''); // a Google signature is not an Anthropic one
@@ -196,9 +214,15 @@ describe('cross-format streams', () => {
       return;
     }
     expect(out.error).toBeUndefined();
-    const text = source.content.filter((b) => b['type'] === 'text').map((b) => b['text']).join('');
+    const text = source.content
+      .filter((b) => b['type'] === 'text')
+      .map((b) => b['text'])
+      .join('');
     expect(out.text).toBe(text);
-    const thinking = source.content.filter((b) => b['type'] === 'thinking').map((b) => b['thinking']).join('');
+    const thinking = source.content
+      .filter((b) => b['type'] === 'thinking')
+      .map((b) => b['thinking'])
+      .join('');
     expect(out.thoughts).toBe(thinking);
     const tools = source.content.filter((b) => b['type'] === 'tool_use');
     expect(out.functionCalls).toEqual(tools.map((t) => ({ id: t['id'], name: t['name'], args: t['input'] })));

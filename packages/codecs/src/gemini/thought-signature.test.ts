@@ -86,10 +86,25 @@ describe('thought signatures across formats', () => {
     const text = await new Response(convertStream(new Response(raw).body!, 'gemini_generate_content', 'openai_responses')).text();
     const streamed = /"call_id":"([^"]+)"/.exec(text)![1]!;
     expect(streamed).toMatch(/__ts_/);
-    expect(geminiTurns(convertRequest({ model: 'g', input: [{ role: 'user', content: 'q' }, { type: 'function_call', call_id: streamed, name: 'get_country', arguments: '{}' }, { type: 'function_call_output', call_id: streamed, output: 'Mexico' }] }, 'openai_responses', 'gemini_generate_content').body as Json).call['thoughtSignature']).toBe(/"thoughtSignature": "([^"]+)"/.exec(raw)![1]);
+    expect(
+      geminiTurns(
+        convertRequest(
+          {
+            model: 'g',
+            input: [
+              { role: 'user', content: 'q' },
+              { type: 'function_call', call_id: streamed, name: 'get_country', arguments: '{}' },
+              { type: 'function_call_output', call_id: streamed, output: 'Mexico' },
+            ],
+          },
+          'openai_responses',
+          'gemini_generate_content',
+        ).body as Json,
+      ).call['thoughtSignature'],
+    ).toBe(/"thoughtSignature": "([^"]+)"/.exec(raw)![1]);
   });
 
-  it('a streamed call shown to an openai client round-trips too, and Gemini\'s own ids are kept', async () => {
+  it("a streamed call shown to an openai client round-trips too, and Gemini's own ids are kept", async () => {
     const raw = fixtureText('gemini/stream-function-call-thought-signature.sse');
     const streamSig = /"thoughtSignature": "([^"]+)"/.exec(raw)![1]!;
     // Give the call an id, as the Gemini API may.
@@ -134,7 +149,7 @@ describe('thought signatures across formats', () => {
     expect(converted.warnings).toContainEqual(expect.objectContaining({ code: 'signature_dropped' }));
   });
 
-  it('a Gemini client\'s own history keeps its signatures untouched (no folding on the Gemini side)', () => {
+  it("a Gemini client's own history keeps its signatures untouched (no folding on the Gemini side)", () => {
     const body = fixtureJson<Json>('gemini/request-function-response.json');
     const again = convertRequest(body, 'gemini_generate_content', 'gemini_generate_content').body as Json;
     expect(again['contents'][1]['parts'][0]).toEqual(body['contents'][1]['parts'][0]);

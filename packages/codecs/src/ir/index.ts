@@ -2,8 +2,18 @@ export { isWireFormat, WIRE_FORMATS, ISSUER_OF_FORMAT } from './wire-format.js';
 export type { WireFormat, Issuer } from './wire-format.js';
 export type { CacheControl } from './cache-control.js';
 export type {
-  MediaSource, TextPart, ImagePart, FilePart, ReasoningPart, ToolCallPart, ToolResultPart, RefusalPart,
-  UserContentPart, AssistantContentPart, ToolContentPart, ContentPart,
+  MediaSource,
+  TextPart,
+  ImagePart,
+  FilePart,
+  ReasoningPart,
+  ToolCallPart,
+  ToolResultPart,
+  RefusalPart,
+  UserContentPart,
+  AssistantContentPart,
+  ToolContentPart,
+  ContentPart,
 } from './content.js';
 export type { UserMessage, AssistantMessage, ToolMessage, Message } from './message.js';
 export type { ToolDefinition, ToolChoice } from './tool.js';

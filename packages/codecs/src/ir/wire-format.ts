@@ -1,11 +1,5 @@
 /** The wire formats tollgate speaks. A codec exists for each one. */
-export type WireFormat =
-  | 'openai_chat'
-  | 'openai_responses'
-  | 'anthropic_messages'
-  | 'anthropic_vertex'
-  | 'gemini_generate_content'
-  | 'bedrock_converse';
+export type WireFormat = 'openai_chat' | 'openai_responses' | 'anthropic_messages' | 'anthropic_vertex' | 'gemini_generate_content' | 'bedrock_converse';
 
 export const WIRE_FORMATS: readonly WireFormat[] = [
   'openai_chat',

@@ -30,14 +30,23 @@ const DIRS: Array<[string, WireFormat]> = [
 
 /** Recorded streams as the upstream sent them: SSE text, or Bedrock's binary event stream (decoded recordings framed again). */
 const streams = [
-  ...DIRS.filter(([, f]) => f !== 'bedrock_converse').flatMap(([dir, format]) => fixtureFiles(dir, '.sse').map((file) => ({ file, format, bytes: () => new TextEncoder().encode(fixtureText(file)) }))),
-  ...[...fixtureFiles('bedrock-converse', '.eventstream'), ...fixtureFiles('bedrock-converse', '.json').filter((f) => f.includes('/stream-') && !f.includes('stream-tool-use'))].map((file) => ({
+  ...DIRS.filter(([, f]) => f !== 'bedrock_converse').flatMap(([dir, format]) =>
+    fixtureFiles(dir, '.sse').map((file) => ({ file, format, bytes: () => new TextEncoder().encode(fixtureText(file)) })),
+  ),
+  ...[
+    ...fixtureFiles('bedrock-converse', '.eventstream'),
+    ...fixtureFiles('bedrock-converse', '.json').filter((f) => f.includes('/stream-') && !f.includes('stream-tool-use')),
+  ].map((file) => ({
     file,
     format: BEDROCK,
     bytes: () => recordedStream(file),
   })),
 ];
-const responses = DIRS.flatMap(([dir, format]) => fixtureFiles(dir, '.json').filter((f) => f.includes('/response-')).map((file) => ({ file, format })));
+const responses = DIRS.flatMap(([dir, format]) =>
+  fixtureFiles(dir, '.json')
+    .filter((f) => f.includes('/response-'))
+    .map((file) => ({ file, format })),
+);
 
 /** What must survive any conversion. Usage is compared as the target reports it. */
 function assertSameContent(to: WireFormat, reference: Semantic, got: Semantic): void {

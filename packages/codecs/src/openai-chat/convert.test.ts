@@ -23,9 +23,7 @@ describe('openai_chat through convertStream', () => {
   it('identity without usage removes only the usage chunk the gateway asked for', async () => {
     const text = fixtureText(file);
     const events: StreamEvent[] = [];
-    const out = await readAll(
-      convertStream(streamOf([bytes(text)]), 'openai_chat', 'openai_chat', { includeUsage: false, onEvent: (e) => events.push(e) }),
-    );
+    const out = await readAll(convertStream(streamOf([bytes(text)]), 'openai_chat', 'openai_chat', { includeUsage: false, onEvent: (e) => events.push(e) }));
     const blocks = text.split('\n\n').filter((b) => b !== '');
     const expected = blocks.filter((b) => !b.includes('"choices":[],"usage"'));
     expect(expected).toHaveLength(blocks.length - 1);
@@ -51,7 +49,10 @@ describe('openai_chat through convertStream', () => {
     const bare = '{\n  "error": {\n    "message": "The server had an error.",\n    "type": "server_error"\n  }\n}';
     const events: StreamEvent[] = [];
     const out = await readAll(
-      convertStream(streamOf([bytes(text.slice(0, text.indexOf('data: [DONE]')) + bare)]), 'openai_chat', 'openai_chat', { includeUsage: false, onEvent: (e) => events.push(e) }),
+      convertStream(streamOf([bytes(text.slice(0, text.indexOf('data: [DONE]')) + bare)]), 'openai_chat', 'openai_chat', {
+        includeUsage: false,
+        onEvent: (e) => events.push(e),
+      }),
     );
     expect(out.endsWith(`${bare}\n`)).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: 'error', error: { message: 'The server had an error.' } });
@@ -61,7 +62,9 @@ describe('openai_chat through convertStream', () => {
 
   it('a stream cut before [DONE] ends in an error chunk', async () => {
     const text = fixtureText(file);
-    const out = await readAll(convertStream(streamOf([bytes(text.slice(0, text.indexOf('data: [DONE]')))]), 'openai_chat', 'openai_chat', { includeUsage: false }));
+    const out = await readAll(
+      convertStream(streamOf([bytes(text.slice(0, text.indexOf('data: [DONE]')))]), 'openai_chat', 'openai_chat', { includeUsage: false }),
+    );
     expect(out.trimEnd().split('\n\n').at(-1)).toContain('"code":"stream_incomplete"');
   });
 });

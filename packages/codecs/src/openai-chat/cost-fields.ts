@@ -31,7 +31,10 @@ export function costFields(request: Request): CostFields {
   if (modalities.includes('audio')) out.unbounded.push({ field: 'modalities', reason: 'audio output is billed at audio rates the registry does not price' });
   else if (isObject(f.audio)) out.unbounded.push({ field: 'audio', reason: 'audio output is billed at audio rates the registry does not price' });
   if (f.web_search_options !== undefined && f.web_search_options !== null) {
-    out.unbounded.push({ field: 'web_search_options', reason: 'web searches are billed per call and their results as input, which the request does not bound' });
+    out.unbounded.push({
+      field: 'web_search_options',
+      reason: 'web searches are billed per call and their results as input, which the request does not bound',
+    });
   }
   return out;
 }

@@ -1,12 +1,5 @@
 /** `messages[]` of a Chat Completions request → IR system parts and messages. */
-import type {
-  AssistantContentPart,
-  FilePart,
-  ImagePart,
-  TextPart,
-  ToolResultPart,
-  UserContentPart,
-} from '../ir/content.js';
+import type { AssistantContentPart, FilePart, ImagePart, TextPart, ToolResultPart, UserContentPart } from '../ir/content.js';
 import type { Message } from '../ir/message.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { sourceFromUrl } from '../shared/data-uri.js';

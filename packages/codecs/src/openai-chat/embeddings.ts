@@ -78,7 +78,7 @@ export const openaiEmbeddings: EmbeddingsCodec = {
     const sorted = [...data].sort((a, b) => (isObject(a) && isObject(b) ? Number(a['index'] ?? 0) - Number(b['index'] ?? 0) : 0));
     for (const item of sorted) {
       const e = isObject(item) ? item['embedding'] : undefined;
-      const vector = typeof e === 'string' ? base64ToVector(e) : Array.isArray(e) && e.every((x) => typeof x === 'number') ? (e) : undefined;
+      const vector = typeof e === 'string' ? base64ToVector(e) : Array.isArray(e) && e.every((x) => typeof x === 'number') ? e : undefined;
       if (vector === undefined) throw new GatewayError('upstream_error', 'The upstream embeddings answer holds an embedding that is not a vector.');
       vectors.push(vector);
     }

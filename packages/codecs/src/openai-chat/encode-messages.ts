@@ -1,12 +1,5 @@
 /** IR system parts and messages → `messages[]` of a Chat Completions request. */
-import type {
-  AssistantContentPart,
-  FilePart,
-  ImagePart,
-  TextPart,
-  ToolResultPart,
-  UserContentPart,
-} from '../ir/content.js';
+import type { AssistantContentPart, FilePart, ImagePart, TextPart, ToolResultPart, UserContentPart } from '../ir/content.js';
 import type { AssistantMessage, Message } from '../ir/message.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { urlFromSource } from '../shared/data-uri.js';

@@ -136,12 +136,7 @@ describe('openai_chat request semantics', () => {
       ],
     });
     const encoded = roundTrip(body);
-    expect(encoded.messages).toEqual([
-      body.messages[0],
-      body.messages[1],
-      body.messages[2],
-      { role: 'tool', tool_call_id: 'call_2', content: 'rain' },
-    ]);
+    expect(encoded.messages).toEqual([body.messages[0], body.messages[1], body.messages[2], { role: 'tool', tool_call_id: 'call_2', content: 'rain' }]);
     expect(encoded.parallel_tool_calls).toBe(true);
   });
 

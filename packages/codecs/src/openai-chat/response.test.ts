@@ -118,8 +118,7 @@ describe('openai_chat finish reasons and content', () => {
 
   it('decodes function_call and content_filter, keeping raw', () => {
     const decode = (reason: string) =>
-      codec.decodeResponse({ id: 'chatcmpl-1', model: 'm', choices: [{ index: 0, message: { content: '' }, finish_reason: reason }] }).response
-        .finishReason;
+      codec.decodeResponse({ id: 'chatcmpl-1', model: 'm', choices: [{ index: 0, message: { content: '' }, finish_reason: reason }] }).response.finishReason;
     expect(decode('function_call')).toEqual({ unified: 'tool_calls', raw: 'function_call' });
     expect(decode('content_filter')).toEqual({ unified: 'content_filter', raw: 'content_filter' });
     expect(decode('something_new')).toEqual({ unified: 'other', raw: 'something_new' });

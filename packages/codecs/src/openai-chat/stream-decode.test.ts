@@ -106,7 +106,11 @@ describe('openai_chat stream deviations', () => {
   it('text and tool calls in one delta; usage on a chunk that still has choices', () => {
     const events = decodeText(
       sse(
-        delta({ role: 'assistant', content: 'Let me check. ', tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] }),
+        delta({
+          role: 'assistant',
+          content: 'Let me check. ',
+          tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+        }),
         { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } },
         '[DONE]',
       ),
@@ -130,28 +134,31 @@ describe('openai_chat stream deviations', () => {
   });
 
   it('empty choices, a choice without delta, and [DONE] without finish_reason', () => {
-    const result = assemble(
-      decodeText(sse({ ...base, choices: [] }, { ...base, choices: [{ index: 0 }] }, delta({ content: 'x' }), '[DONE]')),
-    );
+    const result = assemble(decodeText(sse({ ...base, choices: [] }, { ...base, choices: [{ index: 0 }] }, delta({ content: 'x' }), '[DONE]')));
     expect(result).toMatchObject({ text: 'x', finish: 'stop', finishRaw: null, end: 'message_stop' });
   });
 
   it('reasoning_content, then content, then refusal open separate blocks', () => {
     const events = decodeText(
-      sse(delta({ reasoning_content: 'think ' }), delta({ reasoning: 'more' }), delta({ content: 'answer' }), delta({ refusal: 'no' }), delta({}, 'stop'), '[DONE]'),
+      sse(
+        delta({ reasoning_content: 'think ' }),
+        delta({ reasoning: 'more' }),
+        delta({ content: 'answer' }),
+        delta({ refusal: 'no' }),
+        delta({}, 'stop'),
+        '[DONE]',
+      ),
     );
     const result = assemble(events);
     expect(result).toMatchObject({ reasoning: 'think more', text: 'answer', refusal: 'no' });
-    expect(events.filter((e) => e.type === 'block_start').map((e) => (e as { block: { kind: string } }).block.kind)).toEqual([
-      'reasoning',
-      'text',
-      'refusal',
-    ]);
+    expect(events.filter((e) => e.type === 'block_start').map((e) => (e as { block: { kind: string } }).block.kind)).toEqual(['reasoning', 'text', 'refusal']);
   });
 
   it('legacy function_call deltas become a tool call', () => {
     const result = assemble(
-      decodeText(sse(delta({ function_call: { name: 'f', arguments: '{"a"' } }), delta({ function_call: { arguments: ':1}' } }), delta({}, 'function_call'), '[DONE]')),
+      decodeText(
+        sse(delta({ function_call: { name: 'f', arguments: '{"a"' } }), delta({ function_call: { arguments: ':1}' } }), delta({}, 'function_call'), '[DONE]'),
+      ),
     );
     expect(result.toolCalls).toEqual([{ id: 'call_function_call', name: 'f', arguments: '{"a":1}' }]);
     expect(result).toMatchObject({ finish: 'tool_calls', finishRaw: 'function_call' });
@@ -167,14 +174,20 @@ describe('openai_chat stream deviations', () => {
     );
     const events = decodeText(text);
     expect(events.slice(1, 9).map((e) => e.type)).toEqual([
-      'block_start', 'tool_args_delta', 'block_start', 'tool_args_delta', 'tool_args_delta', 'block_stop', 'block_stop', 'finish',
+      'block_start',
+      'tool_args_delta',
+      'block_start',
+      'tool_args_delta',
+      'tool_args_delta',
+      'block_stop',
+      'block_stop',
+      'finish',
     ]);
     // Every fragment of a call comes before that call's block_stop.
     const stopAt = (index: number) => events.findIndex((e) => e.type === 'block_stop' && e.index === index);
     const lastArgAt = (index: number) => events.findLastIndex((e) => e.type === 'tool_args_delta' && e.index === index);
     expect(lastArgAt(0)).toBeLessThan(stopAt(0));
-    const args = (index: number) =>
-      events.flatMap((e) => (e.type === 'tool_args_delta' && e.index === index ? [e.delta] : [])).join('');
+    const args = (index: number) => events.flatMap((e) => (e.type === 'tool_args_delta' && e.index === index ? [e.delta] : [])).join('');
     expect(args(0)).toBe('{"x":1}');
     expect(args(1)).toBe('{}');
     // Translated back to OpenAI Chat, the late fragment goes to the right tool call.
@@ -186,7 +199,13 @@ describe('openai_chat stream deviations', () => {
     const result = assemble(
       decodeText(
         sse(
-          { ...base, choices: [{ index: 1, delta: { content: 'B' }, finish_reason: null }, { index: 0, delta: { content: 'A' }, finish_reason: null }] },
+          {
+            ...base,
+            choices: [
+              { index: 1, delta: { content: 'B' }, finish_reason: null },
+              { index: 0, delta: { content: 'A' }, finish_reason: null },
+            ],
+          },
           delta({}, 'stop'),
           '[DONE]',
           delta({ content: 'late' }),

@@ -111,7 +111,10 @@ describe('openai_chat stream encoder', () => {
 
 function messagesOf(text: string): SseMessage[] {
   const out: SseMessage[] = [];
-  const reader = createSseReader((m) => out.push(m), () => {});
+  const reader = createSseReader(
+    (m) => out.push(m),
+    () => {},
+  );
   reader.feed(text);
   reader.end();
   return out;

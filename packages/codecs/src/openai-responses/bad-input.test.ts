@@ -4,8 +4,10 @@ import { fixtureFiles, fixtureText } from '../../../../test/support/fixtures.js'
 import type { StreamEvent } from '../ir/stream-event.js';
 import { assemble, bytes, decodeChunks, decodeText, parseSse, reencodeChunks, reencodeText } from './__tests__/harness.js';
 
-const created = 'event: response.created\ndata: {"type":"response.created","sequence_number":0,"response":{"id":"resp_1","model":"m","status":"in_progress","output":[]}}\n\n';
-const completed = 'event: response.completed\ndata: {"type":"response.completed","sequence_number":9,"response":{"id":"resp_1","status":"completed","output":[]}}\n\n';
+const created =
+  'event: response.created\ndata: {"type":"response.created","sequence_number":0,"response":{"id":"resp_1","model":"m","status":"in_progress","output":[]}}\n\n';
+const completed =
+  'event: response.completed\ndata: {"type":"response.completed","sequence_number":9,"response":{"id":"resp_1","status":"completed","output":[]}}\n\n';
 const terminal = (events: StreamEvent[]) => events.filter((e) => e.type === 'error' || e.type === 'message_stop');
 
 describe('openai_responses stream decoding of bad input', () => {
@@ -61,7 +63,10 @@ describe('openai_responses stream decoding of bad input', () => {
       const events = decodeText(text.slice(0, end));
       expect(terminal(events)).toHaveLength(1);
       const expected = errorAt >= 0 && end > errorAt ? 'quota_exceeded' : 'stream_incomplete';
-      expect(events.at(-1)).toEqual({ type: 'error', error: expect.objectContaining({ code: expected, status: expected === 'stream_incomplete' ? 502 : 429 }) });
+      expect(events.at(-1)).toEqual({
+        type: 'error',
+        error: expect.objectContaining({ code: expected, status: expected === 'stream_incomplete' ? 502 : 429 }),
+      });
       expect(assemble(reencodeText(text.slice(0, end))).terminal).toBe('response.failed');
     }
   });

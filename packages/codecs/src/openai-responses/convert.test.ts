@@ -56,9 +56,22 @@ describe('Anthropic streams → openai_responses', () => {
           },
         ],
       },
-      { id: 'fc_01JdU4xqNHXL9QCFWkwCDKGr_1', type: 'function_call', status: 'completed', arguments: '{}', call_id: 'toolu_01825dXWLSoJwCst1qTsiWdb', name: 'fixed_version' },
+      {
+        id: 'fc_01JdU4xqNHXL9QCFWkwCDKGr_1',
+        type: 'function_call',
+        status: 'completed',
+        arguments: '{}',
+        call_id: 'toolu_01825dXWLSoJwCst1qTsiWdb',
+        name: 'fixed_version',
+      },
     ]);
-    expect(out.usage).toEqual({ input_tokens: 598, input_tokens_details: { cached_tokens: 0 }, output_tokens: 92, output_tokens_details: { reasoning_tokens: 53 }, total_tokens: 690 });
+    expect(out.usage).toEqual({
+      input_tokens: 598,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 92,
+      output_tokens_details: { reasoning_tokens: 53 },
+      total_tokens: 690,
+    });
     expect(sse).not.toContain('EoQDCm0IDhgCKkCDzGs2kL2PgnDCZU');
   });
 
@@ -110,10 +123,16 @@ describe('openai_responses streams → other formats and back', () => {
     const chunks = chatPayloads(chat) as Json[];
     expect(chunks.at(-1)).toBe('[DONE]');
     expect(chunks.find((c) => c.choices?.[0]?.finish_reason)?.choices[0].finish_reason).toBe('tool_calls');
-    expect(chunks.find((c) => c.usage)?.usage).toMatchObject({ prompt_tokens: 53, completion_tokens: 469, completion_tokens_details: { reasoning_tokens: 448 } });
+    expect(chunks.find((c) => c.usage)?.usage).toMatchObject({
+      prompt_tokens: 53,
+      completion_tokens: 469,
+      completion_tokens_details: { reasoning_tokens: 448 },
+    });
 
     const back = assemble(await convert(chat, 'openai_chat', 'openai_responses')).final!;
-    expect(back.output.map((i: Json) => [i.type, i.call_id, i.name, i.arguments])).toEqual([['function_call', 'call_CWXgs68YprAjp6t0371hiPOI', 'final_result', '{"result":6666}']]);
+    expect(back.output.map((i: Json) => [i.type, i.call_id, i.name, i.arguments])).toEqual([
+      ['function_call', 'call_CWXgs68YprAjp6t0371hiPOI', 'final_result', '{"result":6666}'],
+    ]);
     expect(back.usage).toMatchObject({ input_tokens: 53, output_tokens: 469, output_tokens_details: { reasoning_tokens: 448 } });
   });
 
@@ -128,7 +147,9 @@ describe('openai_responses streams → other formats and back', () => {
   it('stream-error-insufficient-quota.sse → the in-stream error of each format', async () => {
     const text = fixtureText('openai-responses/stream-error-insufficient-quota.sse');
     const chat = chatPayloads(await convert(text, 'openai_responses', 'openai_chat')) as Json[];
-    expect(chat.at(-1)).toEqual({ error: { type: 'insufficient_quota', code: 'insufficient_quota', param: null, message: expect.stringContaining('exceeded your current quota') } });
+    expect(chat.at(-1)).toEqual({
+      error: { type: 'insufficient_quota', code: 'insufficient_quota', param: null, message: expect.stringContaining('exceeded your current quota') },
+    });
     const anthropic = assembleAnthropic(await convert(text, 'openai_responses', 'anthropic_messages'));
     expect(anthropic.error).toMatchObject({ message: expect.stringContaining('exceeded your current quota') });
     expect(await convert(text, 'openai_responses', 'openai_responses')).toBe(text); // identity: bytes unchanged
@@ -143,7 +164,11 @@ describe('openai_responses requests and responses across formats', () => {
       model: 'gpt-4o',
       messages: [
         { role: 'user', content: 'What is the capital of PotatoLand?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_YfwRsW8sUxDKipwyhWTzOXCA', type: 'function', function: { name: 'get_capital', arguments: '{"country":"PotatoLand"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_YfwRsW8sUxDKipwyhWTzOXCA', type: 'function', function: { name: 'get_capital', arguments: '{"country":"PotatoLand"}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_YfwRsW8sUxDKipwyhWTzOXCA', content: 'Potato City' },
       ],
       tools: [{ type: 'function', function: { name: 'get_capital', parameters: (body as Json).tools[0].parameters, strict: true } }],
@@ -187,7 +212,13 @@ describe('openai_responses requests and responses across formats', () => {
         model: 'gpt-4o',
         messages: [
           { role: 'system', content: 'Be brief.' },
-          { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA', detail: 'low' } }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'What is this?' },
+              { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA', detail: 'low' } },
+            ],
+          },
         ],
         response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object' }, strict: true } },
         max_completion_tokens: 100,
@@ -199,7 +230,15 @@ describe('openai_responses requests and responses across formats', () => {
     expect(body).toEqual({
       model: 'gpt-4o',
       instructions: 'Be brief.',
-      input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is this?' }, { type: 'input_image', detail: 'low', image_url: 'data:image/png;base64,AAAA' }] }],
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'What is this?' },
+            { type: 'input_image', detail: 'low', image_url: 'data:image/png;base64,AAAA' },
+          ],
+        },
+      ],
       max_output_tokens: 100,
       text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true } },
       reasoning: { effort: 'low' },

@@ -1,12 +1,5 @@
 /** `input` of a Responses request (a string or items) → IR system parts and messages. */
-import type {
-  AssistantContentPart,
-  FilePart,
-  ImagePart,
-  ReasoningPart,
-  TextPart,
-  UserContentPart,
-} from '../ir/content.js';
+import type { AssistantContentPart, FilePart, ImagePart, ReasoningPart, TextPart, UserContentPart } from '../ir/content.js';
 import type { Message } from '../ir/message.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { sourceFromUrl } from '../shared/data-uri.js';

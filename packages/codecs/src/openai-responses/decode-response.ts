@@ -46,7 +46,11 @@ export function decodeResponse(body: unknown): DecodedResponse {
     id: asString(body.id) ?? '',
     model: asString(body.model) ?? '',
     content,
-    finishReason: decodeFinishReason(body.status, details.reason, content.some((p) => p.type === 'tool_call')),
+    finishReason: decodeFinishReason(
+      body.status,
+      details.reason,
+      content.some((p) => p.type === 'tool_call'),
+    ),
     usage: decodeUsage(body.usage),
   };
   const created = asNumber(body.created_at);

@@ -70,9 +70,18 @@ export function createStreamEncoder(options: StreamEncoderOptions = {}): StreamE
 
   const itemJson = (item: Item): WireOutputItem => {
     const status = item.done ? 'completed' : 'in_progress';
-    if (item.kind === 'message') return messageItem(item.id, item.parts.map((p) => contentPart(p.kind, p.text)), status);
+    if (item.kind === 'message')
+      return messageItem(
+        item.id,
+        item.parts.map((p) => contentPart(p.kind, p.text)),
+        status,
+      );
     if (item.kind === 'function_call') return functionCallItem(item.id, item.callId, item.name, item.args, status);
-    return reasoningItem(item.id, item.summaries.map((s) => s.text), item.encrypted);
+    return reasoningItem(
+      item.id,
+      item.summaries.map((s) => s.text),
+      item.encrypted,
+    );
   };
 
   const response = (status: string, extra: { usage?: Usage; incompleteDetails?: JsonObject | null; error?: JsonObject } = {}) =>
@@ -197,7 +206,15 @@ export function createStreamEncoder(options: StreamEncoderOptions = {}): StreamE
       closeContainer(write);
       const outputIndex = items.length;
       const itemId = s.itemId ?? outputItemId('fc', id, outputIndex);
-      const item: Item = { kind: 'function_call', outputIndex, id: itemId, done: false, callId: foldSignature(s.id, s.thoughtSignature), name: s.name, args: '' };
+      const item: Item = {
+        kind: 'function_call',
+        outputIndex,
+        id: itemId,
+        done: false,
+        callId: foldSignature(s.id, s.thoughtSignature),
+        name: s.name,
+        args: '',
+      };
       block.item = item;
       return openItem(write, item);
     }

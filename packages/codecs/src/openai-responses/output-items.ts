@@ -114,7 +114,15 @@ export function outputItems(content: AssistantContentPart[], responseId: string,
       }
       case 'tool_call':
         // A Gemini thought signature rides in the call id the client echoes back (restored on the next request).
-        out.push(functionCallItem(part.itemId ?? outputItemId('fc', responseId, out.length), foldSignature(part.id, part.thoughtSignature), part.name, part.arguments === '' ? '{}' : part.arguments, 'completed'));
+        out.push(
+          functionCallItem(
+            part.itemId ?? outputItemId('fc', responseId, out.length),
+            foldSignature(part.id, part.thoughtSignature),
+            part.name,
+            part.arguments === '' ? '{}' : part.arguments,
+            'completed',
+          ),
+        );
         return;
       case 'image':
         warnings.push(dropped(path, 'OpenAI Responses output carries no images here'));

@@ -21,11 +21,7 @@ describe('openai_responses stateful features and vendor fields', () => {
       { role: 'user', content: 'search this' },
       { type: 'web_search_call', id: 'ws_1', status: 'completed' },
     ],
-    tools: [
-      { type: 'function', name: 'f', parameters: { type: 'object' } },
-      { type: 'web_search' },
-      { type: 'file_search', vector_store_ids: ['vs_1'] },
-    ],
+    tools: [{ type: 'function', name: 'f', parameters: { type: 'object' } }, { type: 'web_search' }, { type: 'file_search', vector_store_ids: ['vs_1'] }],
     tool_choice: { type: 'web_search' },
   };
 
@@ -52,7 +48,9 @@ describe('openai_responses stateful features and vendor fields', () => {
 
   it('another format drops them with a warning each (the gateway refuses before that, using statefulFeatures)', () => {
     const { warnings } = openaiChatCodec.encodeRequest(decode(stateful).request);
-    expect(warnings.map((w) => w.path).sort()).toEqual(['background', 'conversation', 'input', 'previous_response_id', 'prompt', 'store', 'tool_choice', 'tools'].sort());
+    expect(warnings.map((w) => w.path).sort()).toEqual(
+      ['background', 'conversation', 'input', 'previous_response_id', 'prompt', 'store', 'tool_choice', 'tools'].sort(),
+    );
   });
 
   it('store alone is a vendor field, not a stateful feature; other formats have none', () => {

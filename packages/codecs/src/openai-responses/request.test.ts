@@ -137,9 +137,22 @@ describe('openai_responses input items', () => {
         ],
         encrypted_content: 'gAAAA',
       },
-      { role: 'assistant', content: [{ type: 'output_text', text: 'Let me look.' }, { type: 'refusal', refusal: 'Not that.' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'output_text', text: 'Let me look.' },
+          { type: 'refusal', refusal: 'Not that.' },
+        ],
+      },
       { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'lookup', arguments: '{"q":1}' },
-      { type: 'function_call_output', call_id: 'call_1', output: [{ type: 'input_text', text: 'found' }, { type: 'input_image', image_url: 'https://x/y.png', detail: 'low' }] },
+      {
+        type: 'function_call_output',
+        call_id: 'call_1',
+        output: [
+          { type: 'input_text', text: 'found' },
+          { type: 'input_image', image_url: 'https://x/y.png', detail: 'low' },
+        ],
+      },
       { type: 'reasoning', id: 'rs_2', summary: [] },
       { role: 'assistant', content: 'Done.' },
     ];
@@ -180,10 +193,31 @@ describe('openai_responses input items', () => {
     // And back, item for item.
     expect(codec.encodeRequest(request).body.input).toEqual([
       { role: 'user', content: 'q' },
-      { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'first' }, { type: 'summary_text', text: 'second' }], encrypted_content: 'gAAAA' },
-      { role: 'assistant', content: [{ type: 'output_text', text: 'Let me look.' }, { type: 'refusal', refusal: 'Not that.' }] },
+      {
+        type: 'reasoning',
+        id: 'rs_1',
+        summary: [
+          { type: 'summary_text', text: 'first' },
+          { type: 'summary_text', text: 'second' },
+        ],
+        encrypted_content: 'gAAAA',
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'output_text', text: 'Let me look.' },
+          { type: 'refusal', refusal: 'Not that.' },
+        ],
+      },
       { type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: '{"q":1}', id: 'fc_1' },
-      { type: 'function_call_output', call_id: 'call_1', output: [{ type: 'input_text', text: 'found' }, { type: 'input_image', detail: 'low', image_url: 'https://x/y.png' }] },
+      {
+        type: 'function_call_output',
+        call_id: 'call_1',
+        output: [
+          { type: 'input_text', text: 'found' },
+          { type: 'input_image', detail: 'low', image_url: 'https://x/y.png' },
+        ],
+      },
       { type: 'reasoning', id: 'rs_2', summary: [] },
       { role: 'assistant', content: 'Done.' },
     ]);

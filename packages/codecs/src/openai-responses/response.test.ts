@@ -153,7 +153,13 @@ describe('openai_responses response encoding', () => {
       model: 'gpt-5',
       output: [
         { id: 'ws_1', type: 'web_search_call', status: 'completed', action: { type: 'search', query: 'q' } },
-        { id: 'msg_1', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'found', annotations: [], logprobs: [] }] },
+        {
+          id: 'msg_1',
+          type: 'message',
+          status: 'completed',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'found', annotations: [], logprobs: [] }],
+        },
       ],
       usage: { input_tokens: 1, input_tokens_details: { cached_tokens: 0 }, output_tokens: 1, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 2 },
     };
@@ -176,7 +182,10 @@ describe('openai_responses upstream failures and errors', () => {
     const envelope = decodeThrown(fixtureJson('openai-responses/error-400-invalid-temperature.json'));
     expect(GatewayError.isInstance(envelope)).toBe(true);
     expect(envelope).toMatchObject({ code: 'invalid_request', param: 'temperature', message: expect.stringContaining("Invalid 'temperature'") });
-    expect(decodeThrown({ id: 'resp_1', status: 'failed', output: [], error: { code: 'rate_limit_exceeded', message: 'Slow down.' } })).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(decodeThrown({ id: 'resp_1', status: 'failed', output: [], error: { code: 'rate_limit_exceeded', message: 'Slow down.' } })).toMatchObject({
+      code: 'rate_limited',
+      status: 429,
+    });
     expect(decodeThrown('nope')).toMatchObject({ code: 'upstream_error', status: 502 });
     expect(decodeThrown({ id: 'resp_1' })).toMatchObject({ code: 'upstream_error', status: 502 });
   });
@@ -196,9 +205,18 @@ describe('openai_responses upstream failures and errors', () => {
       body: { error: { message: 'Monthly budget reached.', type: 'insufficient_quota', param: null, code: 'insufficient_quota' } },
       headers: { 'x-should-retry': 'false' },
     });
-    expect(codec.renderError(errorInfo('unsupported_feature', 'previous_response_id needs an OpenAI Responses upstream.', { param: 'previous_response_id' }))).toEqual({
+    expect(
+      codec.renderError(errorInfo('unsupported_feature', 'previous_response_id needs an OpenAI Responses upstream.', { param: 'previous_response_id' })),
+    ).toEqual({
       status: 400,
-      body: { error: { message: 'previous_response_id needs an OpenAI Responses upstream.', type: 'invalid_request_error', param: 'previous_response_id', code: 'unsupported_parameter' } },
+      body: {
+        error: {
+          message: 'previous_response_id needs an OpenAI Responses upstream.',
+          type: 'invalid_request_error',
+          param: 'previous_response_id',
+          code: 'unsupported_parameter',
+        },
+      },
     });
   });
 });

@@ -30,7 +30,16 @@ function payloads(name: string, type: string): Array<Record<string, any>> {
     .filter((p) => p.type === type);
 }
 
-const usage = (u: Partial<Record<string, number>>) => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0, measured: true, ...u });
+const usage = (u: Partial<Record<string, number>>) => ({
+  input: 0,
+  output: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  cacheWrite1h: 0,
+  reasoning: 0,
+  measured: true,
+  ...u,
+});
 const SSE = (...events: Array<Record<string, unknown>>) => events.map((e) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`).join('');
 const created = { type: 'response.created', response: { id: 'resp_1', model: 'gpt-5', created_at: 7, status: 'in_progress', output: [] } };
 
@@ -50,7 +59,12 @@ describe('openai_responses stream fixtures', () => {
 
   it('stream-text: message_start, one text block, stop, usage', () => {
     const events = stream('stream-text.sse');
-    expect(events[0]).toEqual({ type: 'message_start', id: 'resp_0dbef2d9d14a548c00696d5e6f5080819086a0a3791c4d6b0c', model: 'gpt-5.2-2025-12-11', created: 1768775279 });
+    expect(events[0]).toEqual({
+      type: 'message_start',
+      id: 'resp_0dbef2d9d14a548c00696d5e6f5080819086a0a3791c4d6b0c',
+      model: 'gpt-5.2-2025-12-11',
+      created: 1768775279,
+    });
     expect(blocks(events)).toEqual([{ kind: 'text', text: '2+2 = 4', args: '', stopped: true }]);
     expect(events.slice(-3)).toEqual([
       { type: 'finish', finishReason: { unified: 'stop', raw: 'completed' } },
@@ -127,7 +141,18 @@ describe('openai_responses stream decoding of other shapes', () => {
       SSE(
         created,
         { type: 'response.output_item.added', output_index: 0, item: { id: 'msg_1', type: 'message', role: 'assistant', content: [] } },
-        { type: 'response.output_item.done', output_index: 0, item: { id: 'msg_1', type: 'message', content: [{ type: 'output_text', text: 'Hi' }, { type: 'refusal', refusal: 'no' }] } },
+        {
+          type: 'response.output_item.done',
+          output_index: 0,
+          item: {
+            id: 'msg_1',
+            type: 'message',
+            content: [
+              { type: 'output_text', text: 'Hi' },
+              { type: 'refusal', refusal: 'no' },
+            ],
+          },
+        },
         { type: 'response.output_item.done', output_index: 1, item: { id: 'fc_1', type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{"a":1}' } },
         { type: 'response.completed', response: { id: 'resp_1', status: 'completed', output: [] } },
       ),
@@ -142,11 +167,21 @@ describe('openai_responses stream decoding of other shapes', () => {
 
   it('only response.created and response.completed: the output is decoded from the final response', () => {
     const output = [
-      { id: 'rs_1', type: 'reasoning', summary: [{ type: 'summary_text', text: 'a' }, { type: 'summary_text', text: 'b' }], encrypted_content: 'E' },
+      {
+        id: 'rs_1',
+        type: 'reasoning',
+        summary: [
+          { type: 'summary_text', text: 'a' },
+          { type: 'summary_text', text: 'b' },
+        ],
+        encrypted_content: 'E',
+      },
       { id: 'msg_1', type: 'message', content: [{ type: 'output_text', text: 'answer' }] },
       { id: 'ws_1', type: 'web_search_call', status: 'completed' },
     ];
-    const events = decodeText(SSE(created, { type: 'response.completed', response: { id: 'resp_1', status: 'completed', output, usage: { input_tokens: 9, output_tokens: 3 } } }));
+    const events = decodeText(
+      SSE(created, { type: 'response.completed', response: { id: 'resp_1', status: 'completed', output, usage: { input_tokens: 9, output_tokens: 3 } } }),
+    );
     expect(assembleIr(events)).toMatchObject({ text: 'answer', reasoning: 'ab', finish: 'stop', end: 'message_stop' });
     expect(blocks(events).map((b) => [b.kind, b.itemId, b.encryptedContent])).toEqual([
       ['reasoning', 'rs_1', 'E'],
@@ -183,7 +218,9 @@ describe('openai_responses stream decoding of other shapes', () => {
   });
 
   it('response.failed without an error event is still one canonical error', () => {
-    const events = decodeText(SSE(created, { type: 'response.failed', response: { status: 'failed', error: { code: 'server_error', message: 'The model failed.' } } }));
+    const events = decodeText(
+      SSE(created, { type: 'response.failed', response: { status: 'failed', error: { code: 'server_error', message: 'The model failed.' } } }),
+    );
     expect(events.at(-1)).toEqual({ type: 'error', error: { code: 'upstream_error', message: 'The model failed.', status: 502 } });
     const documented = decodeText(SSE(created, { type: 'error', code: 'rate_limit_exceeded', message: 'Slow down.', param: null, sequence_number: 1 }));
     expect(documented.at(-1)).toEqual({ type: 'error', error: { code: 'rate_limited', message: 'Slow down.', status: 429 } });
@@ -199,7 +236,10 @@ describe('openai_responses stream decoding of other shapes', () => {
         { type: 'keepalive' },
         { type: 'response.brand_new_event', output_index: 9 },
         { type: 'response.output_item.done', output_index: 0, item: { id: 'ws_1', type: 'web_search_call' } },
-        { type: 'response.completed', response: { status: 'completed', usage: { input_tokens: 5, input_tokens_details: { cached_tokens: 3 }, output_tokens: 1 } } },
+        {
+          type: 'response.completed',
+          response: { status: 'completed', usage: { input_tokens: 5, input_tokens_details: { cached_tokens: 3 }, output_tokens: 1 } },
+        },
       ) + 'data: [DONE]\n\n',
     );
     expect(events.map((e) => e.type)).toEqual(['message_start', 'finish', 'usage', 'message_stop']);

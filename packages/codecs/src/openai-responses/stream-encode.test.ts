@@ -37,7 +37,13 @@ describe('openai_responses stream encoder', () => {
     expect(out.terminal).toBe('response.completed');
     expect(out.types.slice(0, 2)).toEqual(['response.created', 'response.in_progress']);
     const final = out.final!;
-    expect(final).toMatchObject({ id: 'resp_msg_01XFDUDYJgAACzvnptvVoYEL', object: 'response', model: 'claude-sonnet', status: 'completed', created_at: 1700000000 });
+    expect(final).toMatchObject({
+      id: 'resp_msg_01XFDUDYJgAACzvnptvVoYEL',
+      object: 'response',
+      model: 'claude-sonnet',
+      status: 'completed',
+      created_at: 1700000000,
+    });
     expect(final.output).toEqual([
       { id: 'rs_01XFDUDYJgAACzvnptvVoYEL_0', type: 'reasoning', summary: [{ type: 'summary_text', text: 'The user greets me.' }] },
       {
@@ -47,7 +53,14 @@ describe('openai_responses stream encoder', () => {
         role: 'assistant',
         content: [{ type: 'output_text', text: 'Hello — let me check the weather 🌦️.', annotations: [], logprobs: [] }],
       },
-      { id: 'fc_01XFDUDYJgAACzvnptvVoYEL_2', type: 'function_call', status: 'completed', arguments: '{"location": "San Francisco, CA"}', call_id: 'toolu_01A', name: 'get_weather' },
+      {
+        id: 'fc_01XFDUDYJgAACzvnptvVoYEL_2',
+        type: 'function_call',
+        status: 'completed',
+        arguments: '{"location": "San Francisco, CA"}',
+        call_id: 'toolu_01A',
+        name: 'get_weather',
+      },
       { id: 'fc_01XFDUDYJgAACzvnptvVoYEL_3', type: 'function_call', status: 'completed', arguments: '{"tz":"PST"}', call_id: 'toolu_01B', name: 'get_time' },
     ]);
     // input_tokens include cache reads and writes; output_tokens include reasoning.
@@ -59,7 +72,9 @@ describe('openai_responses stream encoder', () => {
       total_tokens: 607,
     });
     expect(sse).not.toContain('EqQBCgIYAhIM'); // Anthropic's signature never reaches an OpenAI client
-    const done = parseSse(sse).filter((e) => e.data.type === 'response.function_call_arguments.done').map((e) => e.data.arguments);
+    const done = parseSse(sse)
+      .filter((e) => e.data.type === 'response.function_call_arguments.done')
+      .map((e) => e.data.arguments);
     expect(done).toEqual(['{"location": "San Francisco, CA"}', '{"tz":"PST"}']);
   });
 
@@ -105,7 +120,13 @@ describe('openai_responses stream encoder', () => {
     ];
     const out = assemble(encodeEvents(events)).final!;
     expect(out.output.map((i: any) => [i.type, i.content ?? i.arguments])).toEqual([
-      ['message', [{ type: 'output_text', text: 'a', annotations: [], logprobs: [] }, { type: 'refusal', refusal: 'no' }]],
+      [
+        'message',
+        [
+          { type: 'output_text', text: 'a', annotations: [], logprobs: [] },
+          { type: 'refusal', refusal: 'no' },
+        ],
+      ],
       ['function_call', '{}'], // a call without arguments still gets valid JSON
       ['message', [{ type: 'output_text', text: 'b', annotations: [], logprobs: [] }]],
     ]);
@@ -130,7 +151,15 @@ describe('openai_responses stream encoder', () => {
     const sse = encodeEvents(events);
     const out = assemble(sse);
     expect(out.final!.output).toEqual([
-      { id: 'rs_A', type: 'reasoning', summary: [{ type: 'summary_text', text: 'one' }, { type: 'summary_text', text: 'two' }], encrypted_content: 'E1' },
+      {
+        id: 'rs_A',
+        type: 'reasoning',
+        summary: [
+          { type: 'summary_text', text: 'one' },
+          { type: 'summary_text', text: 'two' },
+        ],
+        encrypted_content: 'E1',
+      },
     ]);
     const added = parseSse(sse).find((e) => e.data.type === 'response.output_item.added')!.data;
     expect(added.item).toEqual({ id: 'rs_A', type: 'reasoning', summary: [], encrypted_content: 'E0' });
@@ -198,7 +227,9 @@ describe('openai_responses stream encoder', () => {
   });
 
   it('events before message_start still open with response.created; the model option names the model', () => {
-    const out = assemble(encodeEvents([{ type: 'block_start', index: 0, block: { kind: 'text' } }, { type: 'text_delta', index: 0, text: 'x' }, ...stop], { model: 'm1' }));
+    const out = assemble(
+      encodeEvents([{ type: 'block_start', index: 0, block: { kind: 'text' } }, { type: 'text_delta', index: 0, text: 'x' }, ...stop], { model: 'm1' }),
+    );
     expect(out.final).toMatchObject({ id: 'resp_tollgate', model: 'm1', output: [{ id: 'msg_tollgate_0' }] });
   });
 });

@@ -65,11 +65,7 @@ function scan(state: Depth, line: string): void {
  * pretty-printed over several, as Google's APIs end a failed stream) are delivered as one
  * message marked `outOfBand`; other stray lines are ignored, as SSE says.
  */
-export function createSseReader(
-  onMessage: (message: SseMessage) => void,
-  onOversize: (chars: number) => void,
-  options: SseReaderOptions = {},
-): SseReader {
+export function createSseReader(onMessage: (message: SseMessage) => void, onOversize: (chars: number) => void, options: SseReaderOptions = {}): SseReader {
   const max = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
   let failed = false;
   /** Stray lines gathered while they may still close one JSON object, and how deep it is open. */

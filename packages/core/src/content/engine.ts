@@ -44,7 +44,11 @@ function tools(input: ContentInput): ToolsResult {
   for (const name of d.wouldDeny) ctx.wouldBlock.push(`tool_not_allowed:${name}`);
   if (!d.allowed) {
     const name = d.denied[0]!;
-    return { ok: false, error: new GatewayError('permission_denied', `The tool '${name}' is not allowed for this caller.`, { param: 'tools' }), reason: `tool_not_allowed:${name}` };
+    return {
+      ok: false,
+      error: new GatewayError('permission_denied', `The tool '${name}' is not allowed for this caller.`, { param: 'tools' }),
+      reason: `tool_not_allowed:${name}`,
+    };
   }
   if (d.lists.length === 0) return { ok: true, guard: null };
   const allowed = new Map<string, boolean>();

@@ -57,7 +57,10 @@ function chat(key: string, body: Record<string, unknown>): Request {
 }
 
 describe('@tollgate/core/minimal and the content engine', () => {
-  it.each([['tools.allow_lists', TOOLS], ['prompts', PROMPTS]] as const)('refuses a policy with %s without the engine', async (path, policy) => {
+  it.each([
+    ['tools.allow_lists', TOOLS],
+    ['prompts', PROMPTS],
+  ] as const)('refuses a policy with %s without the engine', async (path, policy) => {
     const { options: o } = await options();
     const error = refusal(() => createMinimalGateway({ ...o, policy }));
     expect(error.source).toBe('policy');

@@ -109,14 +109,18 @@ export function answerDlp(rules: OutputRules, enforced: boolean): AnswerDlp {
     if (vendor !== undefined) {
       const scanning = rules.detectors.length > 0;
       let blocked: string | null = null;
-      const fields = mapJson(scanning ? withoutTokens(vendor.fields) : vendor.fields, (text) => {
-        if (blocked !== null) return text;
-        const g = new OutputGuard(acting(rules));
-        const out = g.whole(text);
-        count(ctx, rules, g);
-        blocked = g.blocked;
-        return out;
-      }, OPAQUE_KEYS) as Record<string, unknown>;
+      const fields = mapJson(
+        scanning ? withoutTokens(vendor.fields) : vendor.fields,
+        (text) => {
+          if (blocked !== null) return text;
+          const g = new OutputGuard(acting(rules));
+          const out = g.whole(text);
+          count(ctx, rules, g);
+          blocked = g.blocked;
+          return out;
+        },
+        OPAQUE_KEYS,
+      ) as Record<string, unknown>;
       if (blocked !== null) return { error: dlpRefusal(ctx, blocked) };
       if (fields !== vendor.fields) {
         vendor = { ...vendor, fields };
@@ -143,21 +147,35 @@ export function answerDlp(rules: OutputRules, enforced: boolean): AnswerDlp {
       if (b.kind === 'tool_call' && b.args !== null) {
         const args = b.guard.whole(b.args);
         count(ctx, b.rules, b.guard);
-        if (b.guard.blocked !== null) return refuse(dlpRefusal(ctx, b.guard.blocked), emit), false;
+        if (b.guard.blocked !== null) return (refuse(dlpRefusal(ctx, b.guard.blocked), emit), false);
         if (args.length > 0) emit({ type: 'tool_args_delta', index, delta: args });
         return true;
       }
       const rest = b.guard.end();
       count(ctx, b.rules, b.guard);
-      if (b.guard.blocked !== null) return refuse(dlpRefusal(ctx, b.guard.blocked), emit), false;
-      if (rest.length > 0) emit(b.kind === 'tool_call' ? { type: 'tool_args_delta', index, delta: rest } : b.kind === 'reasoning' ? { type: 'reasoning_delta', index, text: rest } : { type: 'text_delta', index, text: rest });
+      if (b.guard.blocked !== null) return (refuse(dlpRefusal(ctx, b.guard.blocked), emit), false);
+      if (rest.length > 0)
+        emit(
+          b.kind === 'tool_call'
+            ? { type: 'tool_args_delta', index, delta: rest }
+            : b.kind === 'reasoning'
+              ? { type: 'reasoning_delta', index, text: rest }
+              : { type: 'text_delta', index, text: rest },
+        );
       return true;
     };
     return (event, emit) => {
       if (stopped) return;
       switch (event.type) {
         case 'block_start': {
-          const kind = event.block.kind === 'tool_call' ? 'tool_call' : event.block.kind === 'reasoning' ? 'reasoning' : event.block.kind === 'text' || event.block.kind === 'refusal' ? 'text' : 'other';
+          const kind =
+            event.block.kind === 'tool_call'
+              ? 'tool_call'
+              : event.block.kind === 'reasoning'
+                ? 'reasoning'
+                : event.block.kind === 'text' || event.block.kind === 'refusal'
+                  ? 'text'
+                  : 'other';
           let r: OutputRules | null = null;
           if (kind !== 'other') r = kind === 'reasoning' ? { ...noRestore, restore: rules.restore } : rules;
           const held = kind === 'tool_call' && r !== null && r.detectors.length > 0;

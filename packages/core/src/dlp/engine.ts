@@ -9,8 +9,18 @@ import type { Request as IRRequest } from '@tollgate/codecs/base';
 import { GatewayError } from '@tollgate/codecs/base';
 import { decideDlp, type DlpAction, type DlpValidation, type Policy, type Principal } from '@tollgate/policy';
 import {
-  BUILTIN_DETECTORS, compileCustom, redactionMarker, replaceFindings, resolveOverlaps, scanText, surrogateFor,
-  type Detector, type Finding, type OutputAction, type OutputRules, type Recognizer,
+  BUILTIN_DETECTORS,
+  compileCustom,
+  redactionMarker,
+  replaceFindings,
+  resolveOverlaps,
+  scanText,
+  surrogateFor,
+  type Detector,
+  type Finding,
+  type OutputAction,
+  type OutputRules,
+  type Recognizer,
 } from '@tollgate/policy/detectors';
 import type { AnswerDlp } from '../gateway/answer-guard.js';
 import { mapRequestTexts, requestTexts } from '../gateway/ir-texts.js';
@@ -89,7 +99,11 @@ async function recognize(r: Recognizer, text: string, active: ReadonlySet<string
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       controller.abort();
-      reject(new GatewayError('unavailable', 'A data-protection check did not complete in time; the request was not sent.', { detail: `recognizer ${r.id} timed out after ${ms} ms` }));
+      reject(
+        new GatewayError('unavailable', 'A data-protection check did not complete in time; the request was not sent.', {
+          detail: `recognizer ${r.id} timed out after ${ms} ms`,
+        }),
+      );
     }, ms);
   });
   try {
@@ -98,7 +112,9 @@ async function recognize(r: Recognizer, text: string, active: ReadonlySet<string
     for (const f of found) {
       if (!active.has(f.entity)) continue;
       if (!(Number.isInteger(f.start) && Number.isInteger(f.end) && f.start >= 0 && f.end > f.start && f.end <= text.length)) {
-        throw new GatewayError('unavailable', 'A data-protection check failed; the request was not sent.', { detail: `recognizer ${r.id} returned a span outside the text` });
+        throw new GatewayError('unavailable', 'A data-protection check failed; the request was not sent.', {
+          detail: `recognizer ${r.id} returned a span outside the text`,
+        });
       }
       out.push({ entity: f.entity, start: f.start, end: f.end });
     }
@@ -129,13 +145,15 @@ async function apply(prepared: PreparedDlp, input: RequestDlpInput): Promise<Req
 
   // 1. Find, in every text (recognizers run concurrently, each within its time).
   const texts = requestTexts(input.ir);
-  const findings: Finding[][] = await Promise.all(texts.map(async (text) => {
-    if (text.length === 0) return [];
-    const found = scanText(text, detectors);
-    if (recognizers.length === 0) return found;
-    const more = await Promise.all(recognizers.map((r) => recognize(r, text, active)));
-    return resolveOverlaps([...found, ...more.flat()]);
-  }));
+  const findings: Finding[][] = await Promise.all(
+    texts.map(async (text) => {
+      if (text.length === 0) return [];
+      const found = scanText(text, detectors);
+      if (recognizers.length === 0) return found;
+      const more = await Promise.all(recognizers.map((r) => recognize(r, text, active)));
+      return resolveOverlaps([...found, ...more.flat()]);
+    }),
+  );
 
   // 2. Decide and count.
   const counts: Record<string, DlpCount> = {};
@@ -160,7 +178,8 @@ async function apply(prepared: PreparedDlp, input: RequestDlpInput): Promise<Req
   if (blocked !== null && input.enforce) return { ir: input.ir, counts, blocked, output: null, scanned: true };
   if (!input.enforce) {
     // Shadow mode changes nothing: the request goes as sent; the answer is scanned and counted.
-    const output = outputDetectors.length === 0 ? null : { restore: new Map<string, string>(), detectors: outputDetectors, action: outputAction, marker: redactionMarker };
+    const output =
+      outputDetectors.length === 0 ? null : { restore: new Map<string, string>(), detectors: outputDetectors, action: outputAction, marker: redactionMarker };
     return { ir: input.ir, counts, blocked, output, scanned: false };
   }
 
@@ -193,9 +212,8 @@ async function apply(prepared: PreparedDlp, input: RequestDlpInput): Promise<Req
   });
 
   // 5. The answer's rules.
-  const output: OutputRules | null = restore.size === 0 && outputDetectors.length === 0
-    ? null
-    : { restore, detectors: outputDetectors, action: outputAction, marker: redactionMarker };
+  const output: OutputRules | null =
+    restore.size === 0 && outputDetectors.length === 0 ? null : { restore, detectors: outputDetectors, action: outputAction, marker: redactionMarker };
   return { ir, counts, blocked, output, scanned: true };
 }
 
@@ -219,4 +237,3 @@ export const dlpEngine: DlpEngine = {
     return dlpStage(dlpEngine, options);
   },
 };
-

@@ -72,11 +72,13 @@ describe('@tollgate/core/minimal and DLP', () => {
       const { key, upstream, options: o } = await options();
       const gateway = make({ ...o, policy: { dlp: { default: { email: 'redact' } } } });
       open.push(gateway);
-      const response = await gateway.handle(new Request('https://gateway.test/v1/chat/completions', {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'mail jane.doe@acme.io' }] }),
-      }));
+      const response = await gateway.handle(
+        new Request('https://gateway.test/v1/chat/completions', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'mail jane.doe@acme.io' }] }),
+        }),
+      );
       expect(response.status).toBe(200);
       expect(JSON.stringify(upstream.seen[0]!.body)).toContain('mail [REDACTED:EMAIL]');
       expect(JSON.stringify(upstream.seen[0]!.body)).not.toContain('jane.doe');

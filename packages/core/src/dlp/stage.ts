@@ -45,7 +45,11 @@ export function dlpStage(engine: DlpEngine, options: DlpStageOptions): DlpDeps {
       if (result.blocked !== null) {
         const reason = `dlp_block:${result.blocked}`;
         if (enforce) {
-          return { ok: false, error: new GatewayError('invalid_request', `The request contains data the policy does not let leave (${result.blocked}); it was not sent.`), reason };
+          return {
+            ok: false,
+            error: new GatewayError('invalid_request', `The request contains data the policy does not let leave (${result.blocked}); it was not sent.`),
+            reason,
+          };
         }
         ctx.wouldBlock.push(reason);
       }

@@ -18,7 +18,9 @@ const BODY = JSON.stringify({ model: 'gpt-chat', messages: [{ role: 'user', cont
 describe('the window a request is charged to', () => {
   it('a body that arrives after midnight is charged to the day whose cap admitted it', async () => {
     // Each call bills 10 + 100 × 10 = 1,010 µ$; a 2,500 µ$ daily cap admits two a day.
-    const policy = { spend: { rules: [{ id: 'daily', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '0.0025' }, actions: [{ type: 'block' }] }] }] } } satisfies PolicyFileInput;
+    const policy = {
+      spend: { rules: [{ id: 'daily', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '0.0025' }, actions: [{ type: 'block' }] }] }] },
+    } satisfies PolicyFileInput;
     const { key, hash } = await createVirtualKey();
     const upstream = billingUpstream();
     const records: UsageRecord[] = [];

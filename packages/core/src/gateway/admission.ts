@@ -22,7 +22,6 @@ import { tokenAdjustments } from './finalize.js';
 import { closedInflight, inflightLimits, inflightRefused, noteOver, type Limits } from './inflight.js';
 import { countShadowRate } from './shadow-rate.js';
 
-
 export interface Admission {
   spend: SpendDecision | null;
   /** Budget-tier substitution: serve this model instead (already access-checked). */
@@ -143,7 +142,8 @@ async function admitOnce(input: AdmissionInput): Promise<Admission> {
           buckets,
           counters: keys,
           // In-flight limits alone hold one unit each: the reservation's amount is the worst case only against caps.
-          reserve: constraints.length === 0 ? null : { id: ctx.id, amount: caps.length > 0 ? input.worstCaseMicros : 0, ttlMs: input.reservationTtlMs, constraints },
+          reserve:
+            constraints.length === 0 ? null : { id: ctx.id, amount: caps.length > 0 ? input.worstCaseMicros : 0, ttlMs: input.reservationTtlMs, constraints },
         });
       } catch (cause) {
         // The answer may have been lost after the hold was made (a timeout): give it back.
@@ -223,7 +223,12 @@ function refusal(reserved: Extract<ReserveResult, { ok: false }>, spend: SpendDe
   const cap = spend?.hardCaps.find((c) => limits.tag + c.key === reserved.key);
   if (cap === undefined) return quota('spend_limit', spend);
   return quota(cap.reason, spend, {
-    cap: { ruleId: cap.ruleId, limitMicros: cap.limitMicros, remainingMicros: cap.limitMicros - reserved.committed - reserved.held, resetsAt: cap.windowEndsAt },
+    cap: {
+      ruleId: cap.ruleId,
+      limitMicros: cap.limitMicros,
+      remainingMicros: cap.limitMicros - reserved.committed - reserved.held,
+      resetsAt: cap.windowEndsAt,
+    },
     message: cap.message,
   });
 }
@@ -297,11 +302,19 @@ function capConstraints(caps: readonly HardCap[], tag: string): SpendConstraint[
 }
 
 function sameConstraints(a: readonly SpendConstraint[], b: readonly SpendConstraint[]): boolean {
-  return a.length === b.length && a.every((c, i) => c.key === b[i]!.key && c.limit === b[i]!.limit && c.soft === b[i]!.soft && c.counters.join('\n') === b[i]!.counters.join('\n'));
+  return (
+    a.length === b.length &&
+    a.every((c, i) => c.key === b[i]!.key && c.limit === b[i]!.limit && c.soft === b[i]!.soft && c.counters.join('\n') === b[i]!.counters.join('\n'))
+  );
 }
 
 /** Remember the token buckets taken and their windows, so the settle can move them to what was used. */
-function noteTokenBuckets(ctx: RequestContext, constraints: readonly RateConstraint[], buckets: readonly RateBucket[], windows: readonly number[] | undefined): void {
+function noteTokenBuckets(
+  ctx: RequestContext,
+  constraints: readonly RateConstraint[],
+  buckets: readonly RateBucket[],
+  windows: readonly number[] | undefined,
+): void {
   if (windows === undefined) return; // a store that does not report windows keeps the worst case
   constraints.forEach((c, i) => {
     const start = windows[i];
@@ -378,7 +391,9 @@ export function quota(reason: string, spend: SpendDecision | null = null, detail
   const error = new GatewayError('quota_exceeded', texts.length === 0 ? QUOTA_TEXT : texts.join(' '));
   const headers: Record<string, string> = { 'x-should-retry': 'false' };
   const l = spend?.limiting;
-  const cap = detail.cap ?? (l === undefined ? undefined : { ruleId: l.ruleId, limitMicros: l.limitMicros, remainingMicros: l.limitMicros - l.usedMicros, resetsAt: l.resetsAt });
+  const cap =
+    detail.cap ??
+    (l === undefined ? undefined : { ruleId: l.ruleId, limitMicros: l.limitMicros, remainingMicros: l.limitMicros - l.usedMicros, resetsAt: l.resetsAt });
   if (cap !== undefined) budgetHeaders(cap, headers);
   return new AdmissionRefused(error, reason, headers);
 }
@@ -440,4 +455,3 @@ async function applyEffects(
     throw storeDown(cause);
   }
 }
-

@@ -34,7 +34,11 @@ const call = (pieces: string[]): StreamEvent[] => [
   { type: 'block_stop', index: 0 },
 ];
 const pieces = (s: string, n: number) => Array.from({ length: Math.ceil(s.length / n) }, (_, i) => s.slice(i * n, i * n + n));
-const argsOut = (steps: ReturnType<typeof run>) => steps.flatMap((s) => s.out).flatMap((e) => (e.type === 'tool_args_delta' ? [e.delta] : [])).join('');
+const argsOut = (steps: ReturnType<typeof run>) =>
+  steps
+    .flatMap((s) => s.out)
+    .flatMap((e) => (e.type === 'tool_args_delta' ? [e.delta] : []))
+    .join('');
 
 describe('guardStream', () => {
   it('restoring alone streams a tool call’s arguments, holding back less than the longest surrogate', () => {

@@ -16,7 +16,10 @@ export class Breakers {
   private readonly threshold: number;
   private readonly cooldownMs: number;
 
-  constructor(options: BreakerOptions = {}, private readonly now: () => number = Date.now) {
+  constructor(
+    options: BreakerOptions = {},
+    private readonly now: () => number = Date.now,
+  ) {
     this.threshold = options.failureThreshold ?? 5;
     this.cooldownMs = options.cooldownMs ?? 30_000;
   }

@@ -30,9 +30,16 @@ export interface BudgetLimit {
 
 function limit(line: BudgetLine, held: number): BudgetLimit {
   return {
-    rule: line.ruleId, per: line.per, pool: line.pool, scope: line.scope, window: line.window,
-    limit_usd: formatMicros(line.limitMicros), spent_usd: formatMicros(line.usedMicros), reserved_usd: formatMicros(held),
-    remaining_usd: formatMicros(Math.max(0, line.limitMicros - line.usedMicros - held)), resets_at: new Date(line.resetsAt).toISOString(),
+    rule: line.ruleId,
+    per: line.per,
+    pool: line.pool,
+    scope: line.scope,
+    window: line.window,
+    limit_usd: formatMicros(line.limitMicros),
+    spent_usd: formatMicros(line.usedMicros),
+    reserved_usd: formatMicros(held),
+    remaining_usd: formatMicros(Math.max(0, line.limitMicros - line.usedMicros - held)),
+    resets_at: new Date(line.resetsAt).toISOString(),
   };
 }
 

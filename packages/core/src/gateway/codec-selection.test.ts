@@ -42,7 +42,11 @@ describe('createGateway from @tollgate/core/minimal: only the codecs it is given
     const response = await gateway.handle(chat(key, {}));
     expect(response.status).toBe(200);
     const body = (await response.json()) as { object: string; model: string; choices: Array<{ message: { content: string }; finish_reason: string }> };
-    expect(body).toMatchObject({ object: 'chat.completion', model: 'claude-sonnet', choices: [{ message: { content: 'Hello from Claude' }, finish_reason: 'stop' }] });
+    expect(body).toMatchObject({
+      object: 'chat.completion',
+      model: 'claude-sonnet',
+      choices: [{ message: { content: 'Hello from Claude' }, finish_reason: 'stop' }],
+    });
     expect(upstream.seen[0]!.url).toBe('https://anthropic.test/v1/messages');
     expect(upstream.seen[0]!.headers.get('x-api-key')).toBe(ANTHROPIC_SECRET);
     expect(upstream.seen[0]!.body).toMatchObject({ model: 'claude-sonnet-4-5', max_tokens: 1000, messages: [{ role: 'user' }] });
@@ -81,7 +85,11 @@ describe('createGateway from @tollgate/core/minimal: only the codecs it is given
   it('refuses to start when a deployment needs a codec it was not given, naming the format and the deployment', async () => {
     const { hash } = await createVirtualKey();
     const start = () =>
-      createMinimalGateway({ registry: registry({ geminiDeployment: true }), identity: { virtual_keys: [{ hash, principal: { user: 'a' } }] }, codecs: [openaiChatCodec, anthropicMessagesCodec] });
+      createMinimalGateway({
+        registry: registry({ geminiDeployment: true }),
+        identity: { virtual_keys: [{ hash, principal: { user: 'a' } }] },
+        codecs: [openaiChatCodec, anthropicMessagesCodec],
+      });
     expect(start).toThrow(GatewayConfigError);
     expect(start).toThrow(/no codec for gemini_generate_content, needed by deployment flash@google: add geminiCodec from '@tollgate\/codecs\/gemini'/);
   });
@@ -90,7 +98,11 @@ describe('createGateway from @tollgate/core/minimal: only the codecs it is given
     const { hash } = await createVirtualKey();
     let error: unknown;
     try {
-      createMinimalGateway({ registry: registry({ geminiRoute: true }), identity: { virtual_keys: [{ hash, principal: { user: 'a' } }] }, codecs: [anthropicMessagesCodec] });
+      createMinimalGateway({
+        registry: registry({ geminiRoute: true }),
+        identity: { virtual_keys: [{ hash, principal: { user: 'a' } }] },
+        codecs: [anthropicMessagesCodec],
+      });
     } catch (e) {
       error = e;
     }

@@ -12,7 +12,9 @@ function codecImport(format: WireFormat): string {
 function isCodec(value: unknown): value is Codec {
   if (typeof value !== 'object' || value === null) return false;
   const c = value as Partial<Record<keyof Codec, unknown>>;
-  return typeof c.format === 'string' && typeof c.decodeRequest === 'function' && typeof c.createStreamEncoder === 'function' && typeof c.renderError === 'function';
+  return (
+    typeof c.format === 'string' && typeof c.decodeRequest === 'function' && typeof c.createStreamEncoder === 'function' && typeof c.renderError === 'function'
+  );
 }
 
 /** The gateway's codec table from `options.codecs`, or a refusal naming what is wrong with the list. */
@@ -24,7 +26,8 @@ export function codecTableFrom(list: unknown): CodecTable {
     const seen = new Map<string, unknown>();
     list.forEach((codec: unknown, i) => {
       if (!isCodec(codec)) issues.push({ path: `codecs[${i}]`, message: 'not a codec (import one from @tollgate/codecs/<format>)' });
-      else if (seen.has(codec.format) && seen.get(codec.format) !== codec) issues.push({ path: `codecs[${i}]`, message: `a second, different codec for ${codec.format}` });
+      else if (seen.has(codec.format) && seen.get(codec.format) !== codec)
+        issues.push({ path: `codecs[${i}]`, message: `a second, different codec for ${codec.format}` });
       else seen.set(codec.format, codec);
     });
   }

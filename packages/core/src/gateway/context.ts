@@ -141,7 +141,17 @@ export class RequestContext {
       limiting:
         s?.limiting === undefined
           ? null
-          : { rule: s.limiting.ruleId, reason: s.limiting.reason, per: s.limiting.per, pool: s.limiting.pool, scope: s.limiting.scope, window: s.limiting.window, window_key: s.limiting.windowKey, used_micros: s.limiting.usedMicros, limit_micros: s.limiting.limitMicros },
+          : {
+              rule: s.limiting.ruleId,
+              reason: s.limiting.reason,
+              per: s.limiting.per,
+              pool: s.limiting.pool,
+              scope: s.limiting.scope,
+              window: s.limiting.window,
+              window_key: s.limiting.windowKey,
+              used_micros: s.limiting.usedMicros,
+              limit_micros: s.limiting.limitMicros,
+            },
       rate: a.rate.map((r) => ({ rule: r.ruleId, kind: r.kind, limit: r.limit, window_ms: r.windowMs, amount: r.amount ?? 1 })),
       no_promote: this.noPromote,
     };

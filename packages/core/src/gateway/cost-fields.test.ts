@@ -19,8 +19,19 @@ async function setup(usd = '1', registryOptions: Parameters<typeof billingRegist
   const store = createMemoryStore();
   const gateway: Gateway = createGateway({
     registry: billingRegistry(registryOptions),
-    policy: { spend: { rules: [{ id: 'alice-daily', matches: [{ match: { users: ['alice'], scope: 'all', window: 'daily', at_or_above_usd: usd }, actions: [{ type: 'block' }] }] }] } },
-    identity: { virtual_keys: [{ hash: alice.hash, principal: { user: 'alice' } }, { hash: bob.hash, principal: { user: 'bob' } }] },
+    policy: {
+      spend: {
+        rules: [
+          { id: 'alice-daily', matches: [{ match: { users: ['alice'], scope: 'all', window: 'daily', at_or_above_usd: usd }, actions: [{ type: 'block' }] }] },
+        ],
+      },
+    },
+    identity: {
+      virtual_keys: [
+        { hash: alice.hash, principal: { user: 'alice' } },
+        { hash: bob.hash, principal: { user: 'bob' } },
+      ],
+    },
     secrets: { UPSTREAM_KEY: 'sk-up' },
     fetch: upstream.fetch,
     store,
@@ -31,11 +42,16 @@ async function setup(usd = '1', registryOptions: Parameters<typeof billingRegist
   const keys = { alice: alice.key, bob: bob.key };
   const post = async (who: keyof typeof keys, path: string, body: unknown) => {
     const res = await gateway.handle(
-      new Request(`http://gw${path}`, { method: 'POST', headers: { authorization: `Bearer ${keys[who]}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      new Request(`http://gw${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${keys[who]}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
     );
     return { status: res.status, body: (await res.json()) as Record<string, any> };
   };
-  const spent = async () => Object.values(await store.getCounters([`c:user:alice:${new Date().toISOString().slice(0, 10)}:gpt-chat`])).reduce((a, b) => a + b, 0);
+  const spent = async () =>
+    Object.values(await store.getCounters([`c:user:alice:${new Date().toISOString().slice(0, 10)}:gpt-chat`])).reduce((a, b) => a + b, 0);
   return { gateway, upstream, records, post, spent };
 }
 
@@ -83,7 +99,11 @@ describe('fields that multiply what the upstream bills are part of the worst cas
   it('sizes content the canonical request does not carry but the upstream reads (a custom tool’s text)', async () => {
     const { post, upstream } = await setup('0.3');
     // 500 KB of tool description: the upstream reads ~500k tokens ($0.50 at $1/Mtok).
-    const res = await post('alice', '/v1/chat/completions', chat({ max_completion_tokens: 10, tools: [{ type: 'custom', custom: { name: 'x', description: 'y'.repeat(500_000) } }] }));
+    const res = await post(
+      'alice',
+      '/v1/chat/completions',
+      chat({ max_completion_tokens: 10, tools: [{ type: 'custom', custom: { name: 'x', description: 'y'.repeat(500_000) } }] }),
+    );
     expect(res.status).toBe(429);
     expect(upstream.state.calls).toBe(0);
   });
@@ -138,7 +158,13 @@ describe('the bytes priced are the bytes sent', () => {
   it('refuses a body that gives a sized key twice (the upstream may read the other value), naming it', async () => {
     const { gateway, upstream, records } = await setup('1');
     const send = async (text: string, path = '/v1/chat/completions') => {
-      const res = await gateway.handle(new Request(`http://gw${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEYS.get(gateway)!}`, 'content-type': 'application/json' }, body: text }));
+      const res = await gateway.handle(
+        new Request(`http://gw${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEYS.get(gateway)!}`, 'content-type': 'application/json' },
+          body: text,
+        }),
+      );
       return { status: res.status, body: (await res.json()) as Record<string, any> };
     };
     const twice = await send('{"model":"gpt-chat","max_completion_tokens":100000,"messages":[{"role":"user","content":"hi"}],"max_completion_tokens":10}');
@@ -150,7 +176,10 @@ describe('the bytes priced are the bytes sent', () => {
     const nested = await send('{"model":"gpt-chat","messages":[{"role":"user","content":"hi","content":"' + 'x'.repeat(100) + '"}]}');
     expect(nested.body.error.param).toBe('messages[0].content');
     // Gemini reads `max_output_tokens` and `maxOutputTokens` as one field.
-    const gemini = await send('{"contents":[{"parts":[{"text":"hi"}]}],"generationConfig":{"maxOutputTokens":10,"max_output_tokens":4000}}', '/v1beta/models/gemini-x:generateContent');
+    const gemini = await send(
+      '{"contents":[{"parts":[{"text":"hi"}]}],"generationConfig":{"maxOutputTokens":10,"max_output_tokens":4000}}',
+      '/v1beta/models/gemini-x:generateContent',
+    );
     expect(gemini.status).toBe(400);
     expect(gemini.body.error.message).toContain('generationConfig.max_output_tokens');
     expect(upstream.state.calls).toBe(0);

@@ -71,12 +71,19 @@ function policyFrom(raw: unknown, registry: Registry, dlp: DlpOptions = {}, cont
   const recognizers = dlp.recognizers ?? [];
   const validation = dlp.engine?.validation(recognizers) ?? { entities: recognizers.flatMap((r) => r.entities) };
   const parsed = parsePolicy(raw, { registry, dlp: validation });
-  if (!parsed.ok) throw new GatewayConfigError('policy', parsed.errors.map((e) => ({ path: e.path, message: e.message })));
+  if (!parsed.ok)
+    throw new GatewayConfigError(
+      'policy',
+      parsed.errors.map((e) => ({ path: e.path, message: e.message })),
+    );
   if (dlp.engine === undefined && usesDlp(parsed.policy)) {
-    throw new GatewayConfigError('policy', [{
-      path: 'dlp',
-      message: "the policy asks for DLP but this gateway has no DLP engine: pass dlp: { engine: dlpEngine } (import { dlpEngine } from '@tollgate/core/dlp'), or use createGateway from '@tollgate/core'",
-    }]);
+    throw new GatewayConfigError('policy', [
+      {
+        path: 'dlp',
+        message:
+          "the policy asks for DLP but this gateway has no DLP engine: pass dlp: { engine: dlpEngine } (import { dlpEngine } from '@tollgate/core/dlp'), or use createGateway from '@tollgate/core'",
+      },
+    ]);
   }
   if (content.engine === undefined) {
     const used = [
@@ -84,10 +91,13 @@ function policyFrom(raw: unknown, registry: Registry, dlp: DlpOptions = {}, cont
       ...((parsed.policy.prompts ?? []).length > 0 ? ['prompts'] : []),
     ];
     if (used.length > 0) {
-      throw new GatewayConfigError('policy', used.map((path) => ({
-        path,
-        message: `the policy has ${path} but this gateway has no content engine: pass content: { engine: contentEngine } (import { contentEngine } from '@tollgate/core/content'), or use createGateway from '@tollgate/core'`,
-      })));
+      throw new GatewayConfigError(
+        'policy',
+        used.map((path) => ({
+          path,
+          message: `the policy has ${path} but this gateway has no content engine: pass content: { engine: contentEngine } (import { contentEngine } from '@tollgate/core/content'), or use createGateway from '@tollgate/core'`,
+        })),
+      );
     }
   }
   return { policy: parsed.policy, revision: policyRevisionOf(raw) };
@@ -111,10 +121,13 @@ function identityFrom(options: Pick<GatewayOptions, 'identity' | 'jwksFetch' | '
 function telemetryFrom(option: TelemetryOption | undefined): GatewayTelemetry | null {
   if (option === undefined || option === false) return null;
   if (option.engine === undefined) {
-    throw new GatewayConfigError('options', [{
-      path: 'telemetry',
-      message: "telemetry options need an engine here: pass telemetry: { engine: openTelemetry } (import { openTelemetry } from '@tollgate/core/telemetry'), or use createGateway from '@tollgate/core'",
-    }]);
+    throw new GatewayConfigError('options', [
+      {
+        path: 'telemetry',
+        message:
+          "telemetry options need an engine here: pass telemetry: { engine: openTelemetry } (import { openTelemetry } from '@tollgate/core/telemetry'), or use createGateway from '@tollgate/core'",
+      },
+    ]);
   }
   return option.engine(option);
 }
@@ -232,7 +245,10 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     if (closed) {
       observer.unrecorded(503);
       return Promise.resolve(
-        errorReply(codecs, new GatewayError('unavailable', 'The gateway is shutting down.'), null, { 'x-tollgate-request-id': ctx.id, 'server-timing': observer.serverTiming() }),
+        errorReply(codecs, new GatewayError('unavailable', 'The gateway is shutting down.'), null, {
+          'x-tollgate-request-id': ctx.id,
+          'server-timing': observer.serverTiming(),
+        }),
       );
     }
     const answer = answerFor(request, ctx, current);

@@ -59,7 +59,15 @@ export interface DispatchOptions {
  * and time, and only on connection errors, 503, 529, or a 429 when a different deployment
  * remains. Anything else (including other 4xx/5xx) is returned as the answer.
  */
-export async function dispatch({ targets, build, fetch: fetchImpl, breakers, failover: options, clientSignal, observer }: DispatchOptions): Promise<DispatchResult> {
+export async function dispatch({
+  targets,
+  build,
+  fetch: fetchImpl,
+  breakers,
+  failover: options,
+  clientSignal,
+  observer,
+}: DispatchOptions): Promise<DispatchResult> {
   const maxAttempts = Math.max(1, options.maxAttempts ?? 3);
   const deadline = Date.now() + (options.deadlineMs ?? 60_000);
   const open = targets.filter((t) => breakers.allow(t.deploymentId));

@@ -52,11 +52,16 @@ async function setup(policy: PolicyFileInput) {
   };
   /** Spend `micros` on gpt-chat today, as settled calls would have. */
   const spend = (micros: number, model = 'gpt-chat') =>
-    store.settle({ id: `earlier-${model}-${micros}`, charges: [{ counter: `c:user:alice:${new Date().toISOString().slice(0, 10)}:${model}`, amount: micros }] });
+    store.settle({
+      id: `earlier-${model}-${micros}`,
+      charges: [{ counter: `c:user:alice:${new Date().toISOString().slice(0, 10)}:${model}`, amount: micros }],
+    });
   return { send, spend, records, upstream };
 }
 
-const cap = (usd: string): PolicyFileInput => ({ spend: { rules: [{ id: 'cap', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: usd }, actions: [{ type: 'block' }] }] }] } });
+const cap = (usd: string): PolicyFileInput => ({
+  spend: { rules: [{ id: 'cap', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: usd }, actions: [{ type: 'block' }] }] }] },
+});
 const MB = 1024 * 1024;
 
 describe('a large body is checked against limits before it is read and parsed', () => {
@@ -100,7 +105,9 @@ describe('a large body is checked against limits before it is read and parsed', 
   });
 
   it('does not refuse early when only some models are capped: the body may name another', async () => {
-    const { send, spend } = await setup({ spend: { rules: [{ id: 'chat', matches: [{ match: { scope: 'gpt-chat', window: 'daily', at_or_above_usd: '1' }, actions: [{ type: 'block' }] }] }] } });
+    const { send, spend } = await setup({
+      spend: { rules: [{ id: 'chat', matches: [{ match: { scope: 'gpt-chat', window: 'daily', at_or_above_usd: '1' }, actions: [{ type: 'block' }] }] }] },
+    });
     await spend(1_000_000);
     const { body, state } = countedBody(2 * MB);
     // The body names gpt-chat: refused, but only once read and parsed.
@@ -109,7 +116,9 @@ describe('a large body is checked against limits before it is read and parsed', 
   });
 
   it('knows the model from a Gemini URL: a cap reached on that model alone refuses early, another model’s does not', async () => {
-    const { send, spend } = await setup({ spend: { rules: [{ id: 'gem', matches: [{ match: { scope: 'gemini-x', window: 'daily', at_or_above_usd: '1' }, actions: [{ type: 'block' }] }] }] } });
+    const { send, spend } = await setup({
+      spend: { rules: [{ id: 'gem', matches: [{ match: { scope: 'gemini-x', window: 'daily', at_or_above_usd: '1' }, actions: [{ type: 'block' }] }] }] },
+    });
     await spend(1_000_000, 'gemini-x');
     const refused = countedBody(4 * MB);
     expect((await send(refused.body, 4 * MB, '/v1beta/models/gemini-x:generateContent')).status).toBe(429);

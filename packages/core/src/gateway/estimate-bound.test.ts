@@ -13,7 +13,9 @@ const encoder = new TextEncoder();
 describe('the estimate of a stream cut before its usage', () => {
   it('never charges more output than the request allowed, so the cap holds', async () => {
     // $10 per Mtok out: 100 output tokens are 1,000 µ$. Cap 3,000 µ$.
-    const policy = { spend: { rules: [{ id: 'cap', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '0.003' }, actions: [{ type: 'block' }] }] }] } } satisfies PolicyFileInput;
+    const policy = {
+      spend: { rules: [{ id: 'cap', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '0.003' }, actions: [{ type: 'block' }] }] }] },
+    } satisfies PolicyFileInput;
     const { key, hash } = await createVirtualKey();
     const records: UsageRecord[] = [];
     const store = createMemoryStore({ sweepIntervalMs: 0 });
@@ -26,16 +28,20 @@ describe('the estimate of a stream cut before its usage', () => {
       policy,
       identity: { virtual_keys: [{ hash, principal: { user: 'alice' } }] },
       secrets: { UPSTREAM_KEY: 'sk' },
-      fetch: (async (_url: RequestInfo | URL, init?: RequestInit) =>
+      fetch: async (_url: RequestInfo | URL, init?: RequestInit) =>
         new Response(
           new ReadableStream<Uint8Array>({
             start(controller) {
-              controller.enqueue(encoder.encode(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: text }, finish_reason: null }] })}\n\n`));
+              controller.enqueue(
+                encoder.encode(
+                  `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: text }, finish_reason: null }] })}\n\n`,
+                ),
+              );
               init?.signal?.addEventListener('abort', () => controller.error(init.signal!.reason), { once: true });
             },
           }),
           { status: 200, headers: { 'content-type': 'text/event-stream' } },
-        )),
+        ),
       store,
       usage: (r) => void records.push(r),
     });

@@ -57,7 +57,11 @@ export async function settleUsage(input: SettleInput): Promise<void> {
     id: ctx.id,
     // The caller's counters and those of every pool it belongs to: settle touches every pool,
     // in the windows of the instant it was admitted at (those its caps reserved against).
-    charges: chargeKeys(ctx.keyTag, ctx.principal, ctx.model, ctx.chargedAt, input.timezone).map((c) => ({ counter: c.counter, amount: total, ttlMs: c.ttlMs })),
+    charges: chargeKeys(ctx.keyTag, ctx.principal, ctx.model, ctx.chargedAt, input.timezone).map((c) => ({
+      counter: c.counter,
+      amount: total,
+      ttlMs: c.ttlMs,
+    })),
     counterTtlMs: COUNTER_TTL_MS,
     ...(rate.length === 0 ? {} : { rate }),
   });

@@ -317,7 +317,9 @@ describe('governance headers carry any rule id', () => {
     const gateway = createGateway({
       registry: registry(),
       identity: { virtual_keys: [{ hash, principal: { user: 'alice', tier: 'normal' } }] },
-      policy: { spend: { rules: [{ id: '月予算', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000' }, actions: [{ type: 'block' }] }] }] } },
+      policy: {
+        spend: { rules: [{ id: '月予算', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1000' }, actions: [{ type: 'block' }] }] }] },
+      },
       secrets: { ANTHROPIC_API_KEY: 'sk-ant-upstream' },
       fetch: upstream.fetch,
     });

@@ -9,7 +9,10 @@ const TOKEN_URI = 'https://oauth2.googleapis.com/token';
 const SCOPE = ['https://www.googleapis.com/auth/cloud-platform'];
 
 /** A token endpoint as a fetch: verifies the grant, answers what `answer` says. */
-function tokenEndpoint(account: TestServiceAccount, answer: (n: number) => Response | Promise<Response> = (n) => Response.json({ access_token: `ya29.token-${n}`, expires_in: 3599, token_type: 'Bearer' })) {
+function tokenEndpoint(
+  account: TestServiceAccount,
+  answer: (n: number) => Response | Promise<Response> = (n) => Response.json({ access_token: `ya29.token-${n}`, expires_in: 3599, token_type: 'Bearer' }),
+) {
   const calls: Array<{ url: string; scope?: string; ok: boolean }> = [];
   const fetch: UpstreamFetch = async (url, init) => {
     const check = await checkGrant(String(init.body as string), account, TOKEN_URI);
@@ -22,7 +25,10 @@ function tokenEndpoint(account: TestServiceAccount, answer: (n: number) => Respo
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<GatewayError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!GatewayError.isInstance(error)) throw new Error(`expected a GatewayError, got ${String(error)}`);
   return error;
 }
@@ -31,16 +37,30 @@ describe('Google service account tokens', () => {
   it('signs the JWT grant with the key (RS256, iss, aud, scope, one hour, kid) and reads the access token', async () => {
     const account = await testServiceAccount(TOKEN_URI);
     const endpoint = tokenEndpoint(account);
-    const token = await fetchServiceAccountToken(account.keyJson, ['https://www.googleapis.com/auth/cloud-platform', 'https://www.googleapis.com/auth/userinfo.email'], endpoint.fetch, Date.now());
+    const token = await fetchServiceAccountToken(
+      account.keyJson,
+      ['https://www.googleapis.com/auth/cloud-platform', 'https://www.googleapis.com/auth/userinfo.email'],
+      endpoint.fetch,
+      Date.now(),
+    );
     expect(token).toEqual({ accessToken: 'ya29.token-1', expiresInS: 3599 });
-    expect(endpoint.calls).toEqual([{ url: TOKEN_URI, ok: true, scope: 'https://www.googleapis.com/auth/cloud-platform https://www.googleapis.com/auth/userinfo.email' }]);
+    expect(endpoint.calls).toEqual([
+      { url: TOKEN_URI, ok: true, scope: 'https://www.googleapis.com/auth/cloud-platform https://www.googleapis.com/auth/userinfo.email' },
+    ]);
   });
 
   it('a token endpoint that answers 400 (an expired or deleted key: invalid_grant): a 502 that names neither key nor token', async () => {
     const account = await testServiceAccount(TOKEN_URI);
-    const endpoint = tokenEndpoint(account, () => Response.json({ error: 'invalid_grant', error_description: 'Invalid JWT Signature. tollgate-test@acme-prod.iam.gserviceaccount.com' }, { status: 400 }));
+    const endpoint = tokenEndpoint(account, () =>
+      Response.json({ error: 'invalid_grant', error_description: 'Invalid JWT Signature. tollgate-test@acme-prod.iam.gserviceaccount.com' }, { status: 400 }),
+    );
     const e = await failureOf(googleServiceAccountSigner.fetchToken(account.keyJson, SCOPE, endpoint.fetch, Date.now()));
-    expect(e).toMatchObject({ code: 'upstream_error', status: 502, message: 'The gateway could not obtain an access token for the upstream.', detail: 'token endpoint: 400 invalid_grant' });
+    expect(e).toMatchObject({
+      code: 'upstream_error',
+      status: 502,
+      message: 'The gateway could not obtain an access token for the upstream.',
+      detail: 'token endpoint: 400 invalid_grant',
+    });
     expect(endpoint.calls).toHaveLength(1); // tried once, never in a loop
     const everything = JSON.stringify({ message: e.message, detail: e.detail });
     expect(everything).not.toContain('PRIVATE KEY');

@@ -33,7 +33,11 @@ interface ServiceAccountKey {
 
 /** A failure to get a token: a 502 that blames the gateway's credentials, with the cause for logs only. */
 function failure(detail: string, cause?: unknown): GatewayError {
-  return new GatewayError('upstream_error', 'The gateway could not obtain an access token for the upstream.', { status: 502, detail, ...(cause === undefined ? {} : { cause }) });
+  return new GatewayError('upstream_error', 'The gateway could not obtain an access token for the upstream.', {
+    status: 502,
+    detail,
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 function isLoopback(url: URL): boolean {

@@ -53,7 +53,9 @@ async function setup() {
   const records: UsageRecord[] = [];
   const gateway: Gateway = createGateway({
     registry: billingRegistry(),
-    policy: { spend: { rules: [{ id: 'daily', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '0.1' }, actions: [{ type: 'block' }] }] }] } },
+    policy: {
+      spend: { rules: [{ id: 'daily', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '0.1' }, actions: [{ type: 'block' }] }] }] },
+    },
     identity: { virtual_keys: [{ hash, principal: { user: 'alice' } }] },
     secrets: { UPSTREAM_KEY: 'sk' },
     fetch: upstream.fetch,

@@ -3,7 +3,18 @@ export type { ContentOptions, DlpOptions, Gateway, GatewayOptions, GatewayStats,
 export type { GatewayReply, GatewayRequest, ReplyOptions, HeaderReader, UpstreamFetch, UpstreamResponse, BodySource } from './request.js';
 export { GatewayConfigError, type ConfigIssue } from './config-error.js';
 export type { RequestFilter, FilterContext } from './filters.js';
-export type { UsageRecord, UsageSink, UsageSinkStats, UsageOption, RecordPrincipal, RecordUsage, RecordStatus, RecordDecision, RecordSpendRule, RecordDlp } from './usage-record.js';
+export type {
+  UsageRecord,
+  UsageSink,
+  UsageSinkStats,
+  UsageOption,
+  RecordPrincipal,
+  RecordUsage,
+  RecordStatus,
+  RecordDecision,
+  RecordSpendRule,
+  RecordDlp,
+} from './usage-record.js';
 export type { GatewayTelemetry, TelemetryEngine, TelemetryOptions, TelemetryOption, TelemetrySources } from '../telemetry/options.js';
 export { RequestTiming, type UpstreamAttempt } from './timing.js';
 export type { SecretsOption } from './secrets.js';

@@ -38,8 +38,7 @@ export function inflightLimits(live: readonly ConcurrencyConstraint[], shadow: r
 }
 
 /** Whether an enforced in-flight limit fails closed when the store cannot be reached. */
-export const closedInflight = (limits: Limits): boolean =>
-  limits.inflight.some((c) => c.soft !== true && limits.byKey.get(c.key)?.onStoreError === 'closed');
+export const closedInflight = (limits: Limits): boolean => limits.inflight.some((c) => c.soft !== true && limits.byKey.get(c.key)?.onStoreError === 'closed');
 
 /** Shadow in-flight limits the reservation took past their limit: recorded in `would_block`. */
 export function noteOver(ctx: RequestContext, reserved: ReserveResult | null, limits: Limits): void {
@@ -54,7 +53,10 @@ export function noteOver(ctx: RequestContext, reserved: ReserveResult | null, li
 export function inflightRefused(c: ConcurrencyConstraint): AdmissionRefused {
   const whose = c.per === 'user' ? 'this key' : c.per === 'org' ? 'the organisation' : `this ${c.per === 'bu' ? 'business unit' : c.per}`;
   return new AdmissionRefused(
-    new GatewayError('rate_limited', `Too many requests in flight for ${whose} (limit ${c.limit}); retry when one finishes.`, { retryAfterS: 1, limit: 'requests' }),
+    new GatewayError('rate_limited', `Too many requests in flight for ${whose} (limit ${c.limit}); retry when one finishes.`, {
+      retryAfterS: 1,
+      limit: 'requests',
+    }),
     c.reason,
     { 'retry-after': '1', 'retry-after-ms': '1000' },
   );

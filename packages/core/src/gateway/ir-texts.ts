@@ -12,7 +12,22 @@
 import type { ContentPart, Request as IRRequest, ResponseFormat, TextPart, ToolDefinition } from '@tollgate/codecs/base';
 
 /** Keys whose values are opaque tokens, never prose. */
-export const OPAQUE_KEYS: ReadonlySet<string> = new Set(['id', 'call_id', 'encrypted_content', 'signature', 'thought_signature', 'thoughtSignature', 'data', 'file_id', 'file_data', 'image_url', 'type', 'role', 'status', 'model']);
+export const OPAQUE_KEYS: ReadonlySet<string> = new Set([
+  'id',
+  'call_id',
+  'encrypted_content',
+  'signature',
+  'thought_signature',
+  'thoughtSignature',
+  'data',
+  'file_id',
+  'file_data',
+  'image_url',
+  'type',
+  'role',
+  'status',
+  'model',
+]);
 
 /** No key is opaque in the client's own JSON (tool arguments, schemas, metadata). */
 const NONE: ReadonlySet<string> = new Set();

@@ -1,6 +1,4 @@
-import {
-  bucketCharges, keySegment, poolKeys, windowKeys, type CounterLayout, type HardCap, type Principal,
-} from '@tollgate/policy';
+import { bucketCharges, keySegment, poolKeys, windowKeys, type CounterLayout, type HardCap, type Principal } from '@tollgate/policy';
 
 /**
  * The tenant whose hash tag a principal's store keys carry (`GatewayOptions.tenantOf`). With

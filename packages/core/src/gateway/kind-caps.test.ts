@@ -18,7 +18,9 @@ const PRICED = { unit: 'usd_per_mtok', input: '1', output: '0' } as const;
 
 function registry(): RegistryFileInput {
   const embedModel = (upstream: string) => ({
-    brand: 'openai', kind: 'embed' as const, entry_formats: ['openai_chat'],
+    brand: 'openai',
+    kind: 'embed' as const,
+    entry_formats: ['openai_chat'],
     deployments: [{ id: `${upstream}@openai`, provider: 'openai', format: 'openai_chat', upstream_model: upstream, pricing: PRICED }],
   });
   return {
@@ -42,7 +44,12 @@ function embedUpstream() {
     if (state.gate !== null) await state.gate;
     state.billedMicros += 1000;
     return new Response(
-      JSON.stringify({ object: 'list', model: 'emb-large', data: inputs.map((_, index) => ({ object: 'embedding', index, embedding: [0.1, 0.2] })), usage: { prompt_tokens: 1000, total_tokens: 1000 } }),
+      JSON.stringify({
+        object: 'list',
+        model: 'emb-large',
+        data: inputs.map((_, index) => ({ object: 'embedding', index, embedding: [0.1, 0.2] })),
+        usage: { prompt_tokens: 1000, total_tokens: 1000 },
+      }),
       { status: 200, headers: { 'content-type': 'application/json' } },
     );
   }) as typeof fetch;
@@ -82,10 +89,19 @@ describe('hard caps on embeddings', () => {
   it('a budget-tier substitution never lets an embedding past the hard cap of the same entry', async () => {
     // Block at 5,000 µ$, substitute from 2,000 µ$: an embedding cannot be served by another
     // model, so once the substitution applies it is refused as `block` would, never served unreserved.
-    const policy = { spend: { rules: [{ id: 'emb-budget', matches: [
-      { match: { scope: 'emb', window: 'monthly', at_or_above_usd: '0.005' }, actions: [{ type: 'block' }] },
-      { match: { scope: 'emb', window: 'monthly', at_or_above_usd: '0.002' }, actions: [{ type: 'substitute', to: ['emb-cheap'] }] },
-    ] }] } } as PolicyFileInput;
+    const policy = {
+      spend: {
+        rules: [
+          {
+            id: 'emb-budget',
+            matches: [
+              { match: { scope: 'emb', window: 'monthly', at_or_above_usd: '0.005' }, actions: [{ type: 'block' }] },
+              { match: { scope: 'emb', window: 'monthly', at_or_above_usd: '0.002' }, actions: [{ type: 'substitute', to: ['emb-cheap'] }] },
+            ],
+          },
+        ],
+      },
+    } as PolicyFileInput;
     const { embed, store, upstream, records } = await setup(policy);
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) statuses.push((await embed()).status);

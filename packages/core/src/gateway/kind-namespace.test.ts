@@ -10,7 +10,9 @@ afterEach(async () => {
 });
 
 // About 100 micro-USD per call (12 in × $3 + 4 out × $15 per Mtok), ~420 worst case: a few calls fill it.
-const policy = { spend: { rules: [{ id: 'daily', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '0.001' }, actions: [{ type: 'block' }] }] }] } } satisfies PolicyFileInput;
+const policy = {
+  spend: { rules: [{ id: 'daily', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '0.001' }, actions: [{ type: 'block' }] }] }] },
+} satisfies PolicyFileInput;
 const ISSUER_A = 'https://idp-a.example';
 const ISSUER_B = 'https://idp-b.example';
 

@@ -59,7 +59,13 @@ export async function embedPolicy(input: KindPolicyInput, request: EmbedRequest)
   if (result.reencode && request.inputs.some((i) => typeof i !== 'string')) {
     const reason = 'dlp_unscannable:token_ids';
     if (enforce) {
-      return { ok: false, error: new GatewayError('invalid_request', 'Token-id inputs cannot be checked by the data-protection policy that applies to you; send text.', { param: 'input' }), reason };
+      return {
+        ok: false,
+        error: new GatewayError('invalid_request', 'Token-id inputs cannot be checked by the data-protection policy that applies to you; send text.', {
+          param: 'input',
+        }),
+        reason,
+      };
     }
     ctx.wouldBlock.push(reason);
   }

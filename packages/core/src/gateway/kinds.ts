@@ -132,7 +132,17 @@ export async function walkKind(request: GatewayRequest, ctx: RequestContext, dep
   }
 
   // 7. what the policy says about the content that would leave
-  const policyInput = { policy: deps.policy, registry: deps.registry, filters: deps.filters, dlp: deps.dlp, content: deps.content, ctx, principal, model: model.id, format };
+  const policyInput = {
+    policy: deps.policy,
+    registry: deps.registry,
+    filters: deps.filters,
+    dlp: deps.dlp,
+    content: deps.content,
+    ctx,
+    principal,
+    model: model.id,
+    format,
+  };
   if (decoded.kind === 'count_tokens') {
     const staged = await countPolicy(policyInput, decoded.request);
     if (!staged.ok) return refuse(deps, ctx, staged.error, staged.reason);
@@ -144,14 +154,29 @@ export async function walkKind(request: GatewayRequest, ctx: RequestContext, dep
   }
 
   // Where the data may go: the policy's region rules and the caller's x-tollgate-region, as for generation.
-  const regions = new RegionRouting({ policy: deps.policy, registry: deps.registry, principal, requested: requestedRegions(request.headers), model: model.id, name: requested ?? model.id, wouldBlock: ctx.wouldBlock });
+  const regions = new RegionRouting({
+    policy: deps.policy,
+    registry: deps.registry,
+    principal,
+    requested: requestedRegions(request.headers),
+    model: model.id,
+    name: requested ?? model.id,
+    wouldBlock: ctx.wouldBlock,
+  });
   return decoded.kind === 'count_tokens'
     ? countTokens(request, ctx, deps, model, format, principal, decoded.request, kindCodec as CountTokensCodec, regions)
     : embed(request, ctx, deps, model, format, principal, decoded.request, kindCodec as EmbeddingsCodec, regions);
 }
 
 /** Rate (and, for embeddings, spend) admission; refusals become the caller's error. */
-async function admitKind(ctx: RequestContext, deps: WalkDeps, principal: Principal, model: Model, worstCaseMicros: number, tokenBound: number): Promise<Admission> {
+async function admitKind(
+  ctx: RequestContext,
+  deps: WalkDeps,
+  principal: Principal,
+  model: Model,
+  worstCaseMicros: number,
+  tokenBound: number,
+): Promise<Admission> {
   return admit({
     ctx,
     policy: deps.policy,
@@ -186,14 +211,24 @@ async function countTokens(
   entryCodec: CountTokensCodec,
   regions: RegionRouting,
 ): Promise<GatewayReply> {
-  const counting = countCandidates(deps.registry, model, format).filter((c) => c.deployment.enabled && countTokensCodecs[c.upstreamFormat] !== undefined && deps.codecs[c.upstreamFormat] !== undefined);
+  const counting = countCandidates(deps.registry, model, format).filter(
+    (c) => c.deployment.enabled && countTokensCodecs[c.upstreamFormat] !== undefined && deps.codecs[c.upstreamFormat] !== undefined,
+  );
   const list = regions.narrow(model, counting);
   const counter = model.tokenizer === null ? undefined : deps.tokenizers[model.tokenizer];
   if (list.length === 0 && counter === undefined) {
     // A local count sends nothing anywhere; without one, a region rule that left no counter says so.
     const outside = regions.refusal(model);
     if (outside !== null) return refuse(deps, ctx, outside.error, outside.reason);
-    return refuse(deps, ctx, new GatewayError('not_found', `The model '${ctx.requestedModel ?? model.id}' cannot count tokens: no deployment counts them and no tokenizer is declared.`), 'count_tokens_unsupported');
+    return refuse(
+      deps,
+      ctx,
+      new GatewayError(
+        'not_found',
+        `The model '${ctx.requestedModel ?? model.id}' cannot count tokens: no deployment counts them and no tokenizer is declared.`,
+      ),
+      'count_tokens_unsupported',
+    );
   }
   let admission: Admission;
   try {
@@ -220,13 +255,24 @@ async function countTokens(
     const tokens = await countLocally(ir, counter!).catch(() => null);
     if (tokens === null) {
       await deps.holds.release(ctx.id, tokenAdjustments(ctx, 0));
-      return refuse(deps, ctx, new GatewayError('not_found', 'The request holds images or files, which the local tokenizer cannot count.'), 'count_tokens_unsupported');
+      return refuse(
+        deps,
+        ctx,
+        new GatewayError('not_found', 'The request holds images or files, which the local tokenizer cannot count.'),
+        'count_tokens_unsupported',
+      );
     }
     return finish(tokens);
   }
 
   const ordered = pickWeighted(list, () => `${principal.id}\u0000count`);
-  const answer = await call(request, ctx, deps, ordered, (target) => countTokensCodecs[target.upstreamFormat]!.encodeRequest(ir, { model: target.upstreamModel, stream: false }).body);
+  const answer = await call(
+    request,
+    ctx,
+    deps,
+    ordered,
+    (target) => countTokensCodecs[target.upstreamFormat]!.encodeRequest(ir, { model: target.upstreamModel, stream: false }).body,
+  );
   if (answer.reply !== undefined) return answer.reply;
   let tokens: number;
   try {
@@ -255,10 +301,21 @@ async function embed(
   entryCodec: EmbeddingsCodec,
   regions: RegionRouting,
 ): Promise<GatewayReply> {
-  const found = regions.narrow(model, candidatesFor(deps.registry, model, format).filter((c) => c.deployment.enabled && embeddingsCodecs[c.upstreamFormat] !== undefined && deps.codecs[c.upstreamFormat] !== undefined));
+  const found = regions.narrow(
+    model,
+    candidatesFor(deps.registry, model, format).filter(
+      (c) => c.deployment.enabled && embeddingsCodecs[c.upstreamFormat] !== undefined && deps.codecs[c.upstreamFormat] !== undefined,
+    ),
+  );
   const outside = found.length === 0 ? regions.refusal(model) : null;
   if (outside !== null) return refuse(deps, ctx, outside.error, outside.reason);
-  if (found.length === 0) return refuse(deps, ctx, new GatewayError('model_not_found', `The model '${ctx.requestedModel ?? model.id}' does not exist or you do not have access to it.`, { param: 'model' }), 'no_route');
+  if (found.length === 0)
+    return refuse(
+      deps,
+      ctx,
+      new GatewayError('model_not_found', `The model '${ctx.requestedModel ?? model.id}' does not exist or you do not have access to it.`, { param: 'model' }),
+      'no_route',
+    );
   const list = pickWeighted(found, () => `${principal.id}\u0000embed`);
   ctx.promptBound = embedTokenBound(embedRequest);
   let admission: Admission;
@@ -270,7 +327,13 @@ async function embed(
   }
   ctx.reservedMicros = admission.reserved;
   if (admission.held) deps.holds.track(ctx.id);
-  const answer = await call(request, ctx, deps, list, (target) => embeddingsCodecs[target.upstreamFormat]!.encodeRequest(embedRequest, { model: target.upstreamModel }).body);
+  const answer = await call(
+    request,
+    ctx,
+    deps,
+    list,
+    (target) => embeddingsCodecs[target.upstreamFormat]!.encodeRequest(embedRequest, { model: target.upstreamModel }).body,
+  );
   if (answer.reply !== undefined) return answer.reply;
   const candidate = list.find((c) => c.deployment.id === answer.target.deploymentId)!;
   let out: string;
@@ -370,7 +433,13 @@ async function call(
       // The head came, the body stalled past the transport's idle bound or deadline.
       ctx.reject(504, 'upstream_timeout', 'upstream_error');
       writeRecord(ctx, deps.sink);
-      return { reply: errorReply(deps.codecs, new GatewayError('upstream_timeout', 'The upstream did not finish its answer in time.', { cause: read.failure }), ctx.entryFormat) };
+      return {
+        reply: errorReply(
+          deps.codecs,
+          new GatewayError('upstream_timeout', 'The upstream did not finish its answer in time.', { cause: read.failure }),
+          ctx.entryFormat,
+        ),
+      };
     }
     ctx.reject(502, 'upstream_bad_response', 'upstream_error');
     writeRecord(ctx, deps.sink);

@@ -224,7 +224,10 @@ export interface Gateway {
    * validated first: on any violation it throws `GatewayConfigError` listing them all and the
    * last good revision stays in force.
    */
-  reload(next: { registry?: RegistryFileInput | Registry; policy?: PolicyFileInput | null; identity?: IdentityOptions }): { registryRevision: string; policyRevision: string | null };
+  reload(next: { registry?: RegistryFileInput | Registry; policy?: PolicyFileInput | null; identity?: IdentityOptions }): {
+    registryRevision: string;
+    policyRevision: string | null;
+  };
   stats(): GatewayStats;
   /**
    * Refuse new calls; wait for calls under way and open streams to finish, their settling and

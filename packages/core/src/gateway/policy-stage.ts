@@ -13,9 +13,7 @@ import type { RequestContext } from './context.js';
 import type { RequestFilter } from './filters.js';
 
 /** What request-side DLP (stage 7) did: the request to send, or why it may not be sent. */
-export type DlpStageResult =
-  | { ok: true; ir: IRRequest; reencode: boolean; output: AnswerDlp | null }
-  | { ok: false; error: GatewayError; reason: string };
+export type DlpStageResult = { ok: true; ir: IRRequest; reencode: boolean; output: AnswerDlp | null } | { ok: false; error: GatewayError; reason: string };
 
 /** DLP for one gateway, made by its engine (`DlpEngine.stage`); the stage calls it for every request when there is a policy. */
 export interface DlpDeps {
@@ -107,7 +105,8 @@ export async function policyStage(input: PolicyStageInput): Promise<PolicyStageR
   }
 
   // Policy prompts, before the client's own system prompt, in file order: a stable prefix.
-  if (policy !== null && input.content !== null) ir = input.content.prompts({ policy, registry: input.registry, principal, model, format: input.format, ir, ctx });
+  if (policy !== null && input.content !== null)
+    ir = input.content.prompts({ policy, registry: input.registry, principal, model, format: input.format, ir, ctx });
 
   if (guard.tools !== null || guard.output !== null) ctx.answerGuard = guard;
   return { ok: true, ir, reencode };

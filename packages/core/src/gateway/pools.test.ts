@@ -46,7 +46,9 @@ async function setup(policy: PolicyFileInput, people: Who[], options: { store?: 
     return { status: res.status, headers: res.headers, text: await res.text() };
   };
   const budget = async (user: string | null) => {
-    const res = await gateways[0]!.handle(new Request('http://gw/v1/tollgate/budget', { headers: user === null ? {} : { authorization: `Bearer ${key(user)}` } }));
+    const res = await gateways[0]!.handle(
+      new Request('http://gw/v1/tollgate/budget', { headers: user === null ? {} : { authorization: `Bearer ${key(user)}` } }),
+    );
     return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
   };
   return { gateways, store, upstream, records, post, budget };
@@ -54,18 +56,24 @@ async function setup(policy: PolicyFileInput, people: Who[], options: { store?: 
 
 const month = '2030-01';
 type Rule = NonNullable<NonNullable<PolicyFileInput['spend']>['rules']>[number];
-const block = (id: string, match: Record<string, unknown>, message?: string): Rule => ({
-  id, matches: [{ match: { scope: 'all', window: 'monthly', ...match }, actions: [{ type: 'block', ...(message === undefined ? {} : { message }) }] }],
-} as Rule);
+const block = (id: string, match: Record<string, unknown>, message?: string): Rule =>
+  ({
+    id,
+    matches: [{ match: { scope: 'all', window: 'monthly', ...match }, actions: [{ type: 'block', ...(message === undefined ? {} : { message }) }] }],
+  }) as Rule;
 const payments: Who[] = ['ann', 'ben', 'cat', 'dan'].map((user, i) => ({ user, team: i < 2 ? 'search' : 'ads', bu: 'payments' }));
 
 describe('pooled caps through the gateway', () => {
   it('four people of one BU racing 40 requests: the BU cap and every person’s cap hold, and refusals say why', async () => {
     // Each call's worst case is 10 prompt-bound tokens... at $10/Mtok out: 100 tokens = 1,000 µ$ plus the prompt bound.
-    const policy = { spend: { rules: [
-      block('bu-cap', { bus: ['payments'], per: 'bu', at_or_above_usd: '0.012' }, 'The payments budget is spent; ask #finops.'),
-      block('person', { at_or_above_usd: '0.004' }),
-    ] } } satisfies PolicyFileInput;
+    const policy = {
+      spend: {
+        rules: [
+          block('bu-cap', { bus: ['payments'], per: 'bu', at_or_above_usd: '0.012' }, 'The payments budget is spent; ask #finops.'),
+          block('person', { at_or_above_usd: '0.004' }),
+        ],
+      },
+    } satisfies PolicyFileInput;
     const { post, records, store, upstream } = await setup(policy, payments);
     const results = await Promise.all(Array.from({ length: 40 }, (_, i) => post(payments[i % 4]!.user)));
     const ok = results.filter((r) => r.status === 200);
@@ -89,7 +97,11 @@ describe('pooled caps through the gateway', () => {
     const people: Who[] = [{ user: 'ann', team: 'search', bu: 'payments', application: 'crm' }];
     const { post, store, gateways } = await setup({ spend: { rules: [block('person', { at_or_above_usd: '100' })] } }, people);
     expect((await post('ann')).status).toBe(200);
-    const keys = ['user:ann', 'team:search', 'bu:payments', 'app:crm', 'org'].flatMap((p) => [`c:${p}:${month}:gpt-chat`, `c:${p}:2030-01-15T10:gpt-chat`, `c:${p}:2030-01-15T06/6h:gpt-chat`]);
+    const keys = ['user:ann', 'team:search', 'bu:payments', 'app:crm', 'org'].flatMap((p) => [
+      `c:${p}:${month}:gpt-chat`,
+      `c:${p}:2030-01-15T10:gpt-chat`,
+      `c:${p}:2030-01-15T06/6h:gpt-chat`,
+    ]);
     const values = await store.getCounters(keys);
     const cost = values[`c:user:ann:${month}:gpt-chat`]!;
     expect(cost).toBeGreaterThan(0);
@@ -102,11 +114,23 @@ describe('pooled caps through the gateway', () => {
   });
 
   it('every answer carries the tightest cap, and a crossed message action reaches the caller', async () => {
-    const policy = { spend: { rules: [
-      block('bu-cap', { per: 'bu', at_or_above_usd: '1000' }),
-      block('person', { at_or_above_usd: '0.5' }),
-      { id: 'heads-up', matches: [{ match: { per: 'team', scope: 'all', window: 'monthly', at_or_above_usd: '0.000001' }, actions: [{ type: 'message', text: 'Your team has started spending — see the dashboard.' }] }] },
-    ] } } satisfies PolicyFileInput;
+    const policy = {
+      spend: {
+        rules: [
+          block('bu-cap', { per: 'bu', at_or_above_usd: '1000' }),
+          block('person', { at_or_above_usd: '0.5' }),
+          {
+            id: 'heads-up',
+            matches: [
+              {
+                match: { per: 'team', scope: 'all', window: 'monthly', at_or_above_usd: '0.000001' },
+                actions: [{ type: 'message', text: 'Your team has started spending — see the dashboard.' }],
+              },
+            ],
+          },
+        ],
+      },
+    } satisfies PolicyFileInput;
     const { post } = await setup(policy, payments);
     const first = await post('ann');
     expect(first.headers.get('x-tollgate-budget-rule')).toBe('person');
@@ -132,27 +156,51 @@ describe('pooled caps through the gateway', () => {
       admit: async () => null, // keys it cannot take in one step
       close: () => inner.close(),
     };
-    const { post, records, upstream } = await setup({ spend: { rules: [block('bu-cap', { per: 'bu', at_or_above_usd: '10' }), block('person', { at_or_above_usd: '1' })] } }, payments, { store: split });
+    const { post, records, upstream } = await setup(
+      { spend: { rules: [block('bu-cap', { per: 'bu', at_or_above_usd: '10' }), block('person', { at_or_above_usd: '1' })] } },
+      payments,
+      { store: split },
+    );
     const refused = await post('ann');
     expect(refused.status).toBe(503);
     expect(records[0]).toMatchObject({ status: 'rejected', reason: 'store_unavailable:spend' });
     expect(upstream.state.calls).toBe(0);
     expect(await inner.getHeld([`spend:person:all:user:ann:${month}`, `spend:bu-cap:all:bu:payments:${month}`])).toEqual({
-      [`spend:person:all:user:ann:${month}`]: 0, [`spend:bu-cap:all:bu:payments:${month}`]: 0,
+      [`spend:person:all:user:ann:${month}`]: 0,
+      [`spend:bu-cap:all:bu:payments:${month}`]: 0,
     });
   });
 
   it('a pooled notify fires once per pool and window, across gateways sharing the store', async () => {
     const notes: SpendNotification[] = [];
-    const policy = { spend: { rules: [{ id: 'bu-watch', matches: [{ match: { per: 'bu', scope: 'all', window: 'monthly', at_or_above_usd: '0.001' }, actions: [{ type: 'notify', to: ['finops'] }] }] }] } } satisfies PolicyFileInput;
+    const policy = {
+      spend: {
+        rules: [
+          {
+            id: 'bu-watch',
+            matches: [{ match: { per: 'bu', scope: 'all', window: 'monthly', at_or_above_usd: '0.001' }, actions: [{ type: 'notify', to: ['finops'] }] }],
+          },
+        ],
+      },
+    } satisfies PolicyFileInput;
     const { post } = await setup(policy, payments, { notify: (n) => notes.push(n), gateways: 2 });
     for (let i = 0; i < 8; i++) expect((await post(payments[i % 4]!.user, {}, i % 2)).status).toBe(200);
     expect(notes).toHaveLength(1);
-    expect(notes[0]).toMatchObject({ ruleId: 'bu-watch', per: 'bu', pool: 'payments', poolKey: 'bu:payments', key: `notify:bu-watch#0:bu:payments:${month}`, to: ['finops'] });
+    expect(notes[0]).toMatchObject({
+      ruleId: 'bu-watch',
+      per: 'bu',
+      pool: 'payments',
+      poolKey: 'bu:payments',
+      key: `notify:bu-watch#0:bu:payments:${month}`,
+      to: ['finops'],
+    });
   });
 
   it('shadow pooled caps record would_block and refuse nothing', async () => {
-    const { post, records } = await setup({ spend: { rules: [{ ...block('bu-cap', { per: 'bu', at_or_above_usd: '0.000001' }), enforcement: 'shadow' }] } }, payments);
+    const { post, records } = await setup(
+      { spend: { rules: [{ ...block('bu-cap', { per: 'bu', at_or_above_usd: '0.000001' }), enforcement: 'shadow' }] } },
+      payments,
+    );
     expect((await post('ann')).status).toBe(200);
     expect((await post('ben')).status).toBe(200);
     expect(records[1]).toMatchObject({ status: 'ok', would_block: ['bu-cap'] });
@@ -162,7 +210,19 @@ describe('pooled caps through the gateway', () => {
 describe('rolling windows through the gateway', () => {
   it('a rolling 24 h team cap does not reset at midnight; spend drops out a day later', async () => {
     vi.setSystemTime(new Date('2030-01-15T22:30:00Z'));
-    const { post } = await setup({ spend: { rules: [{ id: 'team-24h', matches: [{ match: { per: 'team', scope: 'all', window: 'rolling_24h', at_or_above_usd: '0.0015' }, actions: [{ type: 'block' }] }] }] } }, payments);
+    const { post } = await setup(
+      {
+        spend: {
+          rules: [
+            {
+              id: 'team-24h',
+              matches: [{ match: { per: 'team', scope: 'all', window: 'rolling_24h', at_or_above_usd: '0.0015' }, actions: [{ type: 'block' }] }],
+            },
+          ],
+        },
+      },
+      payments,
+    );
     expect((await post('ann')).status).toBe(200); // ~1,010 µ$ of 1,500
     vi.setSystemTime(new Date('2030-01-16T00:30:00Z')); // past midnight: a calendar day would have reset
     const refused = await post('ben');
@@ -229,12 +289,16 @@ describe('in-flight limits in shadow', () => {
 
 describe('GET /v1/tollgate/budget', () => {
   it('answers the caller’s own caps and pools, with spend, holds and what is left', async () => {
-    const policy = { spend: { rules: [
-      block('bu-cap', { bus: ['payments'], per: 'bu', at_or_above_usd: '5000' }),
-      block('person', { at_or_above_usd: '200' }),
-      block('team', { per: 'team', at_or_above_usd: '900' }),
-      { ...block('watch', { per: 'org', at_or_above_usd: '1' }), enforcement: 'shadow' },
-    ] } } satisfies PolicyFileInput;
+    const policy = {
+      spend: {
+        rules: [
+          block('bu-cap', { bus: ['payments'], per: 'bu', at_or_above_usd: '5000' }),
+          block('person', { at_or_above_usd: '200' }),
+          block('team', { per: 'team', at_or_above_usd: '900' }),
+          { ...block('watch', { per: 'org', at_or_above_usd: '1' }), enforcement: 'shadow' },
+        ],
+      },
+    } satisfies PolicyFileInput;
     const people: Who[] = [...payments, { user: 'rex', bu: 'research' }];
     const { post, budget } = await setup(policy, people);
     expect((await post('ann')).status).toBe(200);
@@ -242,15 +306,54 @@ describe('GET /v1/tollgate/budget', () => {
     const mine = await budget('ann');
     expect(mine.status).toBe(200);
     expect(mine.headers.get('cache-control')).toBe('no-store');
-    expect(mine.body).toEqual({ limits: [
-      { rule: 'bu-cap', per: 'bu', pool: 'payments', scope: 'all', window: 'monthly', limit_usd: '5000', spent_usd: String(spent), reserved_usd: '0', remaining_usd: String(5000 - spent), resets_at: '2030-02-01T00:00:00.000Z' },
-      { rule: 'person', per: 'user', pool: 'ann', scope: 'all', window: 'monthly', limit_usd: '200', spent_usd: String(spent), reserved_usd: '0', remaining_usd: String(200 - spent), resets_at: '2030-02-01T00:00:00.000Z' },
-      { rule: 'team', per: 'team', pool: 'search', scope: 'all', window: 'monthly', limit_usd: '900', spent_usd: String(spent), reserved_usd: '0', remaining_usd: String(900 - spent), resets_at: '2030-02-01T00:00:00.000Z' },
-    ] });
+    expect(mine.body).toEqual({
+      limits: [
+        {
+          rule: 'bu-cap',
+          per: 'bu',
+          pool: 'payments',
+          scope: 'all',
+          window: 'monthly',
+          limit_usd: '5000',
+          spent_usd: String(spent),
+          reserved_usd: '0',
+          remaining_usd: String(5000 - spent),
+          resets_at: '2030-02-01T00:00:00.000Z',
+        },
+        {
+          rule: 'person',
+          per: 'user',
+          pool: 'ann',
+          scope: 'all',
+          window: 'monthly',
+          limit_usd: '200',
+          spent_usd: String(spent),
+          reserved_usd: '0',
+          remaining_usd: String(200 - spent),
+          resets_at: '2030-02-01T00:00:00.000Z',
+        },
+        {
+          rule: 'team',
+          per: 'team',
+          pool: 'search',
+          scope: 'all',
+          window: 'monthly',
+          limit_usd: '900',
+          spent_usd: String(spent),
+          reserved_usd: '0',
+          remaining_usd: String(900 - spent),
+          resets_at: '2030-02-01T00:00:00.000Z',
+        },
+      ],
+    });
     const rex = await budget('rex');
     expect(rex.body.limits.map((l: Record<string, string>) => `${l.rule}:${l.pool}:${l.spent_usd}`)).toEqual(['person:rex:0']);
     const cat = await budget('cat');
-    expect(cat.body.limits.map((l: Record<string, string>) => `${l.rule}:${l.pool}:${l.spent_usd}`)).toEqual([`bu-cap:payments:${spent}`, 'person:cat:0', 'team:ads:0']);
+    expect(cat.body.limits.map((l: Record<string, string>) => `${l.rule}:${l.pool}:${l.spent_usd}`)).toEqual([
+      `bu-cap:payments:${spent}`,
+      'person:cat:0',
+      'team:ads:0',
+    ]);
     expect((await budget(null)).status).toBe(401);
   });
 

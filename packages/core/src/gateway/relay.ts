@@ -52,7 +52,11 @@ export function tapEvents(ctx: RequestContext, translated = false): (event: Stre
         if (event.block.kind === 'tool_call') {
           toolBlocks.add(event.index);
           ctx.toolsInvoked.add(event.block.name);
-        } else if (event.block.kind === 'reasoning' && (event.block.redactedData !== undefined || event.block.encryptedContent !== undefined) && drops(event.block.issuer)) {
+        } else if (
+          event.block.kind === 'reasoning' &&
+          (event.block.redactedData !== undefined || event.block.encryptedContent !== undefined) &&
+          drops(event.block.issuer)
+        ) {
           ctx.streamDrops++;
         }
         break;

@@ -32,7 +32,11 @@ describe('keys given twice in one object', () => {
       ),
     }));
     const text = (t: Tree): string =>
-      'leaf' in t ? JSON.stringify(t.leaf) : 'arr' in t ? `[${t.arr.map(text).join(', ')}]` : `{${t.obj.map(([k, v]) => `${JSON.stringify(k)} : ${text(v)}`).join(',')}}`;
+      'leaf' in t
+        ? JSON.stringify(t.leaf)
+        : 'arr' in t
+          ? `[${t.arr.map(text).join(', ')}]`
+          : `{${t.obj.map(([k, v]) => `${JSON.stringify(k)} : ${text(v)}`).join(',')}}`;
     const firstRepeat = (t: Tree, path: string): string | null => {
       if ('leaf' in t) return null;
       if ('arr' in t) {

@@ -31,7 +31,7 @@ function closingQuote(text: string, open: number): number {
 /** How many object keys the (valid JSON) text holds. */
 function textKeyCount(text: string): number {
   let keys = 0;
-  for (let at = text.indexOf('"'); at >= 0; ) {
+  for (let at = text.indexOf('"'); at >= 0;) {
     const end = closingQuote(text, at);
     let next = end + 1;
     while (isSpace(text.charCodeAt(next))) next++;

@@ -89,8 +89,7 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
   const upstreamCodec = codecOf(deps.codecs, target.upstreamFormat);
   const headers = governanceHeaders(ctx, admission);
   const pricing = candidate.deployment.pricing;
-  const settle = (completed: boolean) =>
-    settleUsage({ ctx, holds: deps.holds, pricing, timezone: deps.timezone, completed });
+  const settle = (completed: boolean) => settleUsage({ ctx, holds: deps.holds, pricing, timezone: deps.timezone, completed });
 
   if (response.status < 200 || response.status > 299) {
     input.cleanup();

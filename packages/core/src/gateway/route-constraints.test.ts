@@ -6,8 +6,19 @@ import { promptTokenFloor, wordCount } from './token-floor.js';
 import type { Model } from '../registry/index.js';
 
 const request = (over: Partial<IRRequest> = {}): IRRequest => ({ system: [], messages: [], tools: [], stream: false, ...over });
-const model = (context_window?: number): Model =>
-  ({ id: 'm', brand: 'b', kind: 'generate', tokenizer: null, entryFormats: ['openai_chat'], aliases: [], tags: ['all'], visibility: 'listed', capabilities: context_window === undefined ? {} : { context_window }, deployments: [], staged: false });
+const model = (context_window?: number): Model => ({
+  id: 'm',
+  brand: 'b',
+  kind: 'generate',
+  tokenizer: null,
+  entryFormats: ['openai_chat'],
+  aliases: [],
+  tags: ['all'],
+  visibility: 'listed',
+  capabilities: context_window === undefined ? {} : { context_window },
+  deployments: [],
+  staged: false,
+});
 
 describe('the prompt token floor', () => {
   it('counts runs between ASCII whitespace only', () => {
@@ -22,7 +33,13 @@ describe('the prompt token floor', () => {
     const ir = request({
       system: [{ type: 'text', text: 'be brief' }],
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'what is the weather' }, { type: 'image', source: { kind: 'url', url: 'https://x/y.png' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is the weather' },
+            { type: 'image', source: { kind: 'url', url: 'https://x/y.png' } },
+          ],
+        },
         {
           role: 'assistant',
           content: [
@@ -55,8 +72,16 @@ describe('what a request asks of a model', () => {
     expect(declaresTools(request())).toBe(false);
     expect(declaresTools(request({ tools: [{ name: 'f', parameters: {} }] } as Partial<IRRequest>))).toBe(true);
     expect(declaresTools(request({ vendor: { format: 'openai_responses', fields: { tools: [{ type: 'web_search' }] } } }))).toBe(true);
-    expect(declaresTools(request({ vendor: { format: 'bedrock_converse', fields: { toolConfig: { tools: [{ systemTool: { name: 'nova_grounding' } }] } } } }))).toBe(true);
-    expect(declaresTools(request({ vendor: { format: 'bedrock_converse', fields: { additionalModelRequestFields: { tools: [{ type: 'computer_20250124', name: 'computer' }] } } } }))).toBe(true);
+    expect(
+      declaresTools(request({ vendor: { format: 'bedrock_converse', fields: { toolConfig: { tools: [{ systemTool: { name: 'nova_grounding' } }] } } } })),
+    ).toBe(true);
+    expect(
+      declaresTools(
+        request({
+          vendor: { format: 'bedrock_converse', fields: { additionalModelRequestFields: { tools: [{ type: 'computer_20250124', name: 'computer' }] } } },
+        }),
+      ),
+    ).toBe(true);
     expect(declaresTools(request({ vendor: { format: 'bedrock_converse', fields: { additionalModelRequestFields: { anthropic_beta: ['x'] } } } }))).toBe(false);
   });
 

@@ -69,12 +69,20 @@ export function asksForReasoning(ir: IRRequest): boolean {
 export function capabilityRefusal(model: Model, ir: IRRequest, format: WireFormat, name: string): Unroutable | null {
   const caps = model.capabilities;
   if (caps.tools === false && declaresTools(ir)) {
-    const error = new GatewayError('unsupported_feature', `The model '${name}' does not support tools. Remove the tools from the request, or use a model that supports them.`, { param: 'tools' });
+    const error = new GatewayError(
+      'unsupported_feature',
+      `The model '${name}' does not support tools. Remove the tools from the request, or use a model that supports them.`,
+      { param: 'tools' },
+    );
     return { error, reason: 'capability:tools' };
   }
   if (caps.reasoning === false && asksForReasoning(ir)) {
     const param = REASONING_PARAM[format];
-    const error = new GatewayError('unsupported_feature', `The model '${name}' does not support reasoning; remove '${param}' from the request, or use a reasoning model.`, { param });
+    const error = new GatewayError(
+      'unsupported_feature',
+      `The model '${name}' does not support reasoning; remove '${param}' from the request, or use a reasoning model.`,
+      { param },
+    );
     return { error, reason: 'capability:reasoning' };
   }
   return null;
@@ -129,7 +137,10 @@ export const REGION_HEADER = 'x-tollgate-region';
 export function requestedRegions(headers: Pick<Headers, 'get'>): ReadonlySet<string> | null {
   const value = headers.get(REGION_HEADER);
   if (value === null) return null;
-  const regions = value.split(',').map((r) => r.trim()).filter((r) => r !== '');
+  const regions = value
+    .split(',')
+    .map((r) => r.trim())
+    .filter((r) => r !== '');
   return regions.length === 0 ? null : new Set(regions);
 }
 
@@ -161,7 +172,9 @@ export class RegionRouting {
 
   private rules(model: string): RegionLimit[] {
     const { policy } = this.input;
-    return policy === null || (policy.regions ?? []).length === 0 ? [] : decideRegions({ policy, registry: this.input.registry, principal: this.input.principal, model }).rules;
+    return policy === null || (policy.regions ?? []).length === 0
+      ? []
+      : decideRegions({ policy, registry: this.input.registry, principal: this.input.principal, model }).rules;
   }
 
   /** The candidates of `model` its regions allow; [] (and a refusal) when none is left. */
@@ -191,7 +204,10 @@ export class RegionRouting {
     const kept = out.filter((c) => inRegions(c.deployment, requested));
     if (kept.length === 0 && out.length > 0) {
       const list = [...requested].join(', ');
-      const error = new GatewayError('invalid_request', `The model '${name}' has no deployment in the region${requested.size > 1 ? 's' : ''} asked for in ${REGION_HEADER} (${list}).`);
+      const error = new GatewayError(
+        'invalid_request',
+        `The model '${name}' has no deployment in the region${requested.size > 1 ? 's' : ''} asked for in ${REGION_HEADER} (${list}).`,
+      );
       this.emptied.set(model.id, { error, reason: 'region_unavailable' });
       return [];
     }

@@ -45,7 +45,9 @@ export class SecretCache {
   accessToken(credential: GoogleServiceAccountCredential): Promise<string> {
     const signer = this.signers.google_service_account;
     if (signer === undefined) return Promise.reject(new Error('no google_service_account signer'));
-    return this.tokens.get(`${credential.secret}\u0000${credential.scopes.join(' ')}`, async () => signer.fetchToken(await this.get(credential.secret), credential.scopes, this.tokenFetch, this.now()));
+    return this.tokens.get(`${credential.secret}\u0000${credential.scopes.join(' ')}`, async () =>
+      signer.fetchToken(await this.get(credential.secret), credential.scopes, this.tokenFetch, this.now()),
+    );
   }
 
   get(name: string): Promise<string> {

@@ -58,7 +58,12 @@ describe('shadow rate limits: counted, reported, never refusing', () => {
     expect(shadowAll.records.map((r) => r.would_block)).toEqual([[], ['rate_limit:per-user']]);
 
     // An enforced rule of 3 beside a shadow rule of 1: the shadow count never uses up the enforced bucket.
-    const mixed = await setup({ rate_limits: [{ id: 'live', rpm: 3 }, { id: 'trial', rpm: 1, enforcement: 'shadow' }] });
+    const mixed = await setup({
+      rate_limits: [
+        { id: 'live', rpm: 3 },
+        { id: 'trial', rpm: 1, enforcement: 'shadow' },
+      ],
+    });
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await mixed.post()).status);
     expect(statuses).toEqual([200, 200, 200, 429]);

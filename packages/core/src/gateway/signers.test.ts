@@ -18,7 +18,15 @@ const registry = (credential = 'aws'): RegistryFileInput => ({
   },
   providers: { bedrock: { base_url: 'https://bedrock-runtime.us-east-1.amazonaws.com', credential } },
   operations: [{ provider: 'bedrock', format: 'bedrock_converse', family: 'chat', path: '/model/{model}/converse' }],
-  models: { nova: { brand: 'amazon', entry_formats: ['openai_chat'], deployments: [{ id: 'n', provider: 'bedrock', format: 'bedrock_converse', upstream_model: 'm', pricing: { unit: 'usd_per_mtok', input: '1', output: '1' } }] } },
+  models: {
+    nova: {
+      brand: 'amazon',
+      entry_formats: ['openai_chat'],
+      deployments: [
+        { id: 'n', provider: 'bedrock', format: 'bedrock_converse', upstream_model: 'm', pricing: { unit: 'usd_per_mtok', input: '1', output: '1' } },
+      ],
+    },
+  },
 });
 const identity = { virtual_keys: [] };
 const codecs = [openaiChatCodec, bedrockConverseCodec];
@@ -41,7 +49,11 @@ describe('upstream signers', () => {
   });
 
   it('a google_service_account credential needs its signer too', () => {
-    const vertex = { ...registry('key'), credentials: { ...registry('key').credentials, sa: { kind: 'google_service_account' as const, secret: 'SA_KEY' } }, providers: { bedrock: { base_url: 'https://x.example.com', credential: 'sa' } } };
+    const vertex = {
+      ...registry('key'),
+      credentials: { ...registry('key').credentials, sa: { kind: 'google_service_account' as const, secret: 'SA_KEY' } },
+      providers: { bedrock: { base_url: 'https://x.example.com', credential: 'sa' } },
+    };
     expect(refusal(() => createGateway({ registry: vertex, identity, codecs, signers: [awsSigV4Signer] }))).toEqual([
       "signers: no signer for credential kind google_service_account, needed by provider bedrock: add googleServiceAccountSigner from '@tollgate/core/google-service-account'",
     ]);
@@ -64,7 +76,10 @@ describe('upstream signers', () => {
   });
 
   it('count_tokens and embed routes need what serves them: a minimal gateway without operationKinds refuses to start', async () => {
-    const withCount = { ...registry('key'), entry_routes: [...registry('key').entry_routes, { path: '/v1/embeddings', format: 'openai_chat', kind: 'embed' as const }] };
+    const withCount = {
+      ...registry('key'),
+      entry_routes: [...registry('key').entry_routes, { path: '/v1/embeddings', format: 'openai_chat', kind: 'embed' as const }],
+    };
     expect(refusal(() => createGateway({ registry: withCount, identity, codecs }))).toEqual([
       "kinds: nothing serves the embed route /v1/embeddings: add operationKinds from '@tollgate/core/kinds'",
     ]);

@@ -80,7 +80,8 @@ export function assertSignersCover(registry: Registry, signers: SignerTable): vo
   for (const provider of Object.values(registry.providers)) {
     const c = provider.credential;
     if (c === null || (c.kind !== 'aws_sigv4' && c.kind !== 'google_service_account')) continue;
-    if (signers[c.kind] === undefined) issues.push({ path: 'signers', message: `no signer for credential kind ${c.kind}, needed by provider ${provider.id}: add ${IMPORTS[c.kind]}` });
+    if (signers[c.kind] === undefined)
+      issues.push({ path: 'signers', message: `no signer for credential kind ${c.kind}, needed by provider ${provider.id}: add ${IMPORTS[c.kind]}` });
   }
   if (issues.length > 0) throw new GatewayConfigError('options', issues);
 }

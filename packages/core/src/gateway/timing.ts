@@ -41,7 +41,16 @@ export class RequestTiming implements AttemptObserver {
 
   /** An upstream call is about to be sent (its headers may still be added to). */
   attemptStarted(target: UpstreamTarget, headers: Headers): void {
-    const a: UpstreamAttempt = { target, n: this.attempts.length + 1, startedAt: performance.now(), headAt: -1, endedAt: -1, status: 0, failed: false, cause: undefined };
+    const a: UpstreamAttempt = {
+      target,
+      n: this.attempts.length + 1,
+      startedAt: performance.now(),
+      headAt: -1,
+      endedAt: -1,
+      status: 0,
+      failed: false,
+      cause: undefined,
+    };
     this.attempts.push(a);
     this.current = a;
     this.onAttemptStarted(a, headers);

@@ -16,7 +16,9 @@ export interface TokenCounter {
 export type TokenCounterTable = Partial<Record<TokenizerName, TokenCounter>>;
 
 function isCounter(value: unknown): value is TokenCounter {
-  return typeof value === 'object' && value !== null && typeof (value as TokenCounter).encoding === 'string' && typeof (value as TokenCounter).count === 'function';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as TokenCounter).encoding === 'string' && typeof (value as TokenCounter).count === 'function'
+  );
 }
 
 export function tokenCounterTableFrom(list: unknown): TokenCounterTable {
@@ -24,7 +26,12 @@ export function tokenCounterTableFrom(list: unknown): TokenCounterTable {
   const table: TokenCounterTable = {};
   const issues: Array<{ path: string; message: string }> = [];
   if (!Array.isArray(list)) issues.push({ path: 'tokenizers', message: 'a list of token counters, e.g. openaiTokenizers' });
-  else list.forEach((c: unknown, i) => (isCounter(c) ? (table[c.encoding] = c) : issues.push({ path: `tokenizers[${i}]`, message: 'not a token counter (import openaiTokenizers from @tollgate/core/tokenizers)' })));
+  else
+    list.forEach((c: unknown, i) =>
+      isCounter(c)
+        ? (table[c.encoding] = c)
+        : issues.push({ path: `tokenizers[${i}]`, message: 'not a token counter (import openaiTokenizers from @tollgate/core/tokenizers)' }),
+    );
   if (issues.length > 0) throw new GatewayConfigError('options', issues);
   return table;
 }
@@ -34,7 +41,10 @@ export function assertTokenizersCover(registry: Registry, counters: TokenCounter
   const issues: Array<{ path: string; message: string }> = [];
   for (const model of Object.values(registry.models)) {
     if (model.tokenizer !== null && counters[model.tokenizer] === undefined) {
-      issues.push({ path: 'tokenizers', message: `no token counter for ${model.tokenizer}, declared by model ${model.id}: add openaiTokenizers from '@tollgate/core/tokenizers'` });
+      issues.push({
+        path: 'tokenizers',
+        message: `no token counter for ${model.tokenizer}, declared by model ${model.id}: add openaiTokenizers from '@tollgate/core/tokenizers'`,
+      });
     }
   }
   if (issues.length > 0) throw new GatewayConfigError('options', issues);

@@ -116,11 +116,19 @@ describe('token limits bite on the tokens used', () => {
     });
     open.push(store, gateway);
     const send = async (model: string) =>
-      (await gateway.handle(new Request(`http://gw/v1/${model === 'gpt-resp' ? 'responses' : 'chat/completions'}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify(model === 'gpt-resp' ? { model, input: 'hi', max_output_tokens: 30_000 } : { model, messages: [{ role: 'user', content: 'hi' }], max_completion_tokens: 30_000 }),
-      }))).status;
+      (
+        await gateway.handle(
+          new Request(`http://gw/v1/${model === 'gpt-resp' ? 'responses' : 'chat/completions'}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify(
+              model === 'gpt-resp'
+                ? { model, input: 'hi', max_output_tokens: 30_000 }
+                : { model, messages: [{ role: 'user', content: 'hi' }], max_completion_tokens: 30_000 },
+            ),
+          }),
+        )
+      ).status;
     upstream.state.outputTokens = 10;
     // $0.30 worst case over a $0.01 cap: refused by spend, after the 30k tokens were taken.
     expect(await send('gpt-resp')).toBe(429);

@@ -76,7 +76,6 @@ function setPath(target: Record<string, unknown>, path: readonly string[], value
   node[path[path.length - 1]!] = value;
 }
 
-
 /** Raw plans: same family and vendor, another envelope; content passes untouched. */
 const RAW_ENVELOPES: Partial<Record<string, (body: Record<string, unknown>, upstreamModel: string) => Record<string, unknown>>> = {
   'anthropic_messages>anthropic_vertex': (body) => toVertexEnvelope(body),
@@ -108,7 +107,18 @@ export interface UpstreamBodyOptions {
  * only the envelope changes. Translate (and any plan whose request a filter or cache shaping
  * changed): encode the canonical request in the upstream format.
  */
-export function upstreamBody({ codecs, target, raw, parsed, ir, entryFormat, irChanged, edits, cacheShaping, report }: UpstreamBodyOptions): Uint8Array | string {
+export function upstreamBody({
+  codecs,
+  target,
+  raw,
+  parsed,
+  ir,
+  entryFormat,
+  irChanged,
+  edits,
+  cacheShaping,
+  report,
+}: UpstreamBodyOptions): Uint8Array | string {
   if (report !== undefined) report.warnings = [];
   let request = ir;
   let changed = irChanged;
@@ -209,7 +219,9 @@ export async function buildUpstreamCall(
     try {
       signed = await signer.sign({ url, headers, body }, c, keys);
     } catch (cause) {
-      throw new GatewayError('unavailable', 'The upstream request could not be signed.', { detail: `SigV4 for provider ${target.providerId}: ${cause instanceof Error ? cause.message : String(cause)}` });
+      throw new GatewayError('unavailable', 'The upstream request could not be signed.', {
+        detail: `SigV4 for provider ${target.providerId}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      });
     }
     return { url, init: { method: 'POST', headers: signed, body: body as BodyInit, signal, redirect: 'error' } };
   }
@@ -219,7 +231,9 @@ export async function buildUpstreamCall(
       token = await credentials.accessToken(c);
     } catch (cause) {
       if (GatewayError.isInstance(cause)) throw cause;
-      throw new GatewayError('unavailable', 'The upstream credential is not configured.', { detail: `access token for provider ${target.providerId}: ${cause instanceof Error ? cause.message : String(cause)}` });
+      throw new GatewayError('unavailable', 'The upstream credential is not configured.', {
+        detail: `access token for provider ${target.providerId}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      });
     }
     headers.set('authorization', `Bearer ${token}`);
     return { url: normalizedUrl(joined), init: init() };

@@ -61,7 +61,17 @@ export interface RecordDecision {
   /** Block and pause entries that applied, in precedence order. */
   spend: RecordSpendRule[];
   /** The first blocking entry, when one blocked. */
-  limiting: { rule: string; reason: string; per: string; pool: string; scope: string; window: string; window_key: string; used_micros: number; limit_micros: number } | null;
+  limiting: {
+    rule: string;
+    reason: string;
+    per: string;
+    pool: string;
+    scope: string;
+    window: string;
+    window_key: string;
+    used_micros: number;
+    limit_micros: number;
+  } | null;
   /** The rate limits taken. */
   rate: Array<{ rule: string; kind: 'requests' | 'tokens'; limit: number; window_ms: number; amount: number }>;
   /** A `no_promote` action was active: no deployment or substitute dearer than the model asked for was used. */

@@ -117,7 +117,15 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   // Stateful Responses features (previous_response_id, built-in tools, …) only a Responses
   // upstream can honour: other routes are not candidates, and none left is a clear refusal.
   const stateful = codec.statefulFeatures?.(ir) ?? [];
-  const regions = new RegionRouting({ policy: deps.policy, registry: deps.registry, principal, requested: requestedRegions(request.headers), model: model.id, name: requested ?? model.id, wouldBlock: ctx.wouldBlock });
+  const regions = new RegionRouting({
+    policy: deps.policy,
+    registry: deps.registry,
+    principal,
+    requested: requestedRegions(request.headers),
+    model: model.id,
+    name: requested ?? model.id,
+    wouldBlock: ctx.wouldBlock,
+  });
   const route = (m: Model): Candidate[] => {
     if (!m.entryFormats.includes(format)) return [];
     let found = candidatesFor(deps.registry, m, format).filter((c) => c.deployment.enabled && deps.codecs[c.upstreamFormat] !== undefined);
@@ -141,13 +149,25 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   }
   if (list.length === 0) {
     // Access was granted above, so saying where the model is offered tells the caller nothing secret.
-    if (!model.entryFormats.includes(format)) return refuse(deps, ctx, notOfferedError(deps.registry, model, format, requested ?? model.id), 'format_not_offered');
+    if (!model.entryFormats.includes(format))
+      return refuse(deps, ctx, notOfferedError(deps.registry, model, format, requested ?? model.id), 'format_not_offered');
     return refuse(deps, ctx, notFound(), 'no_route');
   }
 
   // 7. filters: tool allow lists, request filters, DLP, policy prompts
   const original = ir;
-  const filtered = await policyStage({ policy: deps.policy, registry: deps.registry, filters: deps.filters, dlp: deps.dlp, content: deps.content, ctx, principal, model: model.id, format, ir });
+  const filtered = await policyStage({
+    policy: deps.policy,
+    registry: deps.registry,
+    filters: deps.filters,
+    dlp: deps.dlp,
+    content: deps.content,
+    ctx,
+    principal,
+    model: model.id,
+    format,
+    ir,
+  });
   if (!filtered.ok) return refuse(deps, ctx, filtered.error, filtered.reason);
   ir = filtered.ir;
   // With DLP on, the client's bytes are never relayed: what leaves is encoded from what was scanned.
@@ -324,7 +344,8 @@ function vendorScopedIssuer(ir: IRRequest): Issuer | null {
   for (const m of ir.messages) {
     if (m.role !== 'assistant') continue;
     for (const p of m.content) {
-      if (p.type === 'reasoning' && p.issuer !== undefined && (p.signature !== undefined || p.redactedData !== undefined || p.encryptedContent !== undefined)) return p.issuer;
+      if (p.type === 'reasoning' && p.issuer !== undefined && (p.signature !== undefined || p.redactedData !== undefined || p.encryptedContent !== undefined))
+        return p.issuer;
       if (p.type === 'tool_call' && p.thoughtSignature !== undefined) return 'google';
     }
   }
@@ -338,12 +359,15 @@ function stickyKey(principal: Principal, request: GatewayRequest, ir: IRRequest)
   const first = ir.messages[0];
   let text = '';
   if (first !== undefined) for (const p of first.content) if (p.type === 'text') text += p.text;
-  return `${principal.id}\u0000${ir.system.map((s) => s.text).join('\n').slice(0, 512)}\u0000${text.slice(0, 512)}`;
+  return `${principal.id}\u0000${ir.system
+    .map((s) => s.text)
+    .join('\n')
+    .slice(0, 512)}\u0000${text.slice(0, 512)}`;
 }
 
 async function discovery(request: GatewayRequest, path: string, ctx: RequestContext, deps: WalkDeps): Promise<GatewayReply> {
   const kind = path.startsWith('/v1beta') ? 'gemini' : request.headers.has('anthropic-version') ? 'anthropic' : 'openai';
-  ctx.entryFormat = (kind === 'gemini' ? 'gemini_generate_content' : kind === 'anthropic' ? 'anthropic_messages' : 'openai_chat');
+  ctx.entryFormat = kind === 'gemini' ? 'gemini_generate_content' : kind === 'anthropic' ? 'anthropic_messages' : 'openai_chat';
   const auth = await deps.identity.authenticate(request);
   ctx.observer?.unrecorded(auth.ok ? 200 : auth.error.status);
   if (!auth.ok) return errorReply(deps.codecs, auth.error, ctx.entryFormat);

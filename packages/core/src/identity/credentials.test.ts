@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractCredential } from './credentials.js';
 
-const req = (headers: Record<string, string> = {}, query = '') =>
-  new Request(`https://gw.example.com/v1/models${query}`, { headers });
+const req = (headers: Record<string, string> = {}, query = '') => new Request(`https://gw.example.com/v1/models${query}`, { headers });
 
 describe('identity: extractCredential', () => {
   it('reads each vendor SDK location', () => {

@@ -1,12 +1,5 @@
 export { createIdentityResolver } from './resolver.js';
-export type {
-  AuthMethod,
-  AuthResult,
-  IdentityLookup,
-  IdentityOptions,
-  IdentityResolver,
-  IdentityResolverOptions,
-} from './resolver.js';
+export type { AuthMethod, AuthResult, IdentityLookup, IdentityOptions, IdentityResolver, IdentityResolverOptions } from './resolver.js';
 export { createVirtualKey, hashVirtualKey, isVirtualKeyShape, VIRTUAL_KEY_PREFIX } from './virtual-key.js';
 export { extractCredential, CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAM } from './credentials.js';
 export type { CredentialResult, CredentialSource } from './credentials.js';

@@ -70,10 +70,7 @@ describe('identity: JWT via a JWKS URL', () => {
   it('shares one cached key set between entries with the same URL', async () => {
     const a = await makeKey('a');
     const server = fakeJwksServer([a.publicJwk]);
-    const resolver = createIdentityResolver(
-      { jwt: [entry, { ...entry, issuer: 'https://other.example.com' }] },
-      { fetch: server.fetch },
-    );
+    const resolver = createIdentityResolver({ jwt: [entry, { ...entry, issuer: 'https://other.example.com' }] }, { fetch: server.fetch });
     expect((await resolver.authenticate(bearer(await sign(a)))).ok).toBe(true);
     expect((await resolver.authenticate(bearer(await sign(a, { iss: 'https://other.example.com' })))).ok).toBe(true);
     expect(server.state.fetches).toBe(1);
@@ -112,11 +109,7 @@ describe('identity: JWT rejections', () => {
     expect401(await resolver.authenticate(bearer(await sign(a, { nbf: now + 3600 }))), 'jwt: ERR_JWT_CLAIM_VALIDATION_FAILED');
     expect401(await resolver.authenticate(bearer(await sign(a, { aud: 'someone-else' }))), 'jwt: ERR_JWT_CLAIM_VALIDATION_FAILED');
     expect401(await resolver.authenticate(bearer(await sign(a, { iss: 'https://evil.example.com' }))), 'jwt: unknown issuer');
-    const noExp = await new SignJWT({ sub: 'alice' })
-      .setProtectedHeader({ alg: 'RS256', kid: 'a' })
-      .setIssuer(ISSUER)
-      .setAudience(AUDIENCE)
-      .sign(a.privateKey);
+    const noExp = await new SignJWT({ sub: 'alice' }).setProtectedHeader({ alg: 'RS256', kid: 'a' }).setIssuer(ISSUER).setAudience(AUDIENCE).sign(a.privateKey);
     expect401(await resolver.authenticate(bearer(noExp)), 'jwt: ERR_JWT_CLAIM_VALIDATION_FAILED');
   });
 
@@ -204,7 +197,16 @@ describe('identity: JWT claims and inline JWKS', () => {
     expect(r).toEqual({
       ok: true,
       method: 'jwt',
-      principal: { kind: 'user', id: 'alice@example.com', issuer: ISSUER, tier: 'pilot', team: 'search', bu: 'payments', leaders: ['vp', 'ceo'], application: 'notebook' },
+      principal: {
+        kind: 'user',
+        id: 'alice@example.com',
+        issuer: ISSUER,
+        tier: 'pilot',
+        team: 'search',
+        bu: 'payments',
+        leaders: ['vp', 'ceo'],
+        application: 'notebook',
+      },
     });
   });
 

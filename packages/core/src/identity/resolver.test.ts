@@ -17,7 +17,10 @@ async function setup() {
   const alice = await createVirtualKey();
   const resolver = createIdentityResolver({
     virtual_keys: [
-      { hash: alice.hash.toUpperCase().replace('SHA256:', 'sha256:'), principal: { user: 'alice', tier: 'normal', bu: 'payments', leaders: ['ceo', 'vp'], workflow: 'triage' } },
+      {
+        hash: alice.hash.toUpperCase().replace('SHA256:', 'sha256:'),
+        principal: { user: 'alice', tier: 'normal', bu: 'payments', leaders: ['ceo', 'vp'], workflow: 'triage' },
+      },
     ],
   });
   return { alice, resolver };
@@ -141,7 +144,9 @@ describe('identity: application credentials', () => {
       keyHash: app.hash,
       principal: { kind: 'application', id: 'support-bot', application: 'support-bot', bu: 'support', tier: 'prod', team: 'care' },
     });
-    expect(await resolver.authenticate(req({ authorization: `Bearer ${user.key}` }))).toMatchObject({ principal: { kind: 'user', id: 'dave', team: 'search' } });
+    expect(await resolver.authenticate(req({ authorization: `Bearer ${user.key}` }))).toMatchObject({
+      principal: { kind: 'user', id: 'dave', team: 'search' },
+    });
   });
 });
 

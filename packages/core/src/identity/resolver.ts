@@ -22,9 +22,7 @@ export type IdentityOptions = IdentityLookup | (IdentityConfigInput & { lookup?:
 
 export type AuthMethod = 'virtual_key' | 'jwt' | 'application' | 'lookup';
 
-export type AuthResult =
-  | { ok: true; principal: Principal; method: AuthMethod; keyHash?: string }
-  | { ok: false; error: GatewayError };
+export type AuthResult = { ok: true; principal: Principal; method: AuthMethod; keyHash?: string } | { ok: false; error: GatewayError };
 
 /** Injectable fetch and JWKS timings (cool-down, max age, timeout, failure back-off), and the JWT engine. */
 export interface IdentityResolverOptions extends JwksOptions {
@@ -50,8 +48,7 @@ interface KeyRecord {
   method: 'virtual_key' | 'application';
 }
 
-const MISSING =
-  'Missing API key. Send it as "Authorization: Bearer <key>", "x-api-key", "x-goog-api-key" or the "key" query parameter.';
+const MISSING = 'Missing API key. Send it as "Authorization: Bearer <key>", "x-api-key", "x-goog-api-key" or the "key" query parameter.';
 const INVALID = 'Invalid API key or token.';
 const UNAVAILABLE = 'Authentication is temporarily unavailable. Try again shortly.';
 

@@ -12,7 +12,9 @@ const errorsOf = (input: unknown): string => {
 describe('identity: config schema', () => {
   it('accepts the documented shape (docs/service-config.md) and normalizes hashes', () => {
     const cfg = parseIdentityConfig({
-      virtual_keys: [{ hash: hash.toUpperCase().replace('SHA256', 'sha256'), principal: { user: 'alice', tier: 'normal', bu: 'payments', leaders: ['ceo', 'vp'] } }],
+      virtual_keys: [
+        { hash: hash.toUpperCase().replace('SHA256', 'sha256'), principal: { user: 'alice', tier: 'normal', bu: 'payments', leaders: ['ceo', 'vp'] } },
+      ],
       jwt: [{ issuer: 'https://idp.example.com', audience: 'tollgate', jwks_url: 'https://idp.example.com/jwks' }],
       applications: [{ id: 'bot', hash: hash2 }],
     });
@@ -49,7 +51,14 @@ describe('identity: config schema', () => {
   it('rejects malformed and duplicate hashes and duplicate application ids', () => {
     expect(errorsOf({ virtual_keys: [{ hash: 'sha256:xyz', principal: { user: 'a' } }] })).toMatch(/64 hex/);
     expect(errorsOf({ virtual_keys: [{ hash, principal: { user: 'a' } }], applications: [{ id: 'b', hash }] })).toMatch(/duplicate key hash/);
-    expect(errorsOf({ applications: [{ id: 'b', hash }, { id: 'b', hash: hash2 }] })).toMatch(/duplicate application id/);
+    expect(
+      errorsOf({
+        applications: [
+          { id: 'b', hash },
+          { id: 'b', hash: hash2 },
+        ],
+      }),
+    ).toMatch(/duplicate application id/);
   });
 
   it('reports every violation in one error', () => {

@@ -15,7 +15,14 @@ export function identitySources(identity: IdentityConfigInput | undefined, optio
     principals.push({ kind: 'user', id: user, ...rest, ...(leaders === undefined ? {} : { leaders }) });
   }
   for (const a of config.applications ?? []) {
-    principals.push({ kind: 'application', id: a.id, application: a.id, ...(a.bu === undefined ? {} : { bu: a.bu }), ...(a.tier === undefined ? {} : { tier: a.tier }), ...(a.team === undefined ? {} : { team: a.team }) });
+    principals.push({
+      kind: 'application',
+      id: a.id,
+      application: a.id,
+      ...(a.bu === undefined ? {} : { bu: a.bu }),
+      ...(a.tier === undefined ? {} : { tier: a.tier }),
+      ...(a.team === undefined ? {} : { team: a.team }),
+    });
   }
   if (options.lookup === true) return { principals, others: true, open: true };
   const open = new Set<string>();

@@ -72,12 +72,7 @@ export const ZERO: Decimal = Object.freeze({ units: 0n, scale: 0 });
 
 /** True for a value shaped like a `Decimal`. */
 export function isDecimal(value: unknown): value is Decimal {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as Decimal).units === 'bigint' &&
-    typeof (value as Decimal).scale === 'number'
-  );
+  return typeof value === 'object' && value !== null && typeof (value as Decimal).units === 'bigint' && typeof (value as Decimal).scale === 'number';
 }
 
 /** -1, 0 or 1 as a is below, equal to or above b. */

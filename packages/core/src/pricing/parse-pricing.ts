@@ -12,7 +12,7 @@ export function parsePricing(input: PricingInput): Pricing | undefined {
   if (base === undefined || base.input === undefined || base.output === undefined) return undefined;
   const hasThreshold = input.threshold_tokens !== undefined;
   if (hasThreshold !== (input.long !== undefined)) return undefined;
-  if (hasThreshold && !(Number.isSafeInteger(input.threshold_tokens) && (input.threshold_tokens) >= 0)) {
+  if (hasThreshold && !(Number.isSafeInteger(input.threshold_tokens) && input.threshold_tokens >= 0)) {
     return undefined;
   }
   let long: Rates | undefined;

@@ -74,7 +74,14 @@ describe('priceUsage', () => {
     const at = usage({ input: 199_000, cacheRead: 500, cacheWrite: 300, cacheWrite1h: 200, output: 100 });
     expect(priceUsage(sonnet, at)).toEqual({ input: 597_000, output: 1_500, cache_read: 150, cache_write: 1_125, cache_write_1h: 1_200, total: 600_975 });
     const above = usage({ input: 199_000, cacheRead: 500, cacheWrite: 300, cacheWrite1h: 201, output: 100 });
-    expect(priceUsage(sonnet, above)).toEqual({ input: 1_194_000, output: 2_250, cache_read: 300, cache_write: 2_250, cache_write_1h: 2_412, total: 1_201_212 });
+    expect(priceUsage(sonnet, above)).toEqual({
+      input: 1_194_000,
+      output: 2_250,
+      cache_read: 300,
+      cache_write: 2_250,
+      cache_write_1h: 2_412,
+      total: 1_201_212,
+    });
   });
 
   it('counts 1-hour cache writes toward the threshold', () => {

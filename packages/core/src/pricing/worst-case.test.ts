@@ -62,11 +62,20 @@ describe('worstCaseCost', () => {
       }));
     const tokens = fc.integer({ min: 0, max: 3000 });
     fc.assert(
-      fc.property(pricing, tokens, tokens, tokens, tokens, tokens, fc.integer({ min: 0, max: 100 }), (p, input, cacheRead, cacheWrite, cacheWrite1h, output, extra) => {
-        const actual = priceUsage(p, { input, cacheRead, cacheWrite, cacheWrite1h, output, reasoning: 0, measured: true });
-        const bound = worstCaseCost(p, { promptTokens: input + cacheRead + cacheWrite + cacheWrite1h + extra, outputTokens: output });
-        expect(bound).toBeGreaterThanOrEqual(actual.total);
-      }),
+      fc.property(
+        pricing,
+        tokens,
+        tokens,
+        tokens,
+        tokens,
+        tokens,
+        fc.integer({ min: 0, max: 100 }),
+        (p, input, cacheRead, cacheWrite, cacheWrite1h, output, extra) => {
+          const actual = priceUsage(p, { input, cacheRead, cacheWrite, cacheWrite1h, output, reasoning: 0, measured: true });
+          const bound = worstCaseCost(p, { promptTokens: input + cacheRead + cacheWrite + cacheWrite1h + extra, outputTokens: output });
+          expect(bound).toBeGreaterThanOrEqual(actual.total);
+        },
+      ),
       { numRuns: 1000 },
     );
   });

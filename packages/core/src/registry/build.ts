@@ -148,7 +148,10 @@ export function buildRegistry(file: ParsedFile, revision: string): Registry {
             b.candidate.deployment.weight - a.candidate.deployment.weight ||
             a.order - b.order,
         );
-        byFormat.set(entryFormat, list.map((c) => c.candidate));
+        byFormat.set(
+          entryFormat,
+          list.map((c) => c.candidate),
+        );
       }
       return byFormat;
     };

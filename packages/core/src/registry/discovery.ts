@@ -44,11 +44,7 @@ const EPOCH_ISO = '1970-01-01T00:00:00Z';
  * vendor's wire formats (an Anthropic SDK sees the models that advertise an Anthropic entry
  * format), in registry order. Aliases are not listed.
  */
-export function listModels<F extends DiscoveryFormat>(
-  registry: Registry,
-  format: F,
-  canUse: (modelId: string) => boolean,
-): ModelListByFormat[F] {
+export function listModels<F extends DiscoveryFormat>(registry: Registry, format: F, canUse: (modelId: string) => boolean): ModelListByFormat[F] {
   const issuer = ISSUER[format];
   const models: Model[] = [];
   for (const id in registry.models) {

@@ -9,7 +9,9 @@ import { RegistrySchema } from './schema.js';
 import type { Registry } from './types.js';
 
 const dir = fileURLToPath(new URL('../../../../examples/registry/', import.meta.url));
-const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 
 function load(file: string): Registry {
   const result = loadRegistry(parse(readFileSync(dir + file, 'utf8')));
@@ -19,7 +21,16 @@ function load(file: string): Registry {
 
 describe('example registries', () => {
   it('are the ones the docs promise', () => {
-    expect(files).toEqual(['anthropic.yaml', 'azure-openai.yaml', 'bedrock.yaml', 'counting-embeddings.yaml', 'gemini.yaml', 'openai.yaml', 'vertex.yaml', 'vllm-pool.yaml']);
+    expect(files).toEqual([
+      'anthropic.yaml',
+      'azure-openai.yaml',
+      'bedrock.yaml',
+      'counting-embeddings.yaml',
+      'gemini.yaml',
+      'openai.yaml',
+      'vertex.yaml',
+      'vllm-pool.yaml',
+    ]);
   });
 
   it.each(files)('%s validates, and every served model can be reached in each format it advertises', (file) => {
@@ -57,7 +68,14 @@ describe('example registries', () => {
     const [c] = candidates(registry, 'claude-sonnet', 'bedrock_converse');
     expect(c).toMatchObject({
       plan: 'identity',
-      credential: { kind: 'aws_sigv4', region: 'us-east-1', service: 'bedrock', accessKeyId: 'AWS_ACCESS_KEY_ID', secretAccessKey: 'AWS_SECRET_ACCESS_KEY', sessionToken: 'AWS_SESSION_TOKEN' },
+      credential: {
+        kind: 'aws_sigv4',
+        region: 'us-east-1',
+        service: 'bedrock',
+        accessKeyId: 'AWS_ACCESS_KEY_ID',
+        secretAccessKey: 'AWS_SECRET_ACCESS_KEY',
+        sessionToken: 'AWS_SESSION_TOKEN',
+      },
       url: 'https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-sonnet-4-5-20250929-v1:0/converse',
       streamUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-sonnet-4-5-20250929-v1:0/converse-stream',
     });
@@ -70,19 +88,28 @@ describe('example registries', () => {
     expect(countCandidates(registry, 'claude-sonnet', 'anthropic_messages').map((c) => c.url)).toEqual(['https://api.anthropic.com/v1/messages/count_tokens']);
     expect(countCandidates(registry, 'gpt-4o', 'anthropic_messages')).toEqual([]);
     expect(registry.models['gpt-4o']!.tokenizer).toBe('o200k_base');
-    expect(candidates(registry, 'gemini-embedding', 'openai_chat')[0]).toMatchObject({ plan: 'translate', url: 'https://generativelanguage.googleapis.com/v1beta/models/gemini-embedding-001:batchEmbedContents' });
+    expect(candidates(registry, 'gemini-embedding', 'openai_chat')[0]).toMatchObject({
+      plan: 'translate',
+      url: 'https://generativelanguage.googleapis.com/v1beta/models/gemini-embedding-001:batchEmbedContents',
+    });
   });
 
   it('vertex.yaml: one service account for Gemini and Claude on Vertex', () => {
     const registry = load('vertex.yaml');
     const credential = { kind: 'google_service_account', secret: 'VERTEX_SA_KEY', scopes: ['https://www.googleapis.com/auth/cloud-platform'] };
-    expect(candidates(registry, 'gemini-2.5-pro', 'openai_chat')[0]).toMatchObject({ credential, url: 'https://us-central1-aiplatform.googleapis.com/v1/projects/acme-prod/locations/us-central1/publishers/google/models/gemini-2.5-pro:generateContent' });
+    expect(candidates(registry, 'gemini-2.5-pro', 'openai_chat')[0]).toMatchObject({
+      credential,
+      url: 'https://us-central1-aiplatform.googleapis.com/v1/projects/acme-prod/locations/us-central1/publishers/google/models/gemini-2.5-pro:generateContent',
+    });
     expect(candidates(registry, 'claude-sonnet', 'anthropic_messages')[0]).toMatchObject({ plan: 'raw', credential });
   });
 
   it('azure-openai.yaml: api-key header, api-version query, the deployment name in the path', () => {
     const [c] = candidates(load('azure-openai.yaml'), 'gpt-4o', 'openai_chat');
-    expect(c).toMatchObject({ credential: { kind: 'header', header: 'api-key', secret: 'AZURE_OPENAI_API_KEY' }, url: 'https://acme-prod.openai.azure.com/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21' });
+    expect(c).toMatchObject({
+      credential: { kind: 'header', header: 'api-key', secret: 'AZURE_OPENAI_API_KEY' },
+      url: 'https://acme-prod.openai.azure.com/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21',
+    });
   });
 
   it('vllm-pool.yaml: the pool first, the vendor as overflow', () => {

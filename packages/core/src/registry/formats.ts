@@ -13,16 +13,15 @@ export const DEFAULT_WIRE_FORMATS: Readonly<Record<WireFormat, { readonly family
 });
 
 /** The paths each vendor SDK calls, as entry routes: spread them into a registry's `entry_routes`. */
-export const DEFAULT_ENTRY_ROUTES: readonly { readonly path: string; readonly format: WireFormat; readonly stream?: boolean }[] =
-  Object.freeze([
-    Object.freeze({ path: '/v1/chat/completions', format: 'openai_chat' }),
-    Object.freeze({ path: '/v1/responses', format: 'openai_responses' }),
-    Object.freeze({ path: '/v1/messages', format: 'anthropic_messages' }),
-    Object.freeze({ path: '/v1beta/models/{model}:generateContent', format: 'gemini_generate_content' }),
-    Object.freeze({ path: '/v1beta/models/{model}:streamGenerateContent', format: 'gemini_generate_content', stream: true }),
-    Object.freeze({ path: '/model/{model}/converse', format: 'bedrock_converse' }),
-    Object.freeze({ path: '/model/{model}/converse-stream', format: 'bedrock_converse', stream: true }),
-  ] as const);
+export const DEFAULT_ENTRY_ROUTES: readonly { readonly path: string; readonly format: WireFormat; readonly stream?: boolean }[] = Object.freeze([
+  Object.freeze({ path: '/v1/chat/completions', format: 'openai_chat' }),
+  Object.freeze({ path: '/v1/responses', format: 'openai_responses' }),
+  Object.freeze({ path: '/v1/messages', format: 'anthropic_messages' }),
+  Object.freeze({ path: '/v1beta/models/{model}:generateContent', format: 'gemini_generate_content' }),
+  Object.freeze({ path: '/v1beta/models/{model}:streamGenerateContent', format: 'gemini_generate_content', stream: true }),
+  Object.freeze({ path: '/model/{model}/converse', format: 'bedrock_converse' }),
+  Object.freeze({ path: '/model/{model}/converse-stream', format: 'bedrock_converse', stream: true }),
+] as const);
 
 /**
  * Which vendor issues each format's opaque state, as codecs' `ISSUER_OF_FORMAT` says (a test

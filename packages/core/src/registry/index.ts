@@ -34,10 +34,27 @@ export type {
   WireFormatInfo,
 } from './types.js';
 export {
-  priceUsage, worstCaseCost, maxWorstCase, parsePricing, effectiveRates, parseDecimal, formatDecimal,
-  compareDecimal, isDecimal, RATE_KINDS,
+  priceUsage,
+  worstCaseCost,
+  maxWorstCase,
+  parsePricing,
+  effectiveRates,
+  parseDecimal,
+  formatDecimal,
+  compareDecimal,
+  isDecimal,
+  RATE_KINDS,
 } from '../pricing/index.js';
 export type {
-  PricedCandidate, EffectiveRates, Decimal, CostMicros, Pricing, PricingInput, PriceInput, RateKind, Rates,
-  RatesInput, TokenBounds,
+  PricedCandidate,
+  EffectiveRates,
+  Decimal,
+  CostMicros,
+  Pricing,
+  PricingInput,
+  PriceInput,
+  RateKind,
+  Rates,
+  RatesInput,
+  TokenBounds,
 } from '../pricing/index.js';

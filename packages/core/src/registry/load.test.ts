@@ -28,76 +28,330 @@ const VIOLATIONS: [name: string, mutate: (r: Raw) => void, path: string, message
   ['missing model key', (r) => delete sonnet(r).brand, 'models.claude-sonnet.brand', /missing required key "brand"/],
   ['invalid model id', (r) => (r.models['bad id'] = sonnet(r)), 'models["bad id"]', /invalid name/],
   ['unknown wire format', (r) => (r.wire_formats.cohere_chat = { family: 'chat' }), 'wire_formats.cohere_chat', /unknown wire format "cohere_chat"/],
-  ['wrong family for a format', (r) => (r.wire_formats.openai_responses.family = 'chat'), 'wire_formats.openai_responses.family', /family of openai_responses is "responses"/],
-  ['entry route to an undeclared format', (r) => r.entry_routes.push({ path: '/x', format: 'openai_realtime' }), 'entry_routes[5].format', /"openai_realtime" is not declared/],
-  ['entry route with another placeholder', (r) => r.entry_routes.push({ path: '/v1/{org}/chat', format: 'openai_chat' }), 'entry_routes[5].path', /only one placeholder, \{model\}/],
+  [
+    'wrong family for a format',
+    (r) => (r.wire_formats.openai_responses.family = 'chat'),
+    'wire_formats.openai_responses.family',
+    /family of openai_responses is "responses"/,
+  ],
+  [
+    'entry route to an undeclared format',
+    (r) => r.entry_routes.push({ path: '/x', format: 'openai_realtime' }),
+    'entry_routes[5].format',
+    /"openai_realtime" is not declared/,
+  ],
+  [
+    'entry route with another placeholder',
+    (r) => r.entry_routes.push({ path: '/v1/{org}/chat', format: 'openai_chat' }),
+    'entry_routes[5].path',
+    /only one placeholder, \{model\}/,
+  ],
   ['entry route with a query', (r) => r.entry_routes.push({ path: '/v1/chat?x=1', format: 'openai_chat' }), 'entry_routes[5].path', /no query/],
-  ['duplicate entry route', (r) => r.entry_routes.push({ path: '/v1/messages', format: 'anthropic_messages' }), 'entry_routes[5].path', /duplicate entry route: entry_routes\[2\]/],
+  [
+    'duplicate entry route',
+    (r) => r.entry_routes.push({ path: '/v1/messages', format: 'anthropic_messages' }),
+    'entry_routes[5].path',
+    /duplicate entry route: entry_routes\[2\]/,
+  ],
   ['converter from an undeclared format', (r) => r.converters.push({ from: 'nope', to: 'openai_chat' }), 'converters[4].from', /"nope" is not declared/],
   ['identity converter', (r) => r.converters.push({ from: 'openai_chat', to: 'openai_chat' }), 'converters[4]', /implicit \(identity\)/],
-  ['duplicate converter', (r) => r.converters.push({ from: 'openai_chat', to: 'anthropic_messages' }), 'converters[4]', /duplicate converter: same as converters\[0\]/],
+  [
+    'duplicate converter',
+    (r) => r.converters.push({ from: 'openai_chat', to: 'anthropic_messages' }),
+    'converters[4]',
+    /duplicate converter: same as converters\[0\]/,
+  ],
   ['unsupported credential kind', (r) => (r.credentials.aws = { kind: 'aws_iam_role', secret: 'AWS' }), 'credentials.aws.kind', /./],
   ['aws_sigv4 with a secret of another kind', (r) => (r.credentials.aws1 = { ...AWS, secret: 'AWS' }), 'credentials.aws1.secret', /unknown key/],
-  ['aws_sigv4 without its secret access key', (r) => (r.credentials.aws2 = { ...AWS, secret_access_key: undefined }), 'credentials.aws2.secret_access_key', /missing required key/],
+  [
+    'aws_sigv4 without its secret access key',
+    (r) => (r.credentials.aws2 = { ...AWS, secret_access_key: undefined }),
+    'credentials.aws2.secret_access_key',
+    /missing required key/,
+  ],
   ['aws_sigv4 with a region that is not one', (r) => (r.credentials.aws3 = { ...AWS, region: 'US East' }), 'credentials.aws3.region', /AWS region/],
   ['aws_sigv4 for another service', (r) => (r.credentials.aws4 = { ...AWS, service: 's3' }), 'credentials.aws4.service', /./],
-  ['aws_sigv4 key given as a value, not a secret name', (r) => (r.credentials.aws5 = { ...AWS, access_key_id: 'AKIA/EXAMPLE+KEY' }), 'credentials.aws5.access_key_id', /must name a secret/],
+  [
+    'aws_sigv4 key given as a value, not a secret name',
+    (r) => (r.credentials.aws5 = { ...AWS, access_key_id: 'AKIA/EXAMPLE+KEY' }),
+    'credentials.aws5.access_key_id',
+    /must name a secret/,
+  ],
   ['credential missing its header', (r) => delete r.credentials.anthropic.header, 'credentials.anthropic.header', /missing required key "header"/],
   ['credential with a key of another kind', (r) => (r.credentials.openai.param = 'key'), 'credentials.openai.param', /unknown key/],
-  ['provider credential unresolved', (r) => (r.providers.openai.credential = 'openai-prod'), 'providers.openai.credential', /credential "openai-prod" is not declared/],
-  ['secret in a static header', (r) => (r.providers.openai.headers = { Authorization: 'Bearer sk-live' }), 'providers.openai.headers.Authorization', /would carry a secret/],
-  ['static header shadowing the credential header', (r) => (r.credentials.anthropic.header = 'x-tenant-key', r.providers.anthropic.headers['X-Tenant-Key'] = 'v'), 'providers.anthropic.headers.X-Tenant-Key', /collides with the header of credential "anthropic"/],
+  [
+    'provider credential unresolved',
+    (r) => (r.providers.openai.credential = 'openai-prod'),
+    'providers.openai.credential',
+    /credential "openai-prod" is not declared/,
+  ],
+  [
+    'secret in a static header',
+    (r) => (r.providers.openai.headers = { Authorization: 'Bearer sk-live' }),
+    'providers.openai.headers.Authorization',
+    /would carry a secret/,
+  ],
+  [
+    'static header shadowing the credential header',
+    (r) => ((r.credentials.anthropic.header = 'x-tenant-key'), (r.providers.anthropic.headers['X-Tenant-Key'] = 'v')),
+    'providers.anthropic.headers.X-Tenant-Key',
+    /collides with the header of credential "anthropic"/,
+  ],
   ['provider base_url not http(s)', (r) => (r.providers.openai.base_url = 'ftp://api.openai.com'), 'providers.openai.base_url', /http\(s\) URL/],
   ['provider base_url with a query', (r) => (r.providers.openai.base_url = 'https://api.openai.com?x=1'), 'providers.openai.base_url', /without query/],
-  ['operation provider unresolved', (r) => r.operations.push({ provider: 'azure', format: 'openai_chat', family: 'chat', path: '/x' }), 'operations[6].provider', /provider "azure" is not declared/],
+  [
+    'operation provider unresolved',
+    (r) => r.operations.push({ provider: 'azure', format: 'openai_chat', family: 'chat', path: '/x' }),
+    'operations[6].provider',
+    /provider "azure" is not declared/,
+  ],
   ['operation family differs from its format', (r) => (r.operations[3].family = 'chat'), 'operations[3].family', /belongs to family "responses"/],
-  ['duplicate operation', (r) => r.operations.push({ provider: 'openai', format: 'openai_chat', family: 'chat', path: '/v2/chat' }), 'operations[6]', /duplicate operation for \(openai, openai_chat, chat\)/],
-  ['operation path with another placeholder', (r) => (r.operations[0].path = '/v1/{version}/messages'), 'operations[0].path', /only placeholder .* is \{model\}/],
-  ['model entry format undeclared', (r) => sonnet(r).entry_formats.push('bedrock_converse'), 'models.claude-sonnet.entry_formats[3]', /"bedrock_converse" is not declared/],
+  [
+    'duplicate operation',
+    (r) => r.operations.push({ provider: 'openai', format: 'openai_chat', family: 'chat', path: '/v2/chat' }),
+    'operations[6]',
+    /duplicate operation for \(openai, openai_chat, chat\)/,
+  ],
+  [
+    'operation path with another placeholder',
+    (r) => (r.operations[0].path = '/v1/{version}/messages'),
+    'operations[0].path',
+    /only placeholder .* is \{model\}/,
+  ],
+  [
+    'model entry format undeclared',
+    (r) => sonnet(r).entry_formats.push('bedrock_converse'),
+    'models.claude-sonnet.entry_formats[3]',
+    /"bedrock_converse" is not declared/,
+  ],
   ['model entry format listed twice', (r) => sonnet(r).entry_formats.push('openai_chat'), 'models.claude-sonnet.entry_formats[3]', /listed twice/],
   ['alias equal to its own id', (r) => sonnet(r).aliases.push('claude-sonnet'), 'models.claude-sonnet.aliases[1]', /collides with model id "claude-sonnet"/],
   ['alias equal to another model id', (r) => sonnet(r).aliases.push('gpt-5'), 'models.claude-sonnet.aliases[1]', /collides with model id "gpt-5"/],
-  ['alias shared by two models', (r) => (r.models['gpt-5'].aliases = ['claude-sonnet-latest']), 'models.gpt-5.aliases[0]', /collides with an alias of model "claude-sonnet"/],
-  ['alias repeated in one model', (r) => sonnet(r).aliases.push('claude-sonnet-latest'), 'models.claude-sonnet.aliases[1]', /collides with an alias of model "claude-sonnet"/],
+  [
+    'alias shared by two models',
+    (r) => (r.models['gpt-5'].aliases = ['claude-sonnet-latest']),
+    'models.gpt-5.aliases[0]',
+    /collides with an alias of model "claude-sonnet"/,
+  ],
+  [
+    'alias repeated in one model',
+    (r) => sonnet(r).aliases.push('claude-sonnet-latest'),
+    'models.claude-sonnet.aliases[1]',
+    /collides with an alias of model "claude-sonnet"/,
+  ],
   ['tag equal to a model id', (r) => sonnet(r).tags.push('gpt-5'), 'models.claude-sonnet.tags[3]', /tag "gpt-5" collides with model id "gpt-5"/],
-  ['model named after the implicit tag', (r) => (r.models.all = r.models['llama-local'], delete r.models['llama-local']), 'models.all', /tag every model has/],
-  ['deployment id used twice', (r) => (r.models['gpt-5'].deployments[1].id = 'sonnet@vertex'), 'models.gpt-5.deployments[1].id', /already used by a deployment of model "claude-sonnet"/],
-  ['deployment provider unresolved', (r) => (dep(r, 3).provider = 'bedrock'), 'models.claude-sonnet.deployments[3].provider', /provider "bedrock" is not declared/],
-  ['deployment format undeclared', (r) => (dep(r, 3).format = 'bedrock_converse'), 'models.claude-sonnet.deployments[3].format', /"bedrock_converse" is not declared/],
+  [
+    'model named after the implicit tag',
+    (r) => ((r.models.all = r.models['llama-local']), delete r.models['llama-local']),
+    'models.all',
+    /tag every model has/,
+  ],
+  [
+    'deployment id used twice',
+    (r) => (r.models['gpt-5'].deployments[1].id = 'sonnet@vertex'),
+    'models.gpt-5.deployments[1].id',
+    /already used by a deployment of model "claude-sonnet"/,
+  ],
+  [
+    'deployment provider unresolved',
+    (r) => (dep(r, 3).provider = 'bedrock'),
+    'models.claude-sonnet.deployments[3].provider',
+    /provider "bedrock" is not declared/,
+  ],
+  [
+    'deployment format undeclared',
+    (r) => (dep(r, 3).format = 'bedrock_converse'),
+    'models.claude-sonnet.deployments[3].format',
+    /"bedrock_converse" is not declared/,
+  ],
   ['enabled deployment without pricing', (r) => delete dep(r, 2).pricing, 'models.claude-sonnet.deployments[2].pricing', /must be priced/],
-  ['enabling an unpriced deployment', (r) => (r.models['claude-next'].deployments[0].enabled = true), 'models.claude-next.deployments[0].pricing', /must be priced/],
-  ['enabled deployment without an operation', (r) => (r.models['gpt-5'].deployments[0].provider = 'google'), 'models.gpt-5.deployments[0]', /no operation for \(google, openai_chat, chat\)/],
+  [
+    'enabling an unpriced deployment',
+    (r) => (r.models['claude-next'].deployments[0].enabled = true),
+    'models.claude-next.deployments[0].pricing',
+    /must be priced/,
+  ],
+  [
+    'enabled deployment without an operation',
+    (r) => (r.models['gpt-5'].deployments[0].provider = 'google'),
+    'models.gpt-5.deployments[0]',
+    /no operation for \(google, openai_chat, chat\)/,
+  ],
   ['negative price', (r) => (dep(r).pricing.input = '-3'), 'models.claude-sonnet.deployments[1].pricing.input', /non-negative decimal/],
   ['negative numeric price', (r) => (dep(r).pricing.output = -15), 'models.claude-sonnet.deployments[1].pricing.output', /non-negative decimal/],
   ['price in exponent notation', (r) => (dep(r).pricing.input = '3e0'), 'models.claude-sonnet.deployments[1].pricing.input', /non-negative decimal/],
   ['price with a comma', (r) => (dep(r).pricing.cache_write = '3,75'), 'models.claude-sonnet.deployments[1].pricing.cache_write', /non-negative decimal/],
   ['price that is not a number', (r) => (dep(r).pricing.output = true), 'models.claude-sonnet.deployments[1].pricing.output', /non-negative decimal/],
   ['unknown price unit', (r) => (dep(r).pricing.unit = 'usd_per_ktok'), 'models.claude-sonnet.deployments[1].pricing.unit', /./],
-  ['long tier without a threshold', (r) => delete dep(r).pricing.threshold_tokens, 'models.claude-sonnet.deployments[1].pricing.threshold_tokens', /needs threshold_tokens/],
-  ['threshold without a long tier', (r) => (r.models['gpt-5'].deployments[1].pricing.threshold_tokens = 1000), 'models.gpt-5.deployments[1].pricing.long', /needs a long-context tier/],
-  ['long tier missing a rate its base names', (r) => (r.models['gemini-flash'].deployments[0].pricing = { unit: 'usd_per_mtok', input: '1.25', output: '10', cache_read: '0.125', threshold_tokens: 200000, long: { input: '2.50', output: '15' } }), 'models.gemini-flash.deployments[0].pricing.long.cache_read', /must name cache_read because the base names it/],
+  [
+    'long tier without a threshold',
+    (r) => delete dep(r).pricing.threshold_tokens,
+    'models.claude-sonnet.deployments[1].pricing.threshold_tokens',
+    /needs threshold_tokens/,
+  ],
+  [
+    'threshold without a long tier',
+    (r) => (r.models['gpt-5'].deployments[1].pricing.threshold_tokens = 1000),
+    'models.gpt-5.deployments[1].pricing.long',
+    /needs a long-context tier/,
+  ],
+  [
+    'long tier missing a rate its base names',
+    (r) =>
+      (r.models['gemini-flash'].deployments[0].pricing = {
+        unit: 'usd_per_mtok',
+        input: '1.25',
+        output: '10',
+        cache_read: '0.125',
+        threshold_tokens: 200000,
+        long: { input: '2.50', output: '15' },
+      }),
+    'models.gemini-flash.deployments[0].pricing.long.cache_read',
+    /must name cache_read because the base names it/,
+  ],
   ['fractional weight', (r) => (dep(r).weight = 1.5), 'models.claude-sonnet.deployments[1].weight', /./],
   ['negative priority', (r) => (dep(r).priority = -1), 'models.claude-sonnet.deployments[1].priority', /./],
   ['unknown visibility', (r) => (sonnet(r).visibility = 'secret'), 'models.claude-sonnet.visibility', /./],
   ['no entry formats', (r) => (sonnet(r).entry_formats = []), 'models.claude-sonnet.entry_formats', /./],
-  ['entry format with no converter', (r) => (r.models['gemini-flash'].entry_formats = ['gemini_generate_content', 'anthropic_messages']), 'models.gemini-flash.entry_formats[1]', /not serviceable: no enabled deployment takes anthropic_messages/],
-  ['entry format served only by a disabled deployment', (r) => (r.models['gpt-5'].deployments[1].enabled = false), 'models.gpt-5.entry_formats[1]', /not serviceable: .*openai_responses/],
+  [
+    'entry format with no converter',
+    (r) => (r.models['gemini-flash'].entry_formats = ['gemini_generate_content', 'anthropic_messages']),
+    'models.gemini-flash.entry_formats[1]',
+    /not serviceable: no enabled deployment takes anthropic_messages/,
+  ],
+  [
+    'entry format served only by a disabled deployment',
+    (r) => (r.models['gpt-5'].deployments[1].enabled = false),
+    'models.gpt-5.entry_formats[1]',
+    /not serviceable: .*openai_responses/,
+  ],
   ['converter removed under a model', (r) => r.converters.splice(3, 1), 'models.claude-sonnet.entry_formats[2]', /not serviceable: .*openai_responses/],
-  ['google_service_account with a scope that is not a URL', (r) => (r.credentials.gsa1 = { kind: 'google_service_account', secret: 'VERTEX_SA_KEY', scopes: ['cloud-platform'] }), 'credentials.gsa1.scopes[0]', /OAuth scope URL/],
-  ['google_service_account with the key inline, not a secret name', (r) => (r.credentials.gsa2 = { kind: 'google_service_account', secret: '{"type":"service_account"}' }), 'credentials.gsa2.secret', /must name a secret/],
-  ['google_service_account with an empty scope list', (r) => (r.credentials.gsa3 = { kind: 'google_service_account', secret: 'VERTEX_SA_KEY', scopes: [] }), 'credentials.gsa3.scopes', /./],
-  ['count route on a format that cannot count', (r) => r.entry_routes.push({ path: '/v1/chat/count', format: 'openai_chat', kind: 'count_tokens' }), 'entry_routes[5].kind', /openai_chat has no count_tokens endpoint/],
-  ['a streaming count route', (r) => r.entry_routes.push({ path: '/v1/messages/count_tokens', format: 'anthropic_messages', kind: 'count_tokens', stream: true }), 'entry_routes[5].stream', /does not stream/],
+  [
+    'google_service_account with a scope that is not a URL',
+    (r) => (r.credentials.gsa1 = { kind: 'google_service_account', secret: 'VERTEX_SA_KEY', scopes: ['cloud-platform'] }),
+    'credentials.gsa1.scopes[0]',
+    /OAuth scope URL/,
+  ],
+  [
+    'google_service_account with the key inline, not a secret name',
+    (r) => (r.credentials.gsa2 = { kind: 'google_service_account', secret: '{"type":"service_account"}' }),
+    'credentials.gsa2.secret',
+    /must name a secret/,
+  ],
+  [
+    'google_service_account with an empty scope list',
+    (r) => (r.credentials.gsa3 = { kind: 'google_service_account', secret: 'VERTEX_SA_KEY', scopes: [] }),
+    'credentials.gsa3.scopes',
+    /./,
+  ],
+  [
+    'count route on a format that cannot count',
+    (r) => r.entry_routes.push({ path: '/v1/chat/count', format: 'openai_chat', kind: 'count_tokens' }),
+    'entry_routes[5].kind',
+    /openai_chat has no count_tokens endpoint/,
+  ],
+  [
+    'a streaming count route',
+    (r) => r.entry_routes.push({ path: '/v1/messages/count_tokens', format: 'anthropic_messages', kind: 'count_tokens', stream: true }),
+    'entry_routes[5].stream',
+    /does not stream/,
+  ],
   ['an unknown route kind', (r) => r.entry_routes.push({ path: '/v1/rerank', format: 'openai_chat', kind: 'rerank' }), 'entry_routes[5].kind', /./],
-  ['an embed operation on a format without embeddings', (r) => r.operations.push({ provider: 'anthropic', format: 'anthropic_messages', family: 'chat', path: '/v1/embed', kind: 'embed' }), 'operations[6].kind', /anthropic_messages has no embed endpoint/],
-  ['a Gemini embed operation not on batchEmbedContents', (r) => r.operations.push({ provider: 'google', format: 'gemini_generate_content', family: 'chat', path: '/v1beta/models/{model}:embedContent', kind: 'embed' }), 'operations[6].path', /batchEmbedContents/],
-  ['an embedding model with no embed operation', (r) => (r.models['embed-x'] = { brand: 'openai', kind: 'embed', entry_formats: ['openai_chat'], deployments: [{ id: 'e@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'text-embedding-3-small', pricing: { unit: 'usd_per_mtok', input: '0.02', output: '0' } }] }), 'models.embed-x.deployments[0]', /no operation for \(openai, openai_chat, chat, embed\)/],
-  ['an embedding model priced for output', (r) => (r.models['embed-y'] = { brand: 'openai', kind: 'embed', entry_formats: ['openai_chat'], deployments: [{ id: 'e2@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'text-embedding-3-large', pricing: { unit: 'usd_per_mtok', input: '0.13', output: '1' } }] }), 'models.embed-y.deployments[0].pricing.output', /must be 0/],
-  ['an embedding model offered in a format without embeddings', (r) => (r.models['embed-z'] = { brand: 'openai', kind: 'embed', entry_formats: ['anthropic_messages'], deployments: [] }), 'models.embed-z.entry_formats[0]', /has no embeddings endpoint/],
+  [
+    'an embed operation on a format without embeddings',
+    (r) => r.operations.push({ provider: 'anthropic', format: 'anthropic_messages', family: 'chat', path: '/v1/embed', kind: 'embed' }),
+    'operations[6].kind',
+    /anthropic_messages has no embed endpoint/,
+  ],
+  [
+    'a Gemini embed operation not on batchEmbedContents',
+    (r) =>
+      r.operations.push({ provider: 'google', format: 'gemini_generate_content', family: 'chat', path: '/v1beta/models/{model}:embedContent', kind: 'embed' }),
+    'operations[6].path',
+    /batchEmbedContents/,
+  ],
+  [
+    'an embedding model with no embed operation',
+    (r) =>
+      (r.models['embed-x'] = {
+        brand: 'openai',
+        kind: 'embed',
+        entry_formats: ['openai_chat'],
+        deployments: [
+          {
+            id: 'e@openai',
+            provider: 'openai',
+            format: 'openai_chat',
+            upstream_model: 'text-embedding-3-small',
+            pricing: { unit: 'usd_per_mtok', input: '0.02', output: '0' },
+          },
+        ],
+      }),
+    'models.embed-x.deployments[0]',
+    /no operation for \(openai, openai_chat, chat, embed\)/,
+  ],
+  [
+    'an embedding model priced for output',
+    (r) =>
+      (r.models['embed-y'] = {
+        brand: 'openai',
+        kind: 'embed',
+        entry_formats: ['openai_chat'],
+        deployments: [
+          {
+            id: 'e2@openai',
+            provider: 'openai',
+            format: 'openai_chat',
+            upstream_model: 'text-embedding-3-large',
+            pricing: { unit: 'usd_per_mtok', input: '0.13', output: '1' },
+          },
+        ],
+      }),
+    'models.embed-y.deployments[0].pricing.output',
+    /must be 0/,
+  ],
+  [
+    'an embedding model offered in a format without embeddings',
+    (r) => (r.models['embed-z'] = { brand: 'openai', kind: 'embed', entry_formats: ['anthropic_messages'], deployments: [] }),
+    'models.embed-z.entry_formats[0]',
+    /has no embeddings endpoint/,
+  ],
   ['an unknown tokenizer', (r) => (sonnet(r).tokenizer = 'claude-v3'), 'models.claude-sonnet.tokenizer', /./],
 ];
 
-const STRUCTURAL = new Set(['unknown top-level key', 'unknown key in a model', 'unknown key in pricing', 'missing model key', 'invalid model id', 'entry route with a query', 'unsupported credential kind', 'aws_sigv4 with a secret of another kind', 'aws_sigv4 without its secret access key', 'aws_sigv4 with a region that is not one', 'aws_sigv4 for another service', 'aws_sigv4 key given as a value, not a secret name', 'an unknown route kind', 'an unknown tokenizer', 'google_service_account with a scope that is not a URL', 'google_service_account with the key inline, not a secret name', 'google_service_account with an empty scope list', 'credential missing its header', 'credential with a key of another kind', 'provider base_url not http(s)', 'provider base_url with a query', 'negative price', 'negative numeric price', 'price in exponent notation', 'price with a comma', 'price that is not a number', 'unknown price unit', 'fractional weight', 'negative priority', 'unknown visibility', 'no entry formats']);
+const STRUCTURAL = new Set([
+  'unknown top-level key',
+  'unknown key in a model',
+  'unknown key in pricing',
+  'missing model key',
+  'invalid model id',
+  'entry route with a query',
+  'unsupported credential kind',
+  'aws_sigv4 with a secret of another kind',
+  'aws_sigv4 without its secret access key',
+  'aws_sigv4 with a region that is not one',
+  'aws_sigv4 for another service',
+  'aws_sigv4 key given as a value, not a secret name',
+  'an unknown route kind',
+  'an unknown tokenizer',
+  'google_service_account with a scope that is not a URL',
+  'google_service_account with the key inline, not a secret name',
+  'google_service_account with an empty scope list',
+  'credential missing its header',
+  'credential with a key of another kind',
+  'provider base_url not http(s)',
+  'provider base_url with a query',
+  'negative price',
+  'negative numeric price',
+  'price in exponent notation',
+  'price with a comma',
+  'price that is not a number',
+  'unknown price unit',
+  'fractional weight',
+  'negative priority',
+  'unknown visibility',
+  'no entry formats',
+]);
 const SECTION = new Set(['missing section', 'section of the wrong type']);
 
 describe('loadRegistry', () => {
@@ -157,13 +411,20 @@ describe('loadRegistry', () => {
     const raw = baseRegistry();
     raw.models['gpt-5'].color = 'green';
     raw.models['gpt-5'].aliases = ['claude-sonnet-latest'];
-    expect(errorsOf(raw)).toContainEqual({ path: 'models.gpt-5.aliases[0]', message: expect.stringMatching(/collides with an alias of model "claude-sonnet"/) });
+    expect(errorsOf(raw)).toContainEqual({
+      path: 'models.gpt-5.aliases[0]',
+      message: expect.stringMatching(/collides with an alias of model "claude-sonnet"/),
+    });
   });
 
   it('rejects data that is not a registry', () => {
     expect(errorsOf(null)).toEqual([{ path: '', message: expect.stringMatching(/must be an object/) }]);
     expect(errorsOf([])).toHaveLength(1);
-    expect(errorsOf({}).map((e) => e.path).sort()).toEqual(['entry_routes', 'models', 'operations', 'providers', 'wire_formats']);
+    expect(
+      errorsOf({})
+        .map((e) => e.path)
+        .sort(),
+    ).toEqual(['entry_routes', 'models', 'operations', 'providers', 'wire_formats']);
   });
 
   it('says a missing price is missing, and what a misspelt key, value or reference probably meant', () => {
@@ -186,7 +447,9 @@ describe('loadRegistry', () => {
     // A price that is there but malformed still says what a price looks like.
     const bad = baseRegistry();
     dep(bad).pricing.input = '-3';
-    expect(errorsOf(bad)).toEqual([{ path: 'models.claude-sonnet.deployments[1].pricing.input', message: 'must be a non-negative decimal: a string like "3.75" or a number' }]);
+    expect(errorsOf(bad)).toEqual([
+      { path: 'models.claude-sonnet.deployments[1].pricing.input', message: 'must be a non-negative decimal: a string like "3.75" or a number' },
+    ]);
   });
 
   it('accepts numbers as prices and parses them through their decimal string', () => {
@@ -218,7 +481,13 @@ describe('loadRegistry', () => {
 
   it('accepts a long tier that names more rates than its base', () => {
     const raw = baseRegistry();
-    raw.models['gpt-5'].deployments[1].pricing = { unit: 'usd_per_mtok', input: '1', output: '2', threshold_tokens: 10, long: { input: '2', output: '4', cache_read: '1' } };
+    raw.models['gpt-5'].deployments[1].pricing = {
+      unit: 'usd_per_mtok',
+      input: '1',
+      output: '2',
+      threshold_tokens: 10,
+      long: { input: '2', output: '4', cache_read: '1' },
+    };
     expect(loadRegistry(raw).ok).toBe(true);
   });
 
@@ -256,7 +525,12 @@ describe('loadRegistry', () => {
     raw.credentials.other = { kind: 'google_service_account', secret: 'OTHER_KEY', scopes: ['https://www.googleapis.com/auth/generative-language'] };
     const result = loadRegistry(raw);
     if (!result.ok) throw new Error(JSON.stringify(result.errors));
-    expect(result.registry.providers.vertex!.credential).toEqual({ name: 'vertex', kind: 'google_service_account', secret: 'VERTEX_SA_KEY', scopes: ['https://www.googleapis.com/auth/cloud-platform'] });
+    expect(result.registry.providers.vertex!.credential).toEqual({
+      name: 'vertex',
+      kind: 'google_service_account',
+      secret: 'VERTEX_SA_KEY',
+      scopes: ['https://www.googleapis.com/auth/cloud-platform'],
+    });
     expect(result.registry.credentials.other).toMatchObject({ scopes: ['https://www.googleapis.com/auth/generative-language'] });
     expect(credentialSecrets(result.registry.credentials.vertex!)).toEqual(['VERTEX_SA_KEY']);
   });
@@ -277,7 +551,15 @@ describe('loadRegistry', () => {
       brand: 'openai',
       kind: 'embed',
       entry_formats: ['openai_chat', 'gemini_generate_content'],
-      deployments: [{ id: 'emb@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'text-embedding-3-small', pricing: { unit: 'usd_per_mtok', input: '0.02', output: '0' } }],
+      deployments: [
+        {
+          id: 'emb@openai',
+          provider: 'openai',
+          format: 'openai_chat',
+          upstream_model: 'text-embedding-3-small',
+          pricing: { unit: 'usd_per_mtok', input: '0.02', output: '0' },
+        },
+      ],
     };
     sonnet(raw).tokenizer = 'o200k_base';
     const result = loadRegistry(raw);
@@ -290,7 +572,9 @@ describe('loadRegistry', () => {
       ['sonnet@anthropic-eu', '/v1/messages/count_tokens'],
     ]);
     expect(countCandidates(registry, 'gpt-5', 'openai_chat')).toEqual([]);
-    expect(candidates(registry, 'text-embedding', 'gemini_generate_content').map((c) => [c.deployment.id, c.plan, c.path])).toEqual([['emb@openai', 'translate', '/v1/embeddings']]);
+    expect(candidates(registry, 'text-embedding', 'gemini_generate_content').map((c) => [c.deployment.id, c.plan, c.path])).toEqual([
+      ['emb@openai', 'translate', '/v1/embeddings'],
+    ]);
     expect(registry.models['text-embedding']).toMatchObject({ kind: 'embed', tokenizer: null });
     expect(registry.models['claude-sonnet']).toMatchObject({ kind: 'generate', tokenizer: 'o200k_base' });
   });

@@ -80,10 +80,7 @@ describe('candidates', () => {
   });
 
   it('crosses families only where a converter is declared, and never uses disabled deployments', () => {
-    expect(summary(candidates(registry, 'claude-sonnet', 'openai_responses'))).toEqual([
-      'sonnet@anthropic:translate',
-      'sonnet@anthropic-eu:translate',
-    ]);
+    expect(summary(candidates(registry, 'claude-sonnet', 'openai_responses'))).toEqual(['sonnet@anthropic:translate', 'sonnet@anthropic-eu:translate']);
   });
 
   it('keeps file order at equal priority, plan and weight', () => {

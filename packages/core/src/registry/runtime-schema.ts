@@ -52,22 +52,19 @@ export const CredentialDecl = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('header'), header: HeaderName, secret: SecretName }),
   z.strictObject({ kind: z.literal('bearer'), secret: SecretName }),
   z.strictObject({ kind: z.literal('query'), param: z.string().check(z.regex(/^[A-Za-z0-9_.~-]+$/)), secret: SecretName }),
-  z
-    .strictObject({
-      kind: z.literal('aws_sigv4'),
-      region: AwsRegion,
-      service: z.literal('bedrock'),
-      access_key_id: SecretName,
-      secret_access_key: SecretName,
-      session_token: z.optional(SecretName),
-    }),
-  z
-    .strictObject({
-      kind: z.literal('google_service_account'),
-      secret: SecretName,
-      scopes: z
-        .optional(z.array(z.string().check(z.regex(/^https:\/\/[^\s]+$/, { error: 'must be an OAuth scope URL' }))).check(z.minLength(1))),
-    }),
+  z.strictObject({
+    kind: z.literal('aws_sigv4'),
+    region: AwsRegion,
+    service: z.literal('bedrock'),
+    access_key_id: SecretName,
+    secret_access_key: SecretName,
+    session_token: z.optional(SecretName),
+  }),
+  z.strictObject({
+    kind: z.literal('google_service_account'),
+    secret: SecretName,
+    scopes: z.optional(z.array(z.string().check(z.regex(/^https:\/\/[^\s]+$/, { error: 'must be an OAuth scope URL' }))).check(z.minLength(1))),
+  }),
 ]);
 
 export const ProviderDecl = z.strictObject({
@@ -88,10 +85,9 @@ export const OperationDecl = z.strictObject({
 const PRICE_ERROR = 'must be a non-negative decimal: a string like "3.75" or a number';
 // A price left out is reported as missing (by the parse's error map), not as a malformed number.
 const priceError = (issue: { input?: unknown }) => (issue.input === undefined ? undefined : PRICE_ERROR);
-const Price = z.union(
-  [z.string().check(z.regex(DECIMAL_STRING_PATTERN, { error: PRICE_ERROR })), z.number().check(z.nonnegative({ error: PRICE_ERROR }))],
-  { error: priceError },
-);
+const Price = z.union([z.string().check(z.regex(DECIMAL_STRING_PATTERN, { error: PRICE_ERROR })), z.number().check(z.nonnegative({ error: PRICE_ERROR }))], {
+  error: priceError,
+});
 
 const RatesShape = {
   input: Price,
@@ -141,8 +137,7 @@ export const TokenizerName = z.enum(['o200k_base', 'o200k_harmony', 'cl100k_base
 export const ModelDecl = z.strictObject({
   brand: Name,
   kind: z._default(z.enum(['generate', 'embed']), 'generate'),
-  tokenizer: z
-    .optional(TokenizerName),
+  tokenizer: z.optional(TokenizerName),
   entry_formats: z.array(Name).check(z.minLength(1)),
   aliases: z._default(z.array(Name), []),
   tags: z._default(z.array(Name), []),
@@ -152,18 +147,15 @@ export const ModelDecl = z.strictObject({
 });
 
 /** The whole registry file. */
-export const RegistrySchema = z
-  .strictObject({
-    wire_formats: z
-      .partialRecord(z.enum(KNOWN_FORMATS as [WireFormat, ...WireFormat[]]), WireFormatDecl),
-    entry_routes: z.array(EntryRouteDecl),
-    converters: z._default(z.array(ConverterDecl), []),
-    credentials: z
-      ._default(z.record(Name, CredentialDecl), {}),
-    providers: z.record(Name, ProviderDecl),
-    operations: z.array(OperationDecl),
-    models: z.record(Name, ModelDecl),
-  });
+export const RegistrySchema = z.strictObject({
+  wire_formats: z.partialRecord(z.enum(KNOWN_FORMATS as [WireFormat, ...WireFormat[]]), WireFormatDecl),
+  entry_routes: z.array(EntryRouteDecl),
+  converters: z._default(z.array(ConverterDecl), []),
+  credentials: z._default(z.record(Name, CredentialDecl), {}),
+  providers: z.record(Name, ProviderDecl),
+  operations: z.array(OperationDecl),
+  models: z.record(Name, ModelDecl),
+});
 
 export type RegistryFile = z.output<typeof RegistrySchema>;
 export type RegistryFileInput = z.input<typeof RegistrySchema>;

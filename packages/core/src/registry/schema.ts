@@ -38,7 +38,9 @@ export const EntryRouteDecl = z.strictObject({
   path: EntryPath.check(z.describe('May contain {model}, e.g. "/v1beta/models/{model}:generateContent".')),
   format: Name,
   stream: z.optional(z.boolean()).check(z.describe('Requests on this path stream (Gemini :streamGenerateContent).')),
-  kind: z._default(OperationKind, 'generate').check(z.describe('generate (default), count_tokens (e.g. /v1/messages/count_tokens) or embed (e.g. /v1/embeddings).')),
+  kind: z
+    ._default(OperationKind, 'generate')
+    .check(z.describe('generate (default), count_tokens (e.g. /v1/messages/count_tokens) or embed (e.g. /v1/embeddings).')),
 });
 
 export const ConverterDecl = z.strictObject({ from: Name, to: Name });
@@ -68,7 +70,11 @@ export const CredentialDecl = z.discriminatedUnion('kind', [
         .optional(z.array(z.string().check(z.regex(/^https:\/\/[^\s]+$/, { error: 'must be an OAuth scope URL' }))).check(z.minLength(1)))
         .check(z.describe('OAuth scopes of the access token; default https://www.googleapis.com/auth/cloud-platform.')),
     })
-    .check(z.describe('A Google access token from a service account key (Vertex AI): a JWT grant signed with the key, exchanged at its token_uri, cached until a minute before it expires.')),
+    .check(
+      z.describe(
+        'A Google access token from a service account key (Vertex AI): a JWT grant signed with the key, exchanged at its token_uri, cached until a minute before it expires.',
+      ),
+    ),
 ]);
 
 export const ProviderDecl = z.strictObject({
@@ -89,10 +95,9 @@ export const OperationDecl = z.strictObject({
 const PRICE_ERROR = 'must be a non-negative decimal: a string like "3.75" or a number';
 // A price left out is reported as missing (by the parse's error map), not as a malformed number.
 const priceError = (issue: { input?: unknown }) => (issue.input === undefined ? undefined : PRICE_ERROR);
-const Price = z.union(
-  [z.string().check(z.regex(DECIMAL_STRING_PATTERN, { error: PRICE_ERROR })), z.number().check(z.nonnegative({ error: PRICE_ERROR }))],
-  { error: priceError },
-);
+const Price = z.union([z.string().check(z.regex(DECIMAL_STRING_PATTERN, { error: PRICE_ERROR })), z.number().check(z.nonnegative({ error: PRICE_ERROR }))], {
+  error: priceError,
+});
 
 const RatesShape = {
   input: Price,
@@ -161,9 +166,7 @@ export const RegistrySchema = z
       .check(z.describe('The formats this registry uses, with their families; see DEFAULT_WIRE_FORMATS.')),
     entry_routes: z.array(EntryRouteDecl).check(z.describe('Request paths clients call, and the wire format each speaks.')),
     converters: z._default(z.array(ConverterDecl), []).check(z.describe('Legal translations between formats; identity is implicit.')),
-    credentials: z
-      ._default(z.record(Name, CredentialDecl), {})
-      .check(z.describe('How secrets are presented upstream: names of secrets, never values.')),
+    credentials: z._default(z.record(Name, CredentialDecl), {}).check(z.describe('How secrets are presented upstream: names of secrets, never values.')),
     providers: z.record(Name, ProviderDecl),
     operations: z.array(OperationDecl).check(z.describe('What each provider serves, keyed by (provider, format, family).')),
     models: z.record(Name, ModelDecl),

@@ -15,7 +15,11 @@ const FAMILY: Record<WireFormat, Family> = {
 };
 const PROVIDERS = ['p0', 'p1', 'p2'];
 
-interface Dep { provider: string; format: WireFormat; enabled: boolean }
+interface Dep {
+  provider: string;
+  format: WireFormat;
+  enabled: boolean;
+}
 interface World {
   operations: { provider: string; format: WireFormat }[];
   converters: { from: WireFormat; to: WireFormat }[];
@@ -106,7 +110,9 @@ describe('serviceability invariant (property)', () => {
         expect(reported).toEqual(expected.unserved);
         if (result.ok) seen.valid++;
         if (expected.unserved.size > 0) seen.unserviceable++;
-        const noOperation = w.models.some((m) => m.deps.some((d) => d.enabled && !w.operations.some((o) => o.provider === d.provider && o.format === d.format)));
+        const noOperation = w.models.some((m) =>
+          m.deps.some((d) => d.enabled && !w.operations.some((o) => o.provider === d.provider && o.format === d.format)),
+        );
         expect(result.ok).toBe(expected.unserved.size === 0 && !noOperation);
         if (result.ok) {
           for (const [key, ok] of expected.serving) {

@@ -75,7 +75,6 @@ export interface AwsSigV4Credential {
   readonly sessionToken: string | null;
 }
 
-
 export interface Provider {
   readonly id: string;
   /** Without a trailing slash. */

@@ -71,7 +71,10 @@ export function validateWiring(file: ParsedFile, facts: Facts, issues: IssueList
       issues.add(['entry_routes', i, 'path'], 'an entry path may contain only one placeholder, {model}');
     }
     if (route.kind !== 'generate' && isKnownFormat(route.format) && !formatHasKind(route.format, route.kind)) {
-      issues.add(['entry_routes', i, 'kind'], `${route.format} has no ${route.kind} endpoint; ${route.kind} routes take ${KIND_FORMATS[route.kind].join(', ')}`);
+      issues.add(
+        ['entry_routes', i, 'kind'],
+        `${route.format} has no ${route.kind} endpoint; ${route.kind} routes take ${KIND_FORMATS[route.kind].join(', ')}`,
+      );
     }
     if (route.kind !== 'generate' && route.stream === true) issues.add(['entry_routes', i, 'stream'], `a ${route.kind} route does not stream`);
     const earlier = routePaths.get(route.path);
@@ -117,7 +120,10 @@ export function validateWiring(file: ParsedFile, facts: Facts, issues: IssueList
     if (family !== undefined && family !== op.family) {
       issues.add([...path, 'family'], `format ${op.format} belongs to family "${family}", so this operation would never be used`);
     }
-    for (const [key, template] of [['path', op.path], ['stream_path', op.stream_path]] as const) {
+    for (const [key, template] of [
+      ['path', op.path],
+      ['stream_path', op.stream_path],
+    ] as const) {
       if (template === undefined) continue;
       const t = templateProblems(template);
       if (t.unknown.length > 0 || t.strayBrace) issues.add([...path, key], 'the only placeholder an operation path may contain is {model}');
@@ -135,7 +141,10 @@ export function validateWiring(file: ParsedFile, facts: Facts, issues: IssueList
     const k = operationKey(op.provider, op.format, op.family, op.kind);
     const earlier = operations.get(k);
     if (earlier !== undefined) {
-      issues.add(path, `duplicate operation for (${op.provider}, ${op.format}, ${op.family}${op.kind === 'generate' ? '' : `, ${op.kind}`}): same key as operations[${earlier}]`);
+      issues.add(
+        path,
+        `duplicate operation for (${op.provider}, ${op.format}, ${op.family}${op.kind === 'generate' ? '' : `, ${op.kind}`}): same key as operations[${earlier}]`,
+      );
     } else operations.set(k, i);
   });
 }

@@ -17,11 +17,7 @@ export function pickWeighted<C extends Pick<Candidate, 'deployment' | 'plan'>>(l
   const first = list[0];
   if (first === undefined) return [];
   let headEnd = 1;
-  while (
-    headEnd < list.length &&
-    list[headEnd]!.deployment.priority === first.deployment.priority &&
-    list[headEnd]!.plan === first.plan
-  ) {
+  while (headEnd < list.length && list[headEnd]!.deployment.priority === first.deployment.priority && list[headEnd]!.plan === first.plan) {
     headEnd++;
   }
   if (headEnd === 1) return [...list];

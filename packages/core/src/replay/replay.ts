@@ -60,7 +60,11 @@ const noop: ReplayHandle = { settle: async () => {} };
 /** A replay of `policy` (the object a policy file parses to) over `registry`. */
 export function createPolicyReplay(registry: Registry, rawPolicy: unknown): PolicyReplay {
   const parsed = parsePolicy(rawPolicy, { registry });
-  if (!parsed.ok) throw new GatewayConfigError('policy', parsed.errors.map((e) => ({ path: e.path, message: e.message })));
+  if (!parsed.ok)
+    throw new GatewayConfigError(
+      'policy',
+      parsed.errors.map((e) => ({ path: e.path, message: e.message })),
+    );
   const policy: Policy = parsed.policy;
   const timezone = policy.timezone ?? 'UTC';
   let clock = 0;
@@ -116,7 +120,11 @@ export function createPolicyReplay(registry: Registry, rawPolicy: unknown): Poli
             clock = Math.max(clock, at);
             await store.settle({
               id: ctx.id,
-              charges: chargeKeys(ctx.keyTag, request.principal, served, request.startedAt ?? request.at, timezone).map((c) => ({ counter: c.counter, amount: costMicros, ttlMs: c.ttlMs })),
+              charges: chargeKeys(ctx.keyTag, request.principal, served, request.startedAt ?? request.at, timezone).map((c) => ({
+                counter: c.counter,
+                amount: costMicros,
+                ttlMs: c.ttlMs,
+              })),
               counterTtlMs: YEAR_MS,
             });
           },

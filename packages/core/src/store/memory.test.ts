@@ -39,8 +39,7 @@ describe('createMemoryStore specifics', () => {
     const unref = vi.fn();
     const spy = vi
       .spyOn(globalThis, 'setInterval')
-      .mockImplementation(((fn: () => void, ms: number) =>
-        Object.assign(fakeSetInterval(fn, ms), { unref })) as unknown as typeof setInterval);
+      .mockImplementation(((fn: () => void, ms: number) => Object.assign(fakeSetInterval(fn, ms), { unref })) as unknown as typeof setInterval);
     const store = createMemoryStore({ now: () => Date.now(), sweepIntervalMs: 1000 });
     expect(spy).toHaveBeenCalledWith(expect.any(Function), 1000);
     expect(unref).toHaveBeenCalledOnce();

@@ -1,14 +1,5 @@
 import { HoldBook } from './holds.js';
-import type {
-  AdmitRequest,
-  AdmitResult,
-  RateBucket,
-  RateResult,
-  ReserveRequest,
-  ReserveResult,
-  SettleRequest,
-  StateStore,
-} from './types.js';
+import type { AdmitRequest, AdmitResult, RateBucket, RateResult, ReserveRequest, ReserveResult, SettleRequest, StateStore } from './types.js';
 import { StoreUnavailableError } from './types.js';
 import { checkBuckets, checkDuration, checkKey, checkReserve, checkSettle } from './validate.js';
 
@@ -142,8 +133,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
     return { ok: true, windows: starts };
   };
 
-  const countersAt = (keys: readonly string[], now: number): Record<string, number> =>
-    Object.fromEntries(keys.map((key) => [key, counterValue(key, now)]));
+  const countersAt = (keys: readonly string[], now: number): Record<string, number> => Object.fromEntries(keys.map((key) => [key, counterValue(key, now)]));
 
   let timer: ReturnType<typeof setInterval> | undefined;
   if (sweepIntervalMs > 0) {

@@ -115,8 +115,7 @@ export interface AdmitRequest {
 }
 
 export type AdmitResult =
-  | { rate: Extract<RateResult, { ok: false }> }
-  | { rate: Extract<RateResult, { ok: true }>; counters: Record<string, number>; reserve: ReserveResult | null };
+  { rate: Extract<RateResult, { ok: false }> } | { rate: Extract<RateResult, { ok: true }>; counters: Record<string, number>; reserve: ReserveResult | null };
 
 export interface StateStore {
   /** Reserve `amount` only if, for every constraint, committed + held + amount ≤ limit. All or nothing. */

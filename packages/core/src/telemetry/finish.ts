@@ -24,9 +24,7 @@ export interface FinishedAttempt {
   span: Span | null;
 }
 
-export type RequestEnd =
-  | { type: 'recorded'; record: UsageRecord; endedAt: number }
-  | { type: 'unrecorded'; status: number; endedAt: number };
+export type RequestEnd = { type: 'recorded'; record: UsageRecord; endedAt: number } | { type: 'unrecorded'; status: number; endedAt: number };
 
 /** What `finishRequest` needs of the request's observer. */
 export interface ObservedRequest {
@@ -46,7 +44,8 @@ export function finishRequest(tel: Telemetry, request: ObservedRequest, attempts
   }
   const record = end.record;
   const last = attempts[attempts.length - 1];
-  if (last !== undefined && last.error === null && record.status !== 'ok' && record.status !== 'cancelled' && record.reason !== null) last.error = reasonClass(record.reason);
+  if (last !== undefined && last.error === null && record.status !== 'ok' && record.status !== 'cancelled' && record.reason !== null)
+    last.error = reasonClass(record.reason);
   for (const a of attempts) finishAttempt(tel, a, a === last ? record : null, record.kind ?? null);
   const provider = providerFor(record, last, request);
   endServerSpan(request.serverSpan(tel), record, provider, end.endedAt);
@@ -126,21 +125,30 @@ function recordMetrics(tel: Telemetry, record: UsageRecord, provider: string): v
   const status = record.status;
   const reason = tel.reasons.value(metricReason(record.reason));
   const requested = record.substituted_from ?? model;
-  m.requests.add(`${status}\u0000${reason}\u0000${entry}\u0000${model}`, 1, () => ({ [ATTR.status]: status, [ATTR.reason]: reason, [ATTR.entryFormat]: entry, [ATTR.model]: model }));
+  m.requests.add(`${status}\u0000${reason}\u0000${entry}\u0000${model}`, 1, () => ({
+    [ATTR.status]: status,
+    [ATTR.reason]: reason,
+    [ATTR.entryFormat]: entry,
+    [ATTR.model]: model,
+  }));
 
   // Attribute sets are made once per distinct combination and reused: bounded, and cheap per request.
   const errorType = status === 'ok' ? null : tel.errorTypes.value(record.reason === null ? status : reasonClass(record.reason));
-  const server = cached(m.attributes, `s\u0000${record.kind ?? ''}\u0000${entry}\u0000${provider}\u0000${requested}\u0000${model}\u0000${errorType ?? ''}`, () => {
-    const a: Attributes = {
-      [ATTR.operation]: operationName(record.entry_format, record.kind),
-      [ATTR.provider]: provider,
-      [ATTR.requestModel]: requested,
-      [ATTR.responseModel]: model,
-      [ATTR.entryFormat]: entry,
-    };
-    if (errorType !== null) a[ATTR.errorType] = errorType;
-    return a;
-  });
+  const server = cached(
+    m.attributes,
+    `s\u0000${record.kind ?? ''}\u0000${entry}\u0000${provider}\u0000${requested}\u0000${model}\u0000${errorType ?? ''}`,
+    () => {
+      const a: Attributes = {
+        [ATTR.operation]: operationName(record.entry_format, record.kind),
+        [ATTR.provider]: provider,
+        [ATTR.requestModel]: requested,
+        [ATTR.responseModel]: model,
+        [ATTR.entryFormat]: entry,
+      };
+      if (errorType !== null) a[ATTR.errorType] = errorType;
+      return a;
+    },
+  );
   m.serverDuration.record(record.duration_ms / 1000, server);
 
   if (status === 'ok' && record.stream && record.ttfb_ms !== null) {
@@ -183,10 +191,14 @@ function recordMetrics(tel: Telemetry, record: UsageRecord, provider: string): v
       ['tollgate.reasoning', usage.reasoning],
     ];
     for (const [type, n] of kinds) {
-      if (n > 0) m.tokens.add(`${model}\u0000${deployment}\u0000${type}`, n, () => ({ [ATTR.model]: model, [ATTR.deployment]: deployment, [ATTR.tokenType]: type }));
+      if (n > 0)
+        m.tokens.add(`${model}\u0000${deployment}\u0000${type}`, n, () => ({ [ATTR.model]: model, [ATTR.deployment]: deployment, [ATTR.tokenType]: type }));
     }
   }
-  for (const [direction, found] of [['request', record.dlp], ['response', record.dlp_response]] as const) {
+  for (const [direction, found] of [
+    ['request', record.dlp],
+    ['response', record.dlp_response],
+  ] as const) {
     for (const [entity, { action, count }] of Object.entries(found ?? {})) {
       if (count <= 0) continue;
       const e = tel.dlpEntities.value(entity);

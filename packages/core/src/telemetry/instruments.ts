@@ -171,9 +171,13 @@ export function createTelemetry(option: TelemetryOption | undefined): Telemetry 
     observe(sources) {
       if (m === null || observers !== null) return;
       const requests = meter.createObservableCounter(METRIC.requests, { description: 'Requests handled, by outcome and reason.', unit: '{request}' });
-      const spend = meter.createObservableCounter(METRIC.spend, { description: 'Recorded spend in micro-USD (actual or estimated cost).', unit: '{micro_usd}' });
+      const spend = meter.createObservableCounter(METRIC.spend, {
+        description: 'Recorded spend in micro-USD (actual or estimated cost).',
+        unit: '{micro_usd}',
+      });
       const tokens = meter.createObservableCounter(METRIC.tokens, {
-        description: 'Tokens by kind: input (cache included), output (reasoning included), and their parts tollgate.cache_read, tollgate.cache_write, tollgate.cache_write_1h, tollgate.reasoning.',
+        description:
+          'Tokens by kind: input (cache included), output (reasoning included), and their parts tollgate.cache_read, tollgate.cache_write, tollgate.cache_write_1h, tollgate.reasoning.',
         unit: '{token}',
       });
       const records = meter.createObservableCounter(METRIC.usageRecords, {
@@ -184,10 +188,16 @@ export function createTelemetry(option: TelemetryOption | undefined): Telemetry 
         description: 'Values DLP acted on (log, pseudonymize, redact, block), by direction (request, response), entity type and action.',
         unit: '{value}',
       });
-      const prompts = meter.createObservableCounter(METRIC.policyPrompts, { description: 'Requests a policy prompt was placed in, by prompt (id@version).', unit: '{request}' });
+      const prompts = meter.createObservableCounter(METRIC.policyPrompts, {
+        description: 'Requests a policy prompt was placed in, by prompt (id@version).',
+        unit: '{request}',
+      });
       const queued = meter.createObservableGauge(METRIC.usageQueued, { description: 'Usage records waiting in the sink or in flight.', unit: '{record}' });
       const held = meter.createObservableGauge(METRIC.reservationsHeld, { description: 'Spend reservations this gateway holds now.', unit: '{reservation}' });
-      const heldMicros = meter.createObservableGauge(METRIC.reservedMicros, { description: 'Micro-USD this gateway holds in reservations now.', unit: '{micro_usd}' });
+      const heldMicros = meter.createObservableGauge(METRIC.reservedMicros, {
+        description: 'Micro-USD this gateway holds in reservations now.',
+        unit: '{micro_usd}',
+      });
       const breaker = meter.createObservableGauge(METRIC.breakerState, {
         description: 'Circuit breaker per deployment: 0 closed, 1 open (refusing), 2 half-open (one probe let through).',
         unit: '1',

@@ -92,37 +92,79 @@ export function instrumentStore(store: StateStore, m: Metrics, later: (work: () 
     }
   };
   const wrapped: StateStore = {
-    reserve: (request) => timed('reserve', call(() => store.reserve(request)), (result) => result.ok && held(request)),
+    reserve: (request) =>
+      timed(
+        'reserve',
+        call(() => store.reserve(request)),
+        (result) => result.ok && held(request),
+      ),
     renew: (id, ttlMs) =>
-      timed('renew', call(() => store.renew(id, ttlMs)), (alive) => {
-        const hold = holds.get(id);
-        if (hold === undefined) return;
-        if (alive) hold.expiresAt = Date.now() + ttlMs;
-        else gone(id);
-      }),
+      timed(
+        'renew',
+        call(() => store.renew(id, ttlMs)),
+        (alive) => {
+          const hold = holds.get(id);
+          if (hold === undefined) return;
+          if (alive) hold.expiresAt = Date.now() + ttlMs;
+          else gone(id);
+        },
+      ),
     settle: (request: SettleRequest) => {
       if (failedSettles.delete(request.id)) m.settleRetries.add(1);
-      return timed('settle', call(() => store.settle(request)), () => gone(request.id)).catch((error: unknown) => {
+      return timed(
+        'settle',
+        call(() => store.settle(request)),
+        () => gone(request.id),
+      ).catch((error: unknown) => {
         if (failedSettles.size >= MAX_FAILED) failedSettles.clear();
         failedSettles.add(request.id);
         throw error;
       });
     },
-    release: (id) => timed('release', call(() => store.release(id)), () => gone(id)),
-    getCounters: (keys) => timed('get_counters', call(() => store.getCounters(keys))),
-    getHeld: (keys) => timed('get_held', call(() => store.getHeld(keys))),
-    hitRate: (buckets) => timed('hit_rate', call(() => store.hitRate(buckets))),
-    setOnce: (key, ttlMs) => timed('set_once', call(() => store.setOnce(key, ttlMs))),
-    hasMarker: (key) => timed('has_marker', call(() => store.hasMarker(key))),
+    release: (id) =>
+      timed(
+        'release',
+        call(() => store.release(id)),
+        () => gone(id),
+      ),
+    getCounters: (keys) =>
+      timed(
+        'get_counters',
+        call(() => store.getCounters(keys)),
+      ),
+    getHeld: (keys) =>
+      timed(
+        'get_held',
+        call(() => store.getHeld(keys)),
+      ),
+    hitRate: (buckets) =>
+      timed(
+        'hit_rate',
+        call(() => store.hitRate(buckets)),
+      ),
+    setOnce: (key, ttlMs) =>
+      timed(
+        'set_once',
+        call(() => store.setOnce(key, ttlMs)),
+      ),
+    hasMarker: (key) =>
+      timed(
+        'has_marker',
+        call(() => store.hasMarker(key)),
+      ),
     sweep: () => store.sweep(),
     close: () => store.close(),
   };
   if (store.admit !== undefined) {
     const admit = store.admit.bind(store);
     wrapped.admit = (request: AdmitRequest) =>
-      timed('admit', call(() => admit(request)), (result) => {
-        if (result !== null && 'counters' in result && result.reserve?.ok === true && request.reserve !== null) held(request.reserve);
-      });
+      timed(
+        'admit',
+        call(() => admit(request)),
+        (result) => {
+          if (result !== null && 'counters' in result && result.reserve?.ok === true && request.reserve !== null) held(request.reserve);
+        },
+      );
   }
   return wrapped;
 }

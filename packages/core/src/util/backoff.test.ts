@@ -76,7 +76,15 @@ async function run(impl: 'retry' | 'p-retry', c: Case): Promise<Trace> {
   };
   const pending =
     impl === 'retry'
-      ? retry(attempt, { minDelayMs: c.minDelayMs, maxDelayMs: c.maxDelayMs, randomize: c.randomize, maxRetryMs: c.maxRetryMs, signal: controller.signal, shouldRetry: (e) => !permanent(e), unref: true })
+      ? retry(attempt, {
+          minDelayMs: c.minDelayMs,
+          maxDelayMs: c.maxDelayMs,
+          randomize: c.randomize,
+          maxRetryMs: c.maxRetryMs,
+          signal: controller.signal,
+          shouldRetry: (e) => !permanent(e),
+          unref: true,
+        })
       : pRetry(attempt, {
           retries: Number.POSITIVE_INFINITY,
           minTimeout: c.minDelayMs,
@@ -141,7 +149,16 @@ describe('retry, differentially against p-retry', () => {
   });
 
   it('stops at the first permanent failure, and with the abort reason once aborted', async () => {
-    const permanentCase: Case = { steps: ['fail', 'range'], minDelayMs: 10, maxDelayMs: 10, randomize: true, maxRetryMs: 1000, attemptMs: 0, abortAt: null, seed: 7 };
+    const permanentCase: Case = {
+      steps: ['fail', 'range'],
+      minDelayMs: 10,
+      maxDelayMs: 10,
+      randomize: true,
+      maxRetryMs: 1000,
+      attemptMs: 0,
+      abortAt: null,
+      seed: 7,
+    };
     expect(await run('retry', permanentCase)).toMatchObject({ attempts: [0, expect.any(Number)], outcome: 'rejected RangeError(bad amount)' });
     const aborted: Case = { steps: ['fail'], minDelayMs: 100, maxDelayMs: 100, randomize: false, maxRetryMs: 10_000, attemptMs: 0, abortAt: 250, seed: 7 };
     expect(await run('retry', aborted)).toEqual({ attempts: [0, 100, 200], outcome: 'rejected aborted', endedAt: 250 });

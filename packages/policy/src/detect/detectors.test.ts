@@ -38,13 +38,18 @@ describe('built-in detectors find what they name', () => {
     ['secret', 'gh ghp_0123456789abcdefghijABCDEFGHIJ012345', 'ghp_0123456789abcdefghijABCDEFGHIJ012345'],
     ['secret', 'slack xoxb-123456789012-abcdefABCDEF', 'xoxb-123456789012-abcdefABCDEF'],
     ['secret', 'google AIzaSyA1234567890abcdefghijklmnopqrstuv', 'AIzaSyA1234567890abcdefghijklmnopqrstuv'],
-    ['secret', 'jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'],
+    [
+      'secret',
+      'jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+      'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+    ],
   ])('%s in %j', (entity, text, value) => {
     expect(found(text)).toEqual([[entity, value]]);
   });
 
   it('finds a PEM private key block whole, header to footer', () => {
-    const pem = '-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu\nKUpRKfFLfRYC9AIKjbJTWit+CqvjWYzvQwECAwEAAQ==\n-----END RSA PRIVATE KEY-----';
+    const pem =
+      '-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu\nKUpRKfFLfRYC9AIKjbJTWit+CqvjWYzvQwECAwEAAQ==\n-----END RSA PRIVATE KEY-----';
     expect(found(`here:\n${pem}\nthanks`)).toEqual([['secret', pem]]);
   });
 
@@ -92,7 +97,10 @@ describe('custom patterns', () => {
     const c = compileCustom({ id: 'employee_id', pattern: 'emp-[0-9]{6}', flags: 'i' });
     expect(c.ok).toBe(true);
     if (!c.ok) return;
-    expect(found('by EMP-123456 and emp-654321, not EMP-12', [c.detector])).toEqual([['employee_id', 'EMP-123456'], ['employee_id', 'emp-654321']]);
+    expect(found('by EMP-123456 and emp-654321, not EMP-12', [c.detector])).toEqual([
+      ['employee_id', 'EMP-123456'],
+      ['employee_id', 'emp-654321'],
+    ]);
   });
 
   it.each([

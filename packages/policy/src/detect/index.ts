@@ -24,5 +24,12 @@ export { ibanValid } from './iban.js';
 
 /** Every built-in detector, by entity type. */
 export const BUILTIN_DETECTORS: Readonly<Record<BuiltinDlpEntity, Detector>> = {
-  email, phone, credit_card: creditCard, iban, us_ssn: usSsn, ipv4, ipv6, secret,
+  email,
+  phone,
+  credit_card: creditCard,
+  iban,
+  us_ssn: usSsn,
+  ipv4,
+  ipv6,
+  secret,
 };

@@ -12,8 +12,36 @@ if (!custom.ok) throw new Error('test pattern');
 const detectors: Detector[] = [...Object.values(BUILTIN_DETECTORS), custom.detector];
 
 const HOSTILE = [
-  'a', '1', '@', 'a@', 'a.', '1 ', '1-', '1.', '+1 ', ':', 'a:', 'f:', '1:', 'sk-', 'sk-a', 'eyJ', 'eyJa.', 'AKIA', 'ghp_', 'xoxb-',
-  '-----BEGIN RSA PRIVATE KEY-----', '-----BEGIN ', 'DE89', 'DE89 ', '4111 ', '(415) ', 'a@b.', 'x@y.com', '1.2.3.4.', 'x',
+  'a',
+  '1',
+  '@',
+  'a@',
+  'a.',
+  '1 ',
+  '1-',
+  '1.',
+  '+1 ',
+  ':',
+  'a:',
+  'f:',
+  '1:',
+  'sk-',
+  'sk-a',
+  'eyJ',
+  'eyJa.',
+  'AKIA',
+  'ghp_',
+  'xoxb-',
+  '-----BEGIN RSA PRIVATE KEY-----',
+  '-----BEGIN ',
+  'DE89',
+  'DE89 ',
+  '4111 ',
+  '(415) ',
+  'a@b.',
+  'x@y.com',
+  '1.2.3.4.',
+  'x',
 ];
 
 describe('linear time on hostile 1 MB inputs', () => {

@@ -9,11 +9,48 @@ const detectors: Detector[] = [...Object.values(BUILTIN_DETECTORS), custom.detec
 
 /** Text made of the characters detectors care about, so random strings often come close to a match. */
 const pieces = fc.constantFrom(
-  'a', 'Z', '0', '1', '4', '9', ' ', '-', '.', ':', '@', '+', '(', ')', '_', '/', '\n', 'é', '🌦️',
-  'sk-', 'AKIA', 'ghp_', 'xoxb-', 'eyJ', '-----BEGIN RSA PRIVATE KEY-----', '-----END RSA PRIVATE KEY-----',
-  'DE89', 'GB82', '::', 'TKT-', '4111', '.com', 'x@y', '192.168.', 'fe80', '555-', '+44 ',
+  'a',
+  'Z',
+  '0',
+  '1',
+  '4',
+  '9',
+  ' ',
+  '-',
+  '.',
+  ':',
+  '@',
+  '+',
+  '(',
+  ')',
+  '_',
+  '/',
+  '\n',
+  'é',
+  '🌦️',
+  'sk-',
+  'AKIA',
+  'ghp_',
+  'xoxb-',
+  'eyJ',
+  '-----BEGIN RSA PRIVATE KEY-----',
+  '-----END RSA PRIVATE KEY-----',
+  'DE89',
+  'GB82',
+  '::',
+  'TKT-',
+  '4111',
+  '.com',
+  'x@y',
+  '192.168.',
+  'fe80',
+  '555-',
+  '+44 ',
 );
-const noisy = fc.oneof(fc.string({ maxLength: 200 }), fc.array(pieces, { maxLength: 80 }).map((xs) => xs.join('')));
+const noisy = fc.oneof(
+  fc.string({ maxLength: 200 }),
+  fc.array(pieces, { maxLength: 80 }).map((xs) => xs.join('')),
+);
 
 describe('every detector on 10,000 random strings', () => {
   it('never throws; spans are in bounds, ordered and disjoint', () => {
@@ -40,9 +77,15 @@ describe('every detector on 10,000 random strings', () => {
 
   it('finds a value wherever it is embedded between separators', () => {
     const values: [string, string][] = [
-      ['email', 'jane.doe@example.org'], ['credit_card', '4111 1111 1111 1111'], ['iban', 'DE89370400440532013000'],
-      ['us_ssn', '536-22-1234'], ['ipv4', '10.20.30.40'], ['ipv6', '2001:db8::1'], ['phone', '+1 415 555 2671'],
-      ['secret', 'AKIAIOSFODNN7EXAMPLE'], ['ticket', 'INC-123456'],
+      ['email', 'jane.doe@example.org'],
+      ['credit_card', '4111 1111 1111 1111'],
+      ['iban', 'DE89370400440532013000'],
+      ['us_ssn', '536-22-1234'],
+      ['ipv4', '10.20.30.40'],
+      ['ipv6', '2001:db8::1'],
+      ['phone', '+1 415 555 2671'],
+      ['secret', 'AKIAIOSFODNN7EXAMPLE'],
+      ['ticket', 'INC-123456'],
     ];
     fc.assert(
       fc.property(fc.constantFrom(...values), fc.string({ maxLength: 40 }), fc.string({ maxLength: 40 }), ([entity, value], pre, post) => {
@@ -58,10 +101,19 @@ describe('every detector on 10,000 random strings', () => {
 describe('format-preserving surrogates', () => {
   const seed = fc.uint8Array({ minLength: 32, maxLength: 32 });
   const cases: [string, string][] = [
-    ['email', 'jane.doe@example.org'], ['credit_card', '4111 1111 1111 1111'], ['credit_card', '378282246310005'],
-    ['iban', 'DE89 3704 0044 0532 0130 00'], ['iban', 'GB82WEST12345698765432'], ['us_ssn', '536-22-1234'],
-    ['ipv4', '10.20.30.40'], ['ipv6', 'fe80::1'], ['phone', '+44 20 7946 0958'], ['phone', '(415) 555-2671'],
-    ['secret', 'sk-proj-abc123DEF456ghi789JKL0mno'], ['secret', 'AKIAIOSFODNN7EXAMPLE'], ['ticket', 'INC-123456'],
+    ['email', 'jane.doe@example.org'],
+    ['credit_card', '4111 1111 1111 1111'],
+    ['credit_card', '378282246310005'],
+    ['iban', 'DE89 3704 0044 0532 0130 00'],
+    ['iban', 'GB82WEST12345698765432'],
+    ['us_ssn', '536-22-1234'],
+    ['ipv4', '10.20.30.40'],
+    ['ipv6', 'fe80::1'],
+    ['phone', '+44 20 7946 0958'],
+    ['phone', '(415) 555-2671'],
+    ['secret', 'sk-proj-abc123DEF456ghi789JKL0mno'],
+    ['secret', 'AKIAIOSFODNN7EXAMPLE'],
+    ['ticket', 'INC-123456'],
   ];
 
   it('are found again as the same entity, pass the checksums, and are pure in the seed', () => {
@@ -80,7 +132,11 @@ describe('format-preserving surrogates', () => {
 
   it('are restored exactly whatever the chunking, holding back at most the longest surrogate', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...cases), { minLength: 1, maxLength: 4 }), seed, fc.array(fc.string({ maxLength: 12 }), { maxLength: 5 }), fc.array(fc.nat(30), { maxLength: 20 }),
+      fc.property(
+        fc.array(fc.constantFrom(...cases), { minLength: 1, maxLength: 4 }),
+        seed,
+        fc.array(fc.string({ maxLength: 12 }), { maxLength: 5 }),
+        fc.array(fc.nat(30), { maxLength: 20 }),
         (values, s, fillers, cuts) => {
           const restore = new Map<string, string>();
           let original = '';
@@ -108,7 +164,8 @@ describe('format-preserving surrogates', () => {
           out += guard.push(model.slice(at));
           out += guard.end();
           expect(out).toBe(original);
-        }),
+        },
+      ),
       { numRuns: 2_000 },
     );
   });

@@ -41,7 +41,13 @@ const SHAPES: readonly Shape[] = [
   ...['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'].map((prefix) => ({ prefix, body: isAlnum, min: 36, max: 255 })),
   { prefix: 'github_pat_', body: (c: number) => isAlnum(c) || c === 95, min: 22, max: 255 },
   { prefix: 'glpat-', body: isB64Url, min: 20, max: 255 },
-  ...['xoxb-', 'xoxa-', 'xoxp-', 'xoxr-', 'xoxs-', 'xoxe-'].map((prefix) => ({ prefix, body: (c: number) => isAlnum(c) || c === 45, min: 10, max: 255, check: mixed })),
+  ...['xoxb-', 'xoxa-', 'xoxp-', 'xoxr-', 'xoxs-', 'xoxe-'].map((prefix) => ({
+    prefix,
+    body: (c: number) => isAlnum(c) || c === 45,
+    min: 10,
+    max: 255,
+    check: mixed,
+  })),
   { prefix: 'AIza', body: isB64Url, min: 35, max: 35 },
 ];
 

@@ -117,8 +117,32 @@ function ipv6(rand: Rand): string {
 }
 
 const SECRET_PREFIXES = [
-  'sk-proj-', 'sk-ant-', 'sk-', 'sk_live_', 'sk_test_', 'rk_live_', 'rk_test_', 'AKIA', 'ASIA', 'ABIA', 'ACCA',
-  'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'glpat-', 'xoxb-', 'xoxa-', 'xoxp-', 'xoxr-', 'xoxs-', 'xoxe-', 'AIza', 'eyJ',
+  'sk-proj-',
+  'sk-ant-',
+  'sk-',
+  'sk_live_',
+  'sk_test_',
+  'rk_live_',
+  'rk_test_',
+  'AKIA',
+  'ASIA',
+  'ABIA',
+  'ACCA',
+  'ghp_',
+  'gho_',
+  'ghu_',
+  'ghs_',
+  'ghr_',
+  'github_pat_',
+  'glpat-',
+  'xoxb-',
+  'xoxa-',
+  'xoxp-',
+  'xoxr-',
+  'xoxs-',
+  'xoxe-',
+  'AIza',
+  'eyJ',
 ];
 
 function secret(value: string, rand: Rand): string {

@@ -67,9 +67,11 @@ export function assemble(text: string, options: { skipUnknownBlocks?: boolean } 
         const block = message.content[message.content.length - 1]!;
         const delta = data['delta'] as Record<string, unknown>;
         if (delta['type'] === 'text_delta' && block['type'] === 'text') block['text'] = `${block['text'] as string}${delta['text'] as string}`;
-        else if (delta['type'] === 'thinking_delta' && block['type'] === 'thinking') block['thinking'] = `${block['thinking'] as string}${delta['thinking'] as string}`;
+        else if (delta['type'] === 'thinking_delta' && block['type'] === 'thinking')
+          block['thinking'] = `${block['thinking'] as string}${delta['thinking'] as string}`;
         else if (delta['type'] === 'signature_delta' && block['type'] === 'thinking') block['signature'] = delta['signature'];
-        else if (delta['type'] === 'input_json_delta' && block['type'] === 'tool_use') json.set(index, (json.get(index) ?? '') + (delta['partial_json'] as string));
+        else if (delta['type'] === 'input_json_delta' && block['type'] === 'tool_use')
+          json.set(index, (json.get(index) ?? '') + (delta['partial_json'] as string));
         else if (delta['type'] === 'citations_delta') break;
         else throw new Error(`delta ${String(delta['type'])} for a ${String(block['type'])} block`);
         break;

@@ -29,18 +29,25 @@ export function splitFrames(bytes: Uint8Array): Uint8Array[] {
 export function stringHeaders(headers: Record<string, string>): MessageHeaders {
   const out: MessageHeaders = {};
   // Own properties even for `__proto__`, as the headers object has them.
-  for (const [name, value] of Object.entries(headers)) Object.defineProperty(out, name, { value: { type: 'string', value }, enumerable: true, writable: true, configurable: true });
+  for (const [name, value] of Object.entries(headers))
+    Object.defineProperty(out, name, { value: { type: 'string', value }, enumerable: true, writable: true, configurable: true });
   return out;
 }
 
 /** One ConverseStream event frame, framed by the reference codec. */
 export function smithyEventFrame(type: string, payload: unknown): Uint8Array {
-  return smithy.encode({ headers: stringHeaders({ ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' }), body: utf8.encode(JSON.stringify(payload)) });
+  return smithy.encode({
+    headers: stringHeaders({ ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' }),
+    body: utf8.encode(JSON.stringify(payload)),
+  });
 }
 
 /** One exception frame, framed by the reference codec. */
 export function smithyExceptionFrame(type: string, message: string): Uint8Array {
-  return smithy.encode({ headers: stringHeaders({ ':exception-type': type, ':content-type': 'application/json', ':message-type': 'exception' }), body: utf8.encode(JSON.stringify({ message })) });
+  return smithy.encode({
+    headers: stringHeaders({ ':exception-type': type, ':content-type': 'application/json', ':message-type': 'exception' }),
+    body: utf8.encode(JSON.stringify({ message })),
+  });
 }
 
 export function concat(parts: Uint8Array[]): Uint8Array {

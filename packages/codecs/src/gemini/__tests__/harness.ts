@@ -19,7 +19,8 @@ export function parseChunks(text: string): Array<Record<string, unknown>> {
   if (!text.endsWith('\r\n\r\n')) {
     const cut = text.lastIndexOf('\r\n\r\n') + 4;
     const tail = text.slice(cut === 3 ? 0 : cut);
-    if (!tail.startsWith('{') || !tail.endsWith('}\n') || tail.endsWith('\n\n')) throw new Error(`a Gemini stream ends with CRLF CRLF or a bare error body: ${tail.slice(0, 80)}`);
+    if (!tail.startsWith('{') || !tail.endsWith('}\n') || tail.endsWith('\n\n'))
+      throw new Error(`a Gemini stream ends with CRLF CRLF or a bare error body: ${tail.slice(0, 80)}`);
     error = JSON.parse(tail) as Record<string, unknown>;
     if (error['error'] === undefined) throw new Error('a bare JSON body after the events is an error body');
     text = text.slice(0, text.length - tail.length);

@@ -81,7 +81,11 @@ export async function httpErrorCell(from: WireFormat, to: WireFormat): Promise<O
 
 function messages(format: WireFormat, wire: Uint8Array): SseMessage[] {
   const out: SseMessage[] = [];
-  const reader = createFrameReader(codecs[format], (m) => out.push(m), () => {});
+  const reader = createFrameReader(
+    codecs[format],
+    (m) => out.push(m),
+    () => {},
+  );
   reader.feed(wire);
   reader.end();
   return out;

@@ -82,7 +82,10 @@ function assertCallSignatures(run: RequestRun, source: Request, from: WireFormat
   }
   expect(calls.every((c) => c.thoughtSignature === undefined)).toBe(true);
   expect(run.warnings.map((w) => w.code)).toEqual(signatures.map(() => 'signature_dropped'));
-  assertNoLeak(run, signatures.filter((s): s is string => s !== undefined));
+  assertNoLeak(
+    run,
+    signatures.filter((s): s is string => s !== undefined),
+  );
   findings.warnings(run.warnings).loss('Gemini thought signatures are not sent to other vendors');
 }
 
@@ -130,7 +133,10 @@ export async function thinkingRequestCell(from: WireFormat, to: WireFormat): Pro
   let dropped = 0;
   for (const { value, issuer } of thinkingRequestOpaque(from)) {
     if (carrier === issuer) {
-      expect(got.opaque.map((o) => o.value), `${issuer} value kept for ${to}`).toContain(value);
+      expect(
+        got.opaque.map((o) => o.value),
+        `${issuer} value kept for ${to}`,
+      ).toContain(value);
     } else {
       dropped++;
       expect(got.opaque.map((o) => o.value)).not.toContain(value);

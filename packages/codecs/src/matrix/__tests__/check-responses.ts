@@ -5,7 +5,17 @@ import type { WireFormat } from '../../ir/wire-format.js';
 import { foldSignature } from '../../shared/tool-call-id.js';
 import { OPAQUE_CARRIER, USAGE_KINDS, projectUsage } from './capabilities.js';
 import { assertEcho, clientCalls } from './echo.js';
-import { ANSWER, REASONING_TEXT, USAGE, parallelResponse, textResponse, thinkingResponse, thinkingResponseOpaque, toolResponse, usageResponse } from './fixtures.js';
+import {
+  ANSWER,
+  REASONING_TEXT,
+  USAGE,
+  parallelResponse,
+  textResponse,
+  thinkingResponse,
+  thinkingResponseOpaque,
+  toolResponse,
+  usageResponse,
+} from './fixtures.js';
 import { runResponse } from './io.js';
 import { Findings, type Outcome } from './outcome.js';
 import { leakForms, semanticOf, type Semantic, type ToolCallView } from './semantic.js';
@@ -49,7 +59,8 @@ async function toolCell(from: WireFormat, to: WireFormat, make: typeof toolRespo
   expect(run.warnings).toEqual([]);
   assertCallsAndEcho(from, to, reference, clientCalls(to, run.wire));
   const findings = new Findings();
-  if (from === GEMINI && to !== GEMINI) findings.info('Gemini thought signatures travel folded into the tool-call ids the client echoes, and are restored on its next request');
+  if (from === GEMINI && to !== GEMINI)
+    findings.info('Gemini thought signatures travel folded into the tool-call ids the client echoes, and are restored on its next request');
   return findings.outcome();
 }
 
@@ -72,7 +83,10 @@ export function assertOpaque(
   let dropped = 0;
   for (const { value, issuer } of opaque) {
     if (OPAQUE_CARRIER[to] === issuer) {
-      expect(got.opaque.map((o) => o.value), `${issuer} value shown to the ${to} client`).toContain(value);
+      expect(
+        got.opaque.map((o) => o.value),
+        `${issuer} value shown to the ${to} client`,
+      ).toContain(value);
     } else {
       dropped++;
       for (const form of leakForms(value)) expect(wire.includes(form), `${form} leaked to the ${to} client`).toBe(false);

@@ -37,7 +37,8 @@ async function toolCell(from: WireFormat, to: WireFormat, events: StreamEvent[],
   expect(got.finish?.unified).toBe('tool_calls');
   assertCallsAndEcho(from, to, reference, got.toolCalls);
   const findings = new Findings();
-  if (from === GEMINI && to !== GEMINI) findings.info('Gemini thought signatures travel folded into the tool-call ids the client echoes, and are restored on its next request');
+  if (from === GEMINI && to !== GEMINI)
+    findings.info('Gemini thought signatures travel folded into the tool-call ids the client echoes, and are restored on its next request');
   return findings.outcome();
 }
 
@@ -58,7 +59,11 @@ export async function thinkingStreamCell(from: WireFormat, to: WireFormat): Prom
   expect(got.finish?.unified).toBe('stop');
   const findings = new Findings();
   // The reference shows what the source stream really carried (all of the fixture's values).
-  expect(reference.opaque.map((o) => o.value).sort()).toEqual(thinkingResponseOpaque(from).map((o) => o.value).sort());
+  expect(reference.opaque.map((o) => o.value).sort()).toEqual(
+    thinkingResponseOpaque(from)
+      .map((o) => o.value)
+      .sort(),
+  );
   assertOpaque(to, run.wire, got, thinkingResponseOpaque(from), findings, from);
   return findings.outcome();
 }

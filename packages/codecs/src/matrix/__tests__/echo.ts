@@ -30,14 +30,18 @@ export function clientCalls(format: WireFormat, body: Json): ToolCallView[] {
     case 'gemini_generate_content': {
       // A Gemini client (google-genai) echoes the model's parts verbatim, thought signatures included.
       const content = codecs.gemini_generate_content.decodeResponse(structuredClone(body)).response.content;
-      return content.filter((p): p is ToolCallPart => p.type === 'tool_call').map((p) => {
-        const view: ToolCallView = { id: p.id, name: p.name, args: parseArgs(p.arguments) };
-        if (p.thoughtSignature !== undefined) view.thoughtSignature = p.thoughtSignature;
-        return view;
-      });
+      return content
+        .filter((p): p is ToolCallPart => p.type === 'tool_call')
+        .map((p) => {
+          const view: ToolCallView = { id: p.id, name: p.name, args: parseArgs(p.arguments) };
+          if (p.thoughtSignature !== undefined) view.thoughtSignature = p.thoughtSignature;
+          return view;
+        });
     }
     case 'bedrock_converse':
-      return ((j.output?.message?.content ?? []) as any[]).filter((b) => b.toolUse !== undefined).map((b) => ({ id: b.toolUse.toolUseId, name: b.toolUse.name, args: b.toolUse.input }));
+      return ((j.output?.message?.content ?? []) as any[])
+        .filter((b) => b.toolUse !== undefined)
+        .map((b) => ({ id: b.toolUse.toolUseId, name: b.toolUse.name, args: b.toolUse.input }));
   }
 }
 
@@ -55,7 +59,10 @@ export function echoRequest(client: WireFormat, calls: ToolCallView[]): Request 
     messages: [
       { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
       { role: 'assistant', content: assistant },
-      { role: 'tool', content: calls.map((c) => ({ type: 'tool_result' as const, toolCallId: c.id, content: [{ type: 'text' as const, text: resultFor(c.name) }] })) },
+      {
+        role: 'tool',
+        content: calls.map((c) => ({ type: 'tool_result' as const, toolCallId: c.id, content: [{ type: 'text' as const, text: resultFor(c.name) }] })),
+      },
     ],
     tools: TOOLS,
     stream: false,

@@ -16,8 +16,7 @@ import { errorInfo, type ErrorInfo } from '../../errors/gateway-error.js';
 import { foldSignature, syntheticCallId } from '../../shared/tool-call-id.js';
 import { UPSTREAM_MODEL } from './io.js';
 
-const bytesToBase64 = (n: number, seed: number) =>
-  btoa(String.fromCharCode(...Array.from({ length: n }, (_, i) => (i * 151 + seed * 17 + 3) % 256)));
+const bytesToBase64 = (n: number, seed: number) => btoa(String.fromCharCode(...Array.from({ length: n }, (_, i) => (i * 151 + seed * 17 + 3) % 256)));
 
 const RESPONSE_ID_GEMINI = 'g5YoaezOBeyrqtsPwYqL2Q8';
 
@@ -413,12 +412,21 @@ export const PARTIAL = 'The answer starts like th';
 
 /** A stream that fails after some text: the upstream's in-stream error event. */
 export function errorStream(format: WireFormat, error: ErrorInfo): StreamEvent[] {
-  return [start(format, SMALL_USAGE), { type: 'block_start', index: 0, block: { kind: 'text' } }, ...pieces(PARTIAL).map((t): StreamEvent => ({ type: 'text_delta', index: 0, text: t })), { type: 'error', error }];
+  return [
+    start(format, SMALL_USAGE),
+    { type: 'block_start', index: 0, block: { kind: 'text' } },
+    ...pieces(PARTIAL).map((t): StreamEvent => ({ type: 'text_delta', index: 0, text: t })),
+    { type: 'error', error },
+  ];
 }
 
 /** The same stream, cut off: no terminal event at all (the connection dropped). */
 export function cutStream(format: WireFormat): StreamEvent[] {
-  return [start(format, SMALL_USAGE), { type: 'block_start', index: 0, block: { kind: 'text' } }, ...pieces(PARTIAL).map((t): StreamEvent => ({ type: 'text_delta', index: 0, text: t }))];
+  return [
+    start(format, SMALL_USAGE),
+    { type: 'block_start', index: 0, block: { kind: 'text' } },
+    ...pieces(PARTIAL).map((t): StreamEvent => ({ type: 'text_delta', index: 0, text: t })),
+  ];
 }
 
 /** Upstream errors, as canonical errors the source codec renders into its own error body. */

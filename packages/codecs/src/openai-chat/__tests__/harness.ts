@@ -19,7 +19,10 @@ export const translateChunks = reencodeChunks;
 /** The JSON payloads of an SSE text (`[DONE]` kept as the string). */
 export function payloads(sse: string): unknown[] {
   const out: unknown[] = [];
-  const reader = createSseReader((m) => out.push(m.data === '[DONE]' ? '[DONE]' : JSON.parse(m.data)), () => {});
+  const reader = createSseReader(
+    (m) => out.push(m.data === '[DONE]' ? '[DONE]' : JSON.parse(m.data)),
+    () => {},
+  );
   reader.feed(sse);
   reader.end();
   return out;

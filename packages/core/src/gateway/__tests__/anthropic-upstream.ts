@@ -48,7 +48,9 @@ export function registry(extra: { geminiRoute?: boolean; geminiDeployment?: bool
               brand: 'google',
               entry_formats: ['openai_chat'],
               capabilities: { max_output_tokens: 1000 },
-              deployments: [{ id: 'flash@google', provider: 'google', format: 'gemini_generate_content', upstream_model: 'gemini-2.5-flash', pricing: PRICING }],
+              deployments: [
+                { id: 'flash@google', provider: 'google', format: 'gemini_generate_content', upstream_model: 'gemini-2.5-flash', pricing: PRICING },
+              ],
             },
           }
         : {}),
@@ -68,7 +70,17 @@ export function anthropicUpstream() {
     seen.push({ url: request.url, headers: request.headers, body });
     if (body.stream === true) {
       const events = [
-        sse('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, usage: { input_tokens: 12, output_tokens: 1 } } }),
+        sse('message_start', {
+          message: {
+            id: 'msg_1',
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-sonnet-4-5',
+            content: [],
+            stop_reason: null,
+            usage: { input_tokens: 12, output_tokens: 1 },
+          },
+        }),
         sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
         sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hello from' } }),
         sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: ' Claude' } }),
@@ -94,4 +106,3 @@ export function anthropicUpstream() {
   }) as typeof fetch;
   return { fetch: fetchImpl, seen };
 }
-

@@ -12,7 +12,10 @@ import type { RegistryFileInput } from '../../registry/index.js';
 export const PRICING = { unit: 'usd_per_mtok', input: '1', output: '10' } as const;
 
 export function billingRegistry(options: { contextWindow?: number; maxOutputTokens?: number } = {}): RegistryFileInput {
-  const capabilities = { max_output_tokens: options.maxOutputTokens ?? 4000, ...(options.contextWindow === undefined ? {} : { context_window: options.contextWindow }) };
+  const capabilities = {
+    max_output_tokens: options.maxOutputTokens ?? 4000,
+    ...(options.contextWindow === undefined ? {} : { context_window: options.contextWindow }),
+  };
   const model = (brand: string, format: WireFormat, provider: string, upstream: string) => ({
     brand,
     entry_formats: [format],
@@ -83,7 +86,10 @@ export function billingUpstream() {
     if (state.gate !== null) await state.gate;
     if (state.failNext) {
       state.failNext = false;
-      return new Response(JSON.stringify({ error: { message: 'boom', type: 'server_error', code: null } }), { status: 500, headers: { 'content-type': 'application/json' } });
+      return new Response(JSON.stringify({ error: { message: 'boom', type: 'server_error', code: null } }), {
+        status: 500,
+        headers: { 'content-type': 'application/json' },
+      });
     }
     const url = new URL(request.url);
     if (url.pathname === '/v1/chat/completions') {
@@ -94,20 +100,33 @@ export function billingUpstream() {
         const chunk = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
         const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-upstream' };
         const text =
-          Array.from({ length: n }, (_, index) => chunk({ ...base, choices: [{ index, delta: { role: 'assistant', content: `choice ${index}` }, finish_reason: null }] })).join('') +
+          Array.from({ length: n }, (_, index) =>
+            chunk({ ...base, choices: [{ index, delta: { role: 'assistant', content: `choice ${index}` }, finish_reason: null }] }),
+          ).join('') +
           Array.from({ length: n }, (_, index) => chunk({ ...base, choices: [{ index, delta: {}, finish_reason: 'length' }] })).join('') +
           chunk({ ...base, choices: [], usage: { prompt_tokens: PROMPT_TOKENS, completion_tokens: n * per, total_tokens: PROMPT_TOKENS + n * per } }) +
           'data: [DONE]\n\n';
         return new Response(text, { status: 200, headers: { 'content-type': 'text/event-stream' } });
       }
       const choices = Array.from({ length: n }, (_, index) => ({ index, finish_reason: 'length', message: { role: 'assistant', content: `choice ${index}` } }));
-      return json({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-upstream', choices, usage: { prompt_tokens: PROMPT_TOKENS, completion_tokens: n * per, total_tokens: PROMPT_TOKENS + n * per } });
+      return json({
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        created: 1,
+        model: 'gpt-upstream',
+        choices,
+        usage: { prompt_tokens: PROMPT_TOKENS, completion_tokens: n * per, total_tokens: PROMPT_TOKENS + n * per },
+      });
     }
     if (url.pathname === '/v1/responses') {
       const per = used(Number(body.max_output_tokens ?? 16));
       bill(PROMPT_TOKENS, per);
       return json({
-        id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model: 'gpt-resp-upstream',
+        id: 'resp_1',
+        object: 'response',
+        created_at: 1,
+        status: 'completed',
+        model: 'gpt-resp-upstream',
         output: [{ id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'ok', annotations: [] }] }],
         usage: { input_tokens: PROMPT_TOKENS, output_tokens: per, total_tokens: PROMPT_TOKENS + per },
       });
@@ -117,14 +136,27 @@ export function billingUpstream() {
       const n = typeof config.candidateCount === 'number' ? config.candidateCount : 1;
       const per = used(Number(config.maxOutputTokens ?? 16));
       bill(PROMPT_TOKENS, n * per);
-      const candidates = Array.from({ length: n }, (_, index) => ({ index, finishReason: 'MAX_TOKENS', content: { role: 'model', parts: [{ text: `candidate ${index}` }] } }));
-      return json({ candidates, modelVersion: 'gemini-upstream', usageMetadata: { promptTokenCount: PROMPT_TOKENS, candidatesTokenCount: n * per, totalTokenCount: PROMPT_TOKENS + n * per } });
+      const candidates = Array.from({ length: n }, (_, index) => ({
+        index,
+        finishReason: 'MAX_TOKENS',
+        content: { role: 'model', parts: [{ text: `candidate ${index}` }] },
+      }));
+      return json({
+        candidates,
+        modelVersion: 'gemini-upstream',
+        usageMetadata: { promptTokenCount: PROMPT_TOKENS, candidatesTokenCount: n * per, totalTokenCount: PROMPT_TOKENS + n * per },
+      });
     }
     const per = used(Number(body.max_tokens ?? 16));
     bill(PROMPT_TOKENS, per);
     return json({
-      id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-upstream', content: [{ type: 'text', text: 'ok' }],
-      stop_reason: 'max_tokens', usage: { input_tokens: PROMPT_TOKENS, output_tokens: per },
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-upstream',
+      content: [{ type: 'text', text: 'ok' }],
+      stop_reason: 'max_tokens',
+      usage: { input_tokens: PROMPT_TOKENS, output_tokens: per },
     });
   }) as typeof fetch;
   return { fetch: fetchImpl, state };

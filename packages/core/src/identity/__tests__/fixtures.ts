@@ -47,5 +47,4 @@ export function bearer(token: string, extra: Record<string, string> = {}): Reque
   });
 }
 
-export const b64url = (obj: unknown): string =>
-  btoa(JSON.stringify(obj)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+export const b64url = (obj: unknown): string => btoa(JSON.stringify(obj)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');

@@ -113,7 +113,13 @@ const BASE = {
       tags: ['gpt', 'frontier'],
       capabilities: { context_window: 400000, max_output_tokens: 128000 },
       deployments: [
-        { id: 'gpt-5@chat', provider: 'openai', format: 'openai_chat', upstream_model: 'gpt-5', pricing: { unit: 'usd_per_mtok', input: 1.25, output: 10, cache_read: 0.125 } },
+        {
+          id: 'gpt-5@chat',
+          provider: 'openai',
+          format: 'openai_chat',
+          upstream_model: 'gpt-5',
+          pricing: { unit: 'usd_per_mtok', input: 1.25, output: 10, cache_read: 0.125 },
+        },
         { id: 'gpt-5@responses', provider: 'openai', format: 'openai_responses', upstream_model: 'gpt-5', pricing: pricing('1.25', '10') },
       ],
     },
@@ -122,7 +128,9 @@ const BASE = {
       entry_formats: ['gemini_generate_content'],
       aliases: ['gemini-2.5-flash'],
       capabilities: { context_window: 1048576, max_output_tokens: 65536 },
-      deployments: [{ id: 'flash@google', provider: 'google', format: 'gemini_generate_content', upstream_model: 'gemini-2.5-flash', pricing: pricing('0.30', '2.50') }],
+      deployments: [
+        { id: 'flash@google', provider: 'google', format: 'gemini_generate_content', upstream_model: 'gemini-2.5-flash', pricing: pricing('0.30', '2.50') },
+      ],
     },
     'llama-local': {
       brand: 'meta',

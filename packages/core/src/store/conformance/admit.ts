@@ -10,7 +10,11 @@ export function admitTests(test: Register): void {
     await store.settle({ id: k('earlier'), charges: [{ counter: k('c:user'), amount: 30 }] });
     const limit = cap(k('user'), 100, [k('c:user')]);
     const bucket = { key: k('rpm'), limit: 2, windowMs: HOUR, cost: 1 };
-    const result = await admit({ buckets: [bucket], counters: [k('c:user'), k('c:none')], reserve: { id: k('r1'), amount: 50, ttlMs: LONG, constraints: [limit] } });
+    const result = await admit({
+      buckets: [bucket],
+      counters: [k('c:user'), k('c:none')],
+      reserve: { id: k('r1'), amount: 50, ttlMs: LONG, constraints: [limit] },
+    });
     expect(result).toEqual({ rate: { ok: true, windows: [expect.any(Number)] }, counters: { [k('c:user')]: 30, [k('c:none')]: 0 }, reserve: { ok: true } });
     expect(await store.getHeld([limit.key])).toEqual({ [limit.key]: 50 });
     // The bucket was taken: one unit of two is left.
@@ -42,7 +46,11 @@ export function admitTests(test: Register): void {
     const limit = cap(k('user'), 100, [k('c:user')]);
     const bucket = { key: k('rpm'), limit: 1, windowMs: HOUR, cost: 1 };
     const result = await admit({ buckets: [bucket], counters: [k('c:user')], reserve: { id: k('r1'), amount: 10, ttlMs: LONG, constraints: [limit] } });
-    expect(result).toEqual({ rate: { ok: true, windows: [expect.any(Number)] }, counters: { [k('c:user')]: 95 }, reserve: { ok: false, key: limit.key, limit: 100, committed: 95, held: 0 } });
+    expect(result).toEqual({
+      rate: { ok: true, windows: [expect.any(Number)] },
+      counters: { [k('c:user')]: 95 },
+      reserve: { ok: false, key: limit.key, limit: 100, committed: 95, held: 0 },
+    });
     expect(await store.getHeld([limit.key])).toEqual({ [limit.key]: 0 });
     expect(await store.hitRate([bucket])).toMatchObject({ ok: false, key: bucket.key });
   });
@@ -50,7 +58,11 @@ export function admitTests(test: Register): void {
   test('without buckets or a reservation it only reads the counters', async ({ store, k }) => {
     const admit = store.admit!.bind(store);
     await store.settle({ id: k('earlier'), charges: [{ counter: k('c'), amount: 7 }] });
-    expect(await admit({ buckets: [], counters: [k('c')], reserve: null })).toEqual({ rate: { ok: true, windows: [] }, counters: { [k('c')]: 7 }, reserve: null });
+    expect(await admit({ buckets: [], counters: [k('c')], reserve: null })).toEqual({
+      rate: { ok: true, windows: [] },
+      counters: { [k('c')]: 7 },
+      reserve: null,
+    });
   });
 
   test('reserving an id that is already held is an error, and takes nothing', async ({ store, k }) => {
@@ -58,7 +70,9 @@ export function admitTests(test: Register): void {
     const limit = cap(k('user'), 100, [k('c:user')]);
     const bucket = { key: k('rpm'), limit: 1, windowMs: HOUR, cost: 1 };
     expect(await store.reserve({ id: k('r1'), amount: 10, ttlMs: LONG, constraints: [limit] })).toEqual({ ok: true });
-    await expect(admit({ buckets: [bucket], counters: [], reserve: { id: k('r1'), amount: 10, ttlMs: LONG, constraints: [limit] } })).rejects.toThrow(/already held/);
+    await expect(admit({ buckets: [bucket], counters: [], reserve: { id: k('r1'), amount: 10, ttlMs: LONG, constraints: [limit] } })).rejects.toThrow(
+      /already held/,
+    );
     expect(await store.hitRate([bucket])).toMatchObject({ ok: true });
     expect(await store.getHeld([limit.key])).toEqual({ [limit.key]: 10 });
   });

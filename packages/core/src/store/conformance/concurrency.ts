@@ -4,9 +4,7 @@ import { LONG, cap, type Register } from './context.js';
 export function concurrencyTests(test: Register): void {
   test('50 concurrent reserves against one cap admit exactly floor(limit / amount)', async ({ store, k }) => {
     const c = cap(k('cap'), 1000, [k('c')]);
-    const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => store.reserve({ id: k(`r${i}`), amount: 30, ttlMs: LONG, constraints: [c] })),
-    );
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => store.reserve({ id: k(`r${i}`), amount: 30, ttlMs: LONG, constraints: [c] })));
     expect(results.filter((r) => r.ok)).toHaveLength(33);
     expect(await store.getHeld([c.key])).toEqual({ [c.key]: 990 });
   });
@@ -15,9 +13,7 @@ export function concurrencyTests(test: Register): void {
     const team = cap(k('team'), 700, [k('c:a'), k('c:b')]);
     const users = [cap(k('user:a'), 500, [k('c:a')]), cap(k('user:b'), 500, [k('c:b')])] as const;
     const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) =>
-        store.reserve({ id: k(`r${i}`), amount: 30, ttlMs: LONG, constraints: [users[i % 2]!, team] }),
-      ),
+      Array.from({ length: 50 }, (_, i) => store.reserve({ id: k(`r${i}`), amount: 30, ttlMs: LONG, constraints: [users[i % 2]!, team] })),
     );
     const admitted = (u: number) => results.filter((r, i) => r.ok && i % 2 === u).length;
     expect(admitted(0) + admitted(1)).toBe(23); // floor(700 / 30); each user alone fits 16
@@ -30,9 +26,7 @@ export function concurrencyTests(test: Register): void {
   test('concurrent settles of one id charge once', async ({ store, k }) => {
     const c = cap(k('cap'), 1000, [k('c')]);
     await store.reserve({ id: k('r'), amount: 100, ttlMs: LONG, constraints: [c] });
-    const results = await Promise.all(
-      Array.from({ length: 10 }, () => store.settle({ id: k('r'), charges: [{ counter: k('c'), amount: 7 }] })),
-    );
+    const results = await Promise.all(Array.from({ length: 10 }, () => store.settle({ id: k('r'), charges: [{ counter: k('c'), amount: 7 }] })));
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await store.getCounters([k('c')])).toEqual({ [k('c')]: 7 });
   });

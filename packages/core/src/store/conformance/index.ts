@@ -45,11 +45,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * it returns is closed after the test; keys are random per test so a shared backend can run
  * the suite repeatedly and concurrently with other suites.
  */
-export function describeStoreConformance(
-  name: string,
-  makeStore: MakeStore,
-  options: StoreConformanceOptions = {},
-): void {
+export function describeStoreConformance(name: string, makeStore: MakeStore, options: StoreConformanceOptions = {}): void {
   const realClock = options.realClock ?? false;
   const ttl = realClock ? (options.realTtlMs ?? 400) : 10_000;
   const timeout = realClock ? 12 * ttl + 10_000 : 10_000;
@@ -90,4 +86,3 @@ export function describeStoreConformance(
     if (options.admit ?? true) describe('admit: rate, counters and reservation in one step', () => admitTests(test));
   });
 }
-

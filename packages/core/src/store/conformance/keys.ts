@@ -44,7 +44,9 @@ export function keyTests(test: Register): void {
     expect(await store.getHeld(keys.map((x) => x.cap))).toEqual(Object.fromEntries(keys.map((x) => [x.cap, 0])));
     // Each cap is full and each bucket taken, for that principal only.
     for (const [i, x] of keys.entries()) {
-      expect(await store.reserve({ id: k(`again${i}`), amount: 1, ttlMs: LONG, constraints: [{ key: x.cap, limit: 100, counters: [x.counter] }] })).toMatchObject({ ok: false, committed: 100 });
+      expect(
+        await store.reserve({ id: k(`again${i}`), amount: 1, ttlMs: LONG, constraints: [{ key: x.cap, limit: 100, counters: [x.counter] }] }),
+      ).toMatchObject({ ok: false, committed: 100 });
       expect(await store.hitRate([{ key: x.bucket, limit: 1, windowMs: 3_600_000, cost: 1 }])).toMatchObject({ ok: false, key: x.bucket });
     }
   });

@@ -31,7 +31,9 @@ export function poolTests(test: Register, admit: boolean): void {
     expect(await store.settle({ id: k('r2'), charges: charges(k, 'ann', 'b', 20) })).toBe(true);
     expect(await store.getHeld(mine.map((c) => c.key))).toEqual(Object.fromEntries(mine.map((c) => [c.key, 0])));
     expect(await store.getCounters([k('c:bu:payments:a'), k('c:bu:payments:b'), k('c:user:ann:b')])).toEqual({
-      [k('c:bu:payments:a')]: 250, [k('c:bu:payments:b')]: 20, [k('c:user:ann:b')]: 20,
+      [k('c:bu:payments:a')]: 250,
+      [k('c:bu:payments:b')]: 20,
+      [k('c:user:ann:b')]: 20,
     });
   });
 
@@ -92,8 +94,12 @@ export function poolTests(test: Register, admit: boolean): void {
 
   test('a charge with its own TTL expires on it; the others keep the settle’s', async ({ store, k, advance, ttl }) => {
     await store.settle({
-      id: k('r'), counterTtlMs: LONG,
-      charges: [{ counter: k('c:bucket'), amount: 5, ttlMs: ttl }, { counter: k('c:month'), amount: 7 }],
+      id: k('r'),
+      counterTtlMs: LONG,
+      charges: [
+        { counter: k('c:bucket'), amount: 5, ttlMs: ttl },
+        { counter: k('c:month'), amount: 7 },
+      ],
     });
     expect(await store.getCounters([k('c:bucket'), k('c:month')])).toEqual({ [k('c:bucket')]: 5, [k('c:month')]: 7 });
     await advance(ttl * 1.5);
@@ -101,7 +107,9 @@ export function poolTests(test: Register, admit: boolean): void {
   });
 
   test('rejects a malformed per-constraint amount or charge TTL', async ({ store, k }) => {
-    await expect(store.reserve({ id: k('r'), amount: 1, ttlMs: LONG, constraints: [{ key: k('x'), limit: 1, counters: [], amount: -1 }] })).rejects.toThrow(RangeError);
+    await expect(store.reserve({ id: k('r'), amount: 1, ttlMs: LONG, constraints: [{ key: k('x'), limit: 1, counters: [], amount: -1 }] })).rejects.toThrow(
+      RangeError,
+    );
     await expect(store.settle({ id: k('s'), charges: [{ counter: k('c'), amount: 1, ttlMs: 0 }] })).rejects.toThrow(RangeError);
   });
 

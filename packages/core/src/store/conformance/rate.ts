@@ -114,7 +114,9 @@ export function rateAdjustmentTests(test: Register): void {
     const taken = await store.hitRate([{ key: k('tpm'), limit: 100, windowMs: HOUR, cost: 80 }]);
     const start = taken.ok ? taken.windows![0]! : 0;
     await store.reserve({ id: k('r'), amount: 50, ttlMs: LONG, constraints: [cap(k('cap'), 100, [k('c')])] });
-    expect(await store.settle({ id: k('r'), charges: [{ counter: k('c'), amount: 7 }], rate: [{ key: k('tpm'), windowMs: HOUR, start, delta: -70 }] })).toBe(true);
+    expect(await store.settle({ id: k('r'), charges: [{ counter: k('c'), amount: 7 }], rate: [{ key: k('tpm'), windowMs: HOUR, start, delta: -70 }] })).toBe(
+      true,
+    );
     expect(await store.getCounters([k('c')])).toEqual({ [k('c')]: 7 });
     expect(await store.getHeld([k('cap')])).toEqual({ [k('cap')]: 0 });
     expect(await store.hitRate([{ key: k('tpm'), limit: 100, windowMs: HOUR, cost: 90 }])).toMatchObject({ ok: true });

@@ -33,7 +33,13 @@ export function reserveTests(test: Register): void {
   test('admits committed + held + amount == limit and refuses one more', async ({ store, k }) => {
     const limit = cap(k('cap'), 100, [k('c1'), k('c2')]);
     expect(await store.reserve({ id: k('r0'), amount: 30, ttlMs: LONG, constraints: [limit] })).toEqual({ ok: true });
-    await store.settle({ id: k('r0'), charges: [{ counter: k('c1'), amount: 10 }, { counter: k('c2'), amount: 20 }] });
+    await store.settle({
+      id: k('r0'),
+      charges: [
+        { counter: k('c1'), amount: 10 },
+        { counter: k('c2'), amount: 20 },
+      ],
+    });
     expect(await store.reserve({ id: k('r1'), amount: 20, ttlMs: LONG, constraints: [limit] })).toEqual({ ok: true });
 
     const over = await store.reserve({ id: k('r2'), amount: 51, ttlMs: LONG, constraints: [limit] });
