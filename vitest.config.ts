@@ -10,6 +10,7 @@ const alias = [
   { find: /^@tollgate\/core\/dlp$/, replacement: src('./packages/core/src/dlp/index.ts') },
   { find: /^@tollgate\/core\/telemetry$/, replacement: src('./packages/core/src/telemetry/index.ts') },
   { find: /^@tollgate\/core\/jwt$/, replacement: src('./packages/core/src/jwt.ts') },
+  { find: /^@tollgate\/core\/content$/, replacement: src('./packages/core/src/content.ts') },
   { find: /^@tollgate\/core\/testing$/, replacement: src('./packages/core/src/testing.ts') },
   { find: /^@tollgate\/core\/minimal$/, replacement: src('./packages/core/src/minimal.ts') },
   { find: /^@tollgate\/core\/aws-sigv4$/, replacement: src('./packages/core/src/aws-sigv4.ts') },

@@ -66,8 +66,9 @@ function chunks(text: string): string[] {
 function sse(events: StreamEvent[]): string {
   const encoder = codec.createStreamEncoder({ model: 'claude-via-gateway' });
   let out = '';
-  for (const e of events) encoder.encode(e, (t) => (out += t));
-  encoder.end((t) => (out += t));
+  const text = (t: string | Uint8Array) => (typeof t === 'string' ? t : new TextDecoder().decode(t));
+  for (const e of events) encoder.encode(e, (t) => (out += text(t)));
+  encoder.end((t) => (out += text(t)));
   return out;
 }
 

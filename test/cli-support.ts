@@ -31,11 +31,11 @@ export function spawnTs(args: string[], options: { env?: Record<string, string>;
   });
   const out = { stdout: '', stderr: '' };
   const waiters: Array<() => void> = [];
-  child.stdout!.on('data', (c: Buffer) => {
+  child.stdout.on('data', (c: Buffer) => {
     out.stdout += c.toString('utf8');
     for (const w of [...waiters]) w();
   });
-  child.stderr!.on('data', (c: Buffer) => {
+  child.stderr.on('data', (c: Buffer) => {
     out.stderr += c.toString('utf8');
     for (const w of [...waiters]) w();
   });

@@ -270,7 +270,7 @@ describe('tollgate serve with telemetry', () => {
     const stallUrl = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}`;
     const file = writeService({ usage: 'stdout', log: { access: 'stdout' } });
     const registry = registryFor(upstream.url, slow.url);
-    registry.providers.openai = { ...registry.providers.openai!, base_url: `${stallUrl}/openai` };
+    registry.providers.openai = { ...registry.providers.openai, base_url: `${stallUrl}/openai` };
     writeFileSync(join(file, '..', 'registry.yaml'), stringify(registry));
     const p = spawnTs([CLI, 'serve', '--config', file], { env: SECRETS });
     try {

@@ -18,7 +18,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type UsageRecord, type RegistryFileInput } from '@tollgate/core';
-import { codecs, countTokensCodecs, type Request as IRRequest, type StreamEvent, type Usage, type WireFormat } from '@tollgate/codecs';
+import { codecs, countTokensCodecs, type Request as IRRequest, type StreamEvent, type Usage } from '@tollgate/codecs';
 import { pendingOutput } from '../packages/codecs/src/stream-framing.js';
 import { AWS_KEYS } from './support/aws.js';
 import { keysFor, SECRETS } from './support/gateway-fixture.js';
@@ -327,7 +327,7 @@ describe.each(BACKENDS)('Claude Code → $model ($format)', ({ format, model }) 
       usage: { input: usage.input, output: usage.output, cache_read: usage.cacheRead, cache_write: usage.cacheWrite, measured: true },
     });
 
-    messages.push({ role: 'assistant', content: first.message.content as Anthropic.ContentBlockParam[] });
+    messages.push({ role: 'assistant', content: first.message.content });
     messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'README.md\nsrc' }] });
     const second = await turn();
     expect(second.message.stop_reason).toBe('end_turn');

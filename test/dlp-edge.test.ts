@@ -90,12 +90,7 @@ describe('edge handler, minimal bundle', () => {
       usage: (r) => void minimalRecords.push(r),
     });
     closers.push(() => handler.close({ drainMs: 100 }));
-    const openai = new OpenAI({
-      apiKey: key,
-      baseURL: 'http://edge/v1',
-      fetch: (input, init) => handler(new Request(input as string, init as RequestInit)),
-      maxRetries: 0,
-    });
+    const openai = new OpenAI({ apiKey: key, baseURL: 'http://edge/v1', fetch: (input, init) => handler(new Request(input, init)), maxRetries: 0 });
     const from = seen.length;
     for (const stream of [false, true]) {
       let text = '';

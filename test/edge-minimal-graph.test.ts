@@ -2,7 +2,8 @@
  * What the minimal Worker bundles: `examples/edge-worker` (createWorker of
  * `@tollgate/adapters-edge/minimal` with two codecs), bundled as Worker tooling does, holds no
  * code of the parts the minimal entry takes only when given (OpenTelemetry, the DLP engine and
- * the answer scanning it drives, JWT verification with jose). The same Worker on the root entry
+ * the answer scanning it drives, JWT verification with jose, tool allow lists and policy
+ * prompts). The same Worker on the root entry
  * holds each of them, so a pattern below that stopped matching anything would fail here too.
  * Neither entry holds the schema descriptions or the JSON Schema generator. Its size against the
  * 80 KiB target is a bench (test/bench/edge-bundle.bench.ts), not a test.
@@ -21,6 +22,7 @@ const OPT_IN: Record<string, RegExp> = {
   'DLP text walking': /^packages\/core\/src\/gateway\/ir-texts\.ts$/,
   jose: /^node_modules\/jose\//,
   'JWT verification, key sets and claims': /^packages\/core\/src\/identity\/(jwt|jwks|claims|jose)\.ts$/,
+  'tool allow lists and policy prompts (content engine)': /^packages\/core\/src\/content\/|^packages\/policy\/src\/(tools|prompts)\.ts$/,
 };
 
 /** Code no Worker runs: the documented schema sources (validation uses their runtime copies) and JSON Schema generation. */

@@ -1,4 +1,3 @@
-import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, createMemoryStore, type PolicyFileInput, type UsageRecord } from '@tollgate/core';
 import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';

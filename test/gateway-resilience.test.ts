@@ -183,9 +183,9 @@ describe('streams: cancellation and upstream failure after commit', () => {
       anthropic: () => chunkedResponse([fixtureText('anthropic-messages/stream-error-overloaded-midstream.sse')]),
     });
     const stream = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }], stream: true });
-    let text = '';
     const run = async () => {
-      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      // Read the stream to its failure; what arrived before it is not asserted here.
+      for await (const _chunk of stream);
     };
     await expect(run()).rejects.toThrow(/overloaded/i);
     await until(records, 1);

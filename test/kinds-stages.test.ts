@@ -162,7 +162,7 @@ describe('embeddings: every text input is scanned before it leaves', () => {
   });
 
   it('shadow mode: sent unchanged, what would have been blocked is recorded', async () => {
-    const { gateway, openai, records } = gatewayWith({ enforcement: 'shadow', dlp: { default: { credit_card: 'block' } } } as PolicyFileInput);
+    const { gateway, openai, records } = gatewayWith({ enforcement: 'shadow', dlp: { default: { credit_card: 'block' } } });
     await openai.embeddings.create({ model: 'embedder', input: `card ${CARD}` });
     expect(JSON.stringify(seen.at(-1))).toContain(CARD);
     expect(records.at(-1)).toMatchObject({ kind: 'embed', status: 'ok', would_block: ['dlp_block:credit_card'] });

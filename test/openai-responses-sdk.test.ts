@@ -128,7 +128,7 @@ describe('openai SDK responses.stream() ← Anthropic streams converted with con
     expect(final.model).toBe('claude-haiku');
     expect(final.output.map((i) => i.type)).toEqual(['reasoning', 'function_call']);
     const [reasoning, call] = final.output;
-    expect(reasoning!.type === 'reasoning' && reasoning!.summary[0]!.text).toMatch(/^The user wants me to:\n1\. Use the fixed_version tool/);
+    expect(reasoning!.type === 'reasoning' && reasoning.summary[0]!.text).toMatch(/^The user wants me to:\n1\. Use the fixed_version tool/);
     expect(call).toMatchObject({ type: 'function_call', call_id: 'toolu_01825dXWLSoJwCst1qTsiWdb', name: 'fixed_version', arguments: '{}' });
     expect(final.usage).toMatchObject({ input_tokens: 598, output_tokens: 92, output_tokens_details: { reasoning_tokens: 53 } });
   });

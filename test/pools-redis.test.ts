@@ -72,7 +72,7 @@ async function upstreamServer() {
   const url = await listen((request) => upstream.fetch(request));
   const registry = billingRegistry() as RegistryFileInput & { providers: Record<string, { base_url: string }> };
   registry.providers.openai!.base_url = url;
-  return { upstream, registry: registry as RegistryFileInput };
+  return { upstream, registry: registry };
 }
 
 const PEOPLE = ['ann', 'ben', 'cat', 'dan'].map((user, i) => ({ user, team: i < 2 ? 'search' : 'ads', bu: 'payments' }));

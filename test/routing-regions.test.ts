@@ -9,7 +9,7 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, type PolicyFileInput, type UsageRecord } from '@tollgate/core';
 import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
-import { replay, startMockUpstream, status, type Scenario } from './support/mock-upstream.js';
+import { replay, startMockUpstream, status } from './support/mock-upstream.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -50,7 +50,7 @@ async function setup(policy: PolicyFileInput = POLICY) {
   const unavailable = status(503, { type: 'error', error: { type: 'overloaded_error', message: 'down' } });
   const upstream = await startMockUpstream({
     anthropic,
-    'anthropic-backup': ((request, body) => (backup.failing ? unavailable(request, body) : anthropic(request, body))) as Scenario,
+    'anthropic-backup': (request, body) => (backup.failing ? unavailable(request, body) : anthropic(request, body)),
     openai: replay('openai-chat/stream-text.sse', 'openai-chat/response-text.json'),
   });
   const ids = await keysFor({ user: 'alice', bu: 'payments' }, { user: 'eve', bu: 'eu-payments' });

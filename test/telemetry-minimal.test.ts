@@ -6,7 +6,7 @@
  * default. `server-timing` is on every answer either way.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { metrics, propagation, trace } from '@opentelemetry/api';
+import { SpanKind, metrics, propagation, trace } from '@opentelemetry/api';
 import { anthropicMessagesCodec } from '@tollgate/codecs/anthropic-messages';
 import { openaiChatCodec } from '@tollgate/codecs/openai-chat';
 import { createGateway } from '@tollgate/core';
@@ -119,8 +119,8 @@ describe('@tollgate/core/minimal and telemetry', () => {
     const { sdk, options, upstream, call } = await setup();
     await call(createMinimalGateway({ ...options, telemetry: { engine: openTelemetry, ...sdk.telemetry } }));
     const spans = sdk.spans();
-    const server = spans.find((s) => s.kind === 1)!;
-    const client = spans.find((s) => s.kind === 2)!;
+    const server = spans.find((s) => s.kind === SpanKind.SERVER)!;
+    const client = spans.find((s) => s.kind === SpanKind.CLIENT)!;
     expect(server.spanContext().traceId).toBe(TRACE);
     expect(client.parentSpanContext?.spanId).toBe(server.spanContext().spanId);
     expect(client.attributes).toMatchObject({ 'gen_ai.request.model': 'claude-sonnet-4-5', 'tollgate.deployment': 'sonnet@anthropic', 'tollgate.attempt': 1 });

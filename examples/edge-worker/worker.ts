@@ -32,6 +32,7 @@ export interface Env {
 const worker = createWorker<Env>((env) => ({
   registry,
   policy,
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- the gateway validates the keys when it starts
   identity: { virtual_keys: JSON.parse(env.TOLLGATE_VIRTUAL_KEYS) },
   usage: (record) => console.log(JSON.stringify(record)),
   codecs: [openaiChatCodec, anthropicMessagesCodec],

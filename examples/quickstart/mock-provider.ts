@@ -58,7 +58,7 @@ function sse(events: string[], delayMs: number, signal: AbortSignal | null): Res
     async pull(controller) {
       if (i >= events.length || signal?.aborted) return controller.close();
       if (i > 0 && delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
-      controller.enqueue(encoder.encode(events[i++]!));
+      controller.enqueue(encoder.encode(events[i++]));
     },
   });
   return new Response(body, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
@@ -72,6 +72,7 @@ const id = (prefix: string) => `${prefix}${crypto.randomUUID().replace(/-/g, '')
 const now = () => Math.floor(Date.now() / 1000);
 
 function openaiChat(body: Body, signal: AbortSignal | null, delayMs: number): Response {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a mock: the model is echoed as it came
   const model = String(body.model ?? 'gpt-4o-mini');
   const turn = toolTurn('openai-chat', body, lastUserText(body));
   const { pieces, inputTokens } = script('openai', model, body, turn);
@@ -127,6 +128,7 @@ function openaiChat(body: Body, signal: AbortSignal | null, delayMs: number): Re
 }
 
 function openaiResponses(body: Body, signal: AbortSignal | null, delayMs: number): Response {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a mock: the model is echoed as it came
   const model = String(body.model ?? 'gpt-4o-mini');
   const turn = toolTurn('openai-responses', body, lastUserText(body));
   const { pieces, inputTokens } = script('openai', model, body, turn);
@@ -189,6 +191,7 @@ function openaiResponses(body: Body, signal: AbortSignal | null, delayMs: number
 }
 
 function anthropicMessages(body: Body, signal: AbortSignal | null, delayMs: number): Response {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a mock: the model is echoed as it came
   const model = String(body.model ?? 'claude');
   const turn = toolTurn('anthropic', body, lastUserText(body));
   const { pieces, inputTokens } = script('anthropic', model, body, turn);
@@ -268,7 +271,7 @@ export interface MockProviderOptions {
  */
 export function createMockProvider(options: MockProviderOptions = {}): typeof fetch {
   const delayMs = options.delayMs ?? 20;
-  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+  return async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = new Request(input, init);
     const { pathname } = new URL(request.url);
     let body: Body;
@@ -284,5 +287,5 @@ export function createMockProvider(options: MockProviderOptions = {}): typeof fe
     const g = /^\/google\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(pathname);
     if (g !== null) return gemini(decodeURIComponent(g[1]!), g[2] === 'streamGenerateContent', body, signal, delayMs);
     return json({ error: { message: `The mock provider has no ${pathname}.` } }, 404);
-  }) as typeof fetch;
+  };
 }

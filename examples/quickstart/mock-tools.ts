@@ -84,13 +84,14 @@ function toolResult(vendor: Vendor, body: Body): { name: string; text: string } 
     .map((p) => p.functionResponse)
     .find(isBody);
   if (response === undefined) return null;
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a mock: the name is echoed as it came
   return { name: String(response.name ?? 'the tool'), text: textOf(response.response) };
 }
 
 /** A value of the schema's type: the question for the first string, else a plain example. */
 function exampleValue(schema: Body, question: string, first: boolean): unknown {
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
-  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  const type: unknown = Array.isArray(schema.type) ? (schema.type as unknown[])[0] : schema.type;
   switch (String(type).toLowerCase()) {
     case 'number':
     case 'integer':

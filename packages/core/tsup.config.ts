@@ -12,6 +12,7 @@ export default defineConfig({
     kinds: 'src/kinds.ts',
     telemetry: 'src/telemetry/index.ts',
     jwt: 'src/jwt.ts',
+    content: 'src/content.ts',
   },
   format: ['esm', 'cjs'],
   dts: { compilerOptions: { composite: false, incremental: false } },

@@ -64,7 +64,7 @@ function source(parts: Uint8Array[]): ReadableStream<Uint8Array> {
   let i = 0;
   return new ReadableStream<Uint8Array>({
     pull(controller) {
-      if (i < parts.length) controller.enqueue(parts[i++]!);
+      if (i < parts.length) controller.enqueue(parts[i++]);
       else controller.close();
     },
   });

@@ -176,6 +176,7 @@ export async function run() {
       let out = '';
       for (const ch of answer) out += g === null ? ch : g.push(ch);
       if (g !== null) out += g.end();
+      return out;
     }, 300);
   const ttfb = await rounds(
     5,

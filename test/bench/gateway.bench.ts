@@ -75,7 +75,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     },
     secrets: { ANTHROPIC_API_KEY: 'sk-ant-bench', OPENAI_API_KEY: 'sk-bench' },
     fetch: async (_input, init) =>
-      upstreamResponse(JSON.parse(typeof init!.body === 'string' ? init!.body : new TextDecoder().decode(init!.body as Uint8Array)).stream === true),
+      upstreamResponse(JSON.parse(typeof init.body === 'string' ? init.body : new TextDecoder().decode(init.body as Uint8Array)).stream === true),
     usage: () => void records++,
   });
   const request = (stream: boolean) =>
@@ -217,10 +217,10 @@ async function redisRoundTrips(key: string, hash: string): Promise<string[]> {
   const client = new Redis('redis://127.0.0.1:6379', { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
   let commands = 0;
   const send = client.sendCommand.bind(client);
-  client.sendCommand = ((command: Parameters<typeof send>[0], stream?: Parameters<typeof send>[1]) => {
+  client.sendCommand = (command: Parameters<typeof send>[0], stream?: Parameters<typeof send>[1]) => {
     commands++;
     return send(command, stream);
-  }) as typeof client.sendCommand;
+  };
   const store = createRedisStore({ client, keyPrefix: prefix, sweepIntervalMs: 0 });
   const ttl = 400;
   let hold: Promise<void> | null = null;
@@ -238,7 +238,7 @@ async function redisRoundTrips(key: string, hash: string): Promise<string[]> {
     reservationTtlMs: ttl,
     fetch: async (_input, init) => {
       if (hold !== null) await hold;
-      return upstreamResponse(JSON.parse(typeof init!.body === 'string' ? init!.body : new TextDecoder().decode(init!.body as Uint8Array)).stream === true);
+      return upstreamResponse(JSON.parse(typeof init.body === 'string' ? init.body : new TextDecoder().decode(init.body as Uint8Array)).stream === true);
     },
   });
   const call = async (stream: boolean) => {

@@ -58,7 +58,7 @@ function fixture(pooled = false) {
     const rollingRule = pooled && r % 20 === 7;
     const window = rollingRule ? (r % 40 === 7 ? 'rolling_24h' : 'rolling_7d') : (WINDOWS[r % 5] as SpendWindow);
     const scope = rollingRule ? `model-${r % MODELS}` : pick(scopes);
-    const scale = rollingRule ? (window === 'rolling_24h' ? 1 : 7) : ([1, 7, 30, 90, 365][WINDOWS.indexOf(window as SpendWindow)] as number);
+    const scale = rollingRule ? (window === 'rolling_24h' ? 1 : 7) : ([1, 7, 30, 90, 365][WINDOWS.indexOf(window)] as number);
     const base = (20 + Math.floor(rnd() * 20)) * scale * (pooled && r % 3 === 0 ? 40 : 1); // caps grow with the window (and the pool)
     const population = r % 4 === 0 ? { tiers: [pick(tiers)] } : r % 4 === 1 ? { bus: [pick(bus)] } : r % 4 === 2 ? { exempt_users: ['u7'] } : {};
     const per = pooled && r % 3 === 0 ? { per: pers[r % 9 === 0 ? 2 : r % 9 === 3 ? 1 : 0] } : {};
@@ -118,7 +118,7 @@ function fixture(pooled = false) {
   });
   const pools: PoolCounters[] = principals.map((principal) => {
     const k = poolKeys(principal);
-    return { team: poolCounters.get(k[1] ?? ''), bu: poolCounters.get(k[2] ?? ''), org: poolCounters.get('org') } as PoolCounters;
+    return { team: poolCounters.get(k[1] ?? ''), bu: poolCounters.get(k[2] ?? ''), org: poolCounters.get('org') };
   });
   return { registry, policy, principals, counters, vectors, modelIds, pools, layoutSize: layout.size };
 }
@@ -186,7 +186,7 @@ function measure(pooled: boolean) {
       principal: principals[p] as Principal,
       model: modelIds[m] as string,
       counters: counters[p] as SpendCounters,
-      pools: pools[p] as PoolCounters,
+      pools: pools[p],
       now: NOW,
     });
   }
@@ -221,8 +221,8 @@ export function run(): { name: string; lines: string[] } {
   const ta = performance.now();
   for (let i = 0; i < N; i++) {
     const [p, m] = cases[i] as readonly [number, number];
-    if (decideAccess({ policy, registry, principal: principals[p] as Principal, model: modelIds[m] as string, now: NOW }).allowed) accessN++;
-    decideRate({ policy, registry, principal: principals[p] as Principal, model: modelIds[m] as string });
+    if (decideAccess({ policy, registry, principal: principals[p] as Principal, model: modelIds[m], now: NOW }).allowed) accessN++;
+    decideRate({ policy, registry, principal: principals[p] as Principal, model: modelIds[m] });
   }
   const accessRate = N / ((performance.now() - ta) / 1000);
 

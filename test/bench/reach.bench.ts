@@ -26,7 +26,7 @@ import { testServiceAccount } from '../support/google-sa.ts';
 const text = new TextDecoder();
 const utf8 = new TextEncoder();
 
-async function median(fn: () => Promise<unknown> | unknown, runs: number): Promise<number> {
+async function median(fn: () => unknown, runs: number): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < Math.max(3, runs / 10); i++) await fn();
   for (let i = 0; i < runs; i++) {

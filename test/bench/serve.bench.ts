@@ -375,7 +375,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     for (const peer of peers) if (peer.id !== 'direct' && peer.service !== undefined) sum += peer.service.cpuMs();
     return sum + upstream.cpuMs();
   };
-  let othersRun = Number.NaN;
+  let othersRun: number;
   const runStart = { wall: performance.now(), machine: machineBusyMs(), ours: oursMs() };
   const cases: Case[] = [];
   const failures = new Map<string, string>();
@@ -671,7 +671,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
   }
   if (pk?.honoNodeServer.startsWith('1.13.') === true)
     notes.push(
-      `Portkey runs on @hono/node-server ${pk!.honoNodeServer}, pinned for it in package.json "overrides": with the version its own range resolves to (≥ 1.14), ` +
+      `Portkey runs on @hono/node-server ${pk.honoNodeServer}, pinned for it in package.json "overrides": with the version its own range resolves to (≥ 1.14), ` +
         'every streamed request through it fails on Node with "TypeError: immutable" (a fetch Response\'s headers reused; Portkey-AI/gateway#1389) — a failure of the stock install, not of this setup',
     );
   if (pk !== null && pk.firstChunkDelayMs !== null)

@@ -119,7 +119,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
       },
       secrets: { ANTHROPIC_API_KEY: 'sk-ant-bench', OPENAI_API_KEY: 'sk-bench' },
       fetch: async (_input, init) =>
-        upstreamResponse(JSON.parse(typeof init!.body === 'string' ? init!.body : new TextDecoder().decode(init!.body as Uint8Array)).stream === true),
+        upstreamResponse(JSON.parse(typeof init.body === 'string' ? init.body : new TextDecoder().decode(init.body as Uint8Array)).stream === true),
       usage: () => {},
       ...(telemetry === 'default' ? {} : { telemetry }),
     });

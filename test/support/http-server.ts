@@ -76,7 +76,7 @@ export function chunkedResponse(chunks: string[], init: ResponseInit = {}, delay
         return;
       }
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
-      controller.enqueue(encoder.encode(chunks[i++]!));
+      controller.enqueue(encoder.encode(chunks[i++]));
     },
   });
   return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' }, ...init });

@@ -22,7 +22,7 @@ export async function startMockUpstream(scenarios: Record<string, Scenario>): Pr
     const scenario = scenarios[prefix];
     if (scenario === undefined) return new Response(`no scenario ${prefix}`, { status: 404 });
     const text = await request.clone().text();
-    let body: Record<string, unknown> = {};
+    let body: Record<string, unknown>;
     try {
       body = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
     } catch {

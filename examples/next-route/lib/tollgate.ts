@@ -38,6 +38,7 @@ export const handler = createEdgeHandler({
   registry,
   // Virtual keys (hashes only), e.g. [{"hash":"sha256:…","principal":{"user":"alice"}}]. A function
   // `(keyHash) => principal | null` can look them up in a database instead.
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- the gateway validates the keys when it starts
   identity: { virtual_keys: JSON.parse(process.env.TOLLGATE_VIRTUAL_KEYS ?? '[]') },
   policy: { rate_limits: [{ id: 'per-user', match: {}, rpm: 60 }] },
   usage: (record) => console.log(JSON.stringify(record)),

@@ -29,7 +29,7 @@ describe('hardCapRules', () => {
   it('finds none without a policy, without spend rules, or in a shadow policy', () => {
     expect(hardCapRules(null)).toEqual([]);
     expect(hardCapRules(undefined)).toEqual([]);
-    expect(hardCapRules({} as never)).toEqual([]);
+    expect(hardCapRules({})).toEqual([]);
     expect(hardCapRules({ enforcement: 'shadow', spend: { rules: [rule('cap', [{ type: 'block' }])] } } as never)).toEqual([]);
   });
 });

@@ -5,9 +5,30 @@
  * State is per isolate unless a shared `store` is given; a policy with hard spend caps is
  * refused on a per-isolate store unless `allowPerIsolateCaps` is set.
  *
- * Everything in `@tollgate/adapters-edge/minimal`, with the `createEdgeHandler` and
- * `createWorker` that speak every wire format by default (an explicit export takes precedence
- * over `export *`).
+ * Everything in `@tollgate/adapters-edge/minimal` (listed by name; test/public-api.test.ts checks
+ * that none is missing), except that `createEdgeHandler` and `createWorker` speak every wire
+ * format by default.
  */
-export * from './minimal.js';
+export { createIsolateStore, envSecrets, hardCapRules, GatewayConfigError } from './minimal.js';
+export type {
+  EdgeHandler,
+  EdgeHandlerOptions,
+  MinimalEdgeHandlerOptions,
+  WaitUntil,
+  EdgeWorker,
+  MinimalWorkerConfigure,
+  WorkerConfigure,
+  WorkerContext,
+  Codec,
+  Gateway,
+  GatewayOptions,
+  IdentityOptions,
+  PolicyFileInput,
+  RegistryFileInput,
+  SecretsOption,
+  StateStore,
+  UsageOption,
+  UsageRecord,
+  UsageSink,
+} from './minimal.js';
 export { createEdgeHandler, createWorker } from './create.js';

@@ -5,7 +5,6 @@
  * written by the Node adapter (backpressure, cancellation, body cap).
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { Gateway } from '@tollgate/core';
 import { handleNodeRequest, type GatewayLike, type NodeListenerOptions } from './http/listener.js';
 
 export interface FastifyPluginOptions extends NodeListenerOptions {

@@ -5,9 +5,73 @@
  * `/anthropic-vertex`, `/gemini`, `/bedrock-converse`) and a bundle holds only those. The root entry re-exports all
  * of this, plus the table of every codec and the conversions by format name.
  */
-export * from './ir/index.js';
-export * from './errors/gateway-error.js';
-export type * from './codec.js';
+export { isWireFormat, WIRE_FORMATS, ISSUER_OF_FORMAT, emptyUsage, promptTokens, plainCost, choiceCount } from './ir/index.js';
+export type {
+  WireFormat,
+  Issuer,
+  CacheControl,
+  MediaSource,
+  TextPart,
+  ImagePart,
+  FilePart,
+  ReasoningPart,
+  ToolCallPart,
+  ToolResultPart,
+  RefusalPart,
+  UserContentPart,
+  AssistantContentPart,
+  ToolContentPart,
+  ContentPart,
+  UserMessage,
+  AssistantMessage,
+  ToolMessage,
+  Message,
+  ToolDefinition,
+  ToolChoice,
+  UnifiedFinishReason,
+  FinishReason,
+  Usage,
+  ResponseFormat,
+  ReasoningEffort,
+  ReasoningConfig,
+  VendorFields,
+  Request,
+  Response,
+  BlockStart,
+  StreamEvent,
+  StreamEventType,
+  ConversionWarning,
+  EmbedRequest,
+  EmbedResponse,
+  CostField,
+  CostFields,
+} from './ir/index.js';
+export { errorInfo, codeForStatus, isTimeoutError, ERROR_CODES, GatewayError } from './errors/gateway-error.js';
+export type { ErrorCode, ErrorInfo, GatewayErrorOptions } from './errors/gateway-error.js';
+export type {
+  Family,
+  DecodeRequestOptions,
+  DecodedRequest,
+  EncodeRequestOptions,
+  EncodedRequest,
+  DecodedResponse,
+  EncodeResponseOptions,
+  EncodedResponse,
+  StreamDecoder,
+  StreamEncoderOptions,
+  StreamWrite,
+  StreamEncoder,
+  StreamFrameReader,
+  StreamFrameReaderOptions,
+  StreamFraming,
+  ErrorHeaders,
+  RenderedError,
+  CountTokensCodec,
+  DecodedEmbedRequest,
+  EncodeEmbedResponseOptions,
+  EmbeddingsCodec,
+  Codec,
+} from './codec.js';
 export { createFrameReader, streamContentType } from './stream-framing.js';
 export { codecTable, codecOf, type CodecTable } from './codec-table.js';
 export { convertRequestWith, convertResponseWith } from './convert-with.js';

@@ -187,7 +187,7 @@ function needsRewrite(codec: Codec, options: ConvertStreamOptions): boolean {
 
 /** An encoder for the identity plan with rewriting: it is driven by raw messages, not events. */
 function identityRewriter(codec: Codec, options: ConvertStreamOptions): StreamEncoder & { raw(m: SseMessage, write: StreamWrite): void } {
-  const filter = codec.identityFilter!;
+  const filter = codec.identityFilter!.bind(codec);
   const target = codec.createStreamEncoder(encoderOptions(options));
   return {
     raw(message, write) {

@@ -5,7 +5,7 @@
  * belongs to. Pure: the gateway adds what live requests hold.
  */
 import { calendarDay, toEpochMs, type Instant, type SpendWindow } from './calendar.js';
-import { compiled, type CompiledSpendEntry } from './compile.js';
+import { compiled } from './compile.js';
 import { isCounterValues } from './counters.js';
 import type { CounterValues } from './counters.js';
 import { poolKeys, poolNames, type SpendPer } from './keys.js';
@@ -70,7 +70,7 @@ export function budgetStatus(input: BudgetInput): BudgetStatus {
   const cal = calendarDay(t, c.timezone);
   const s = scratchFor(c);
   const lines: BudgetLine[] = [];
-  for (const e of c.spendEntries as readonly CompiledSpendEntry[]) {
+  for (const e of c.spendEntries) {
     const pkey = pools[e.perIdx] as string | null;
     if (e.shadow || pkey === null || !e.pop.matches(p)) continue;
     const o = overrides?.get(e.entryKey);

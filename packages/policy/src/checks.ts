@@ -99,29 +99,6 @@ function unknownScope(registry: RegistryView, s: string): string {
 }
 
 /** How long windows are, for the order of caps; a rolling window ranks with the calendar window of its length. */
-/** How long windows are, for the order of caps; a rolling window ranks with the calendar window of its length. */
-/** Soft actions that happen once per window: they need a window that starts and ends. */
-const CALENDAR_ACTIONS = new Set(['pause', 'notify', 'substitute']);
-const CALENDAR_ACTIONS_WHY: Record<string, string> = {
-  pause: 'it pauses once per window, until the window ends at the latest',
-  notify: 'it notifies once per window',
-  substitute: 'it substitutes until the window rolls over',
-};
-
-/** Pools that a `teams` population can narrow meaningfully: the team itself, or its members. */
-const SEES_TEAMS = new Set<string>(['user', 'team']);
-
-/** `teams` on an entry pooled by BU, application, workflow, platform or org: the pool does not follow teams. */
-function teamsVisible(teams: readonly string[] | undefined, per: string | undefined, path: Path, issues: IssueList): void {
-  const p = per ?? 'user';
-  if (teams === undefined || SEES_TEAMS.has(p)) return;
-  const whole: Record<string, string> = { bu: 'business unit', application: 'application', workflow: 'workflow', platform: 'platform', org: 'organisation' };
-  issues.add(
-    path,
-    `teams cannot narrow a per: ${p} pool: it counts the whole ${whole[p] ?? p}, whatever the team; use per: team (a pool per team) or per: user`,
-  );
-}
-
 const WINDOW_RANK: Record<SpendWindow, number> = { daily: 0, rolling_24h: 0, weekly: 1, rolling_7d: 1, monthly: 2, quarterly: 3, yearly: 4 };
 
 function spendChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issues: IssueList): void {
@@ -204,7 +181,7 @@ function overrideChecks(p: SalvagedPolicy, registry: RegistryView | undefined, i
 /** A population no principal can be in: a list that names nobody, or users who are all exempt. */
 export function nobody(m: PopulationSpec): string | null {
   for (const key of ['users', 'tiers', 'teams', 'bus', 'leaders', 'applications'] as const) {
-    if (m[key] !== undefined && m[key]!.length === 0) return `"${key}: []" matches nobody`;
+    if (m[key] !== undefined && m[key].length === 0) return `"${key}: []" matches nobody`;
   }
   if (m.users !== undefined && m.exempt_users !== undefined && m.users.every((u) => m.exempt_users!.includes(u))) {
     return 'every user it names is also in exempt_users: it matches nobody';

@@ -18,7 +18,7 @@ export interface SchemaHints {
   /** Pass as the parse's `error` option. */
   error: z.core.$ZodErrorMap;
   /** `unknown key "x"`, with a hint when the object has a key close to it. */
-  unknownKey(path: readonly PropertyKey[], key: string): string;
+  unknownKey: (path: readonly PropertyKey[], key: string) => string;
 }
 
 export function schemaHints(): SchemaHints {

@@ -55,6 +55,8 @@ export { parsePolicy, type ParsePolicyOptions, type ParsePolicyResult } from './
 export type { PolicyFileInput } from './schema.js';
 export type { DlpValidation } from './checks.js';
 export { PROMPT_FORMATS } from './runtime-schema.js';
+/** English zod messages for schemas written with zod/mini (which loads no locale); an error locale configured before is left alone. */
+export { useEnglishErrors } from './zod-locale.js';
 export { allowedModels, decideAccess, type AccessDecision, type AccessDenial, type AccessInput, type AccessLayer } from './access.js';
 export { decideSpend } from './spend.js';
 export { counterLayout, type CounterGroup, type CounterLayout, type CounterSlot, type CounterValues } from './counters.js';

@@ -21,7 +21,6 @@ import {
   RateLimitSchema,
   RegionRuleSchema,
   SpendEntrySchema,
-  SpendRuleSchema,
   ToolAllowListSchema,
 } from './runtime-schema.js';
 

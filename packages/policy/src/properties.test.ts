@@ -45,7 +45,7 @@ const population = fc.record(
 const strip = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 
 const action = fc.oneof(
-  fc.constant({ type: 'block' as const } as { type: 'block' }),
+  fc.constant({ type: 'block' as const }),
   fc.integer({ min: 1, max: 48 }).map((hours) => ({ type: 'pause' as const, hours })),
   fc.constant({ type: 'notify' as const, to: ['user'] as string[] }),
   fc.constant({ type: 'no_promote' as const }),

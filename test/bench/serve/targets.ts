@@ -150,12 +150,13 @@ export async function startService(options: StartOptions): Promise<Service> {
   });
   running.add(child);
   let tail = '';
-  let exit: string | null = null;
+  // Set by the exit handler: typed by assertion so the loop below does not narrow it to null.
+  let exit = null as string | null;
   const keep = (chunk: Buffer) => {
     tail = (tail + chunk.toString('utf8')).slice(-8192);
   };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   const exitedPromise = new Promise<void>((resolve) =>
     child.once('exit', (code, signal) => {
       exit = signal === null ? `exit code ${code}` : `signal ${signal}`;

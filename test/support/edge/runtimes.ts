@@ -83,8 +83,8 @@ export async function startRuntimeServer(
   });
   let out = '';
   let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${runtime} did not start within ${timeoutMs} ms.\nstdout: ${out}\nstderr: ${err}`)), timeoutMs);
@@ -95,7 +95,7 @@ export async function startRuntimeServer(
         resolve(Number(m[1]));
       }
     };
-    child.stdout!.on('data', check);
+    child.stdout.on('data', check);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`${runtime} exited (${code}) before listening.\nstdout: ${out}\nstderr: ${err}`));

@@ -100,7 +100,7 @@ export function fakeUpstream(): FakeUpstream {
       let i = 0;
       const stream = new ReadableStream<Uint8Array>({
         pull(controller) {
-          if (i < STREAM.length) controller.enqueue(encoder.encode(STREAM[i++]!));
+          if (i < STREAM.length) controller.enqueue(encoder.encode(STREAM[i++]));
           else controller.close();
         },
       });

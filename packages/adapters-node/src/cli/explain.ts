@@ -67,7 +67,7 @@ export function explainRecord(r: UsageRecord, policy: PolicyFile | null, registr
       };
       if (r.principal.tier !== null) principal.tier = r.principal.tier;
       if (r.principal.bu !== null) principal.bu = r.principal.bu;
-      const parsed = parsePolicy(policy!.raw, { registry });
+      const parsed = parsePolicy(policy.raw, { registry });
       if (parsed.ok) {
         const access = decideAccess({ policy: parsed.policy, registry, principal, model: r.model, now: Date.parse(r.ts) });
         if (access.denial !== undefined) lines.push(`  access: denied at the ${access.denial.layer} layer: ${access.denial.detail}`);
@@ -95,7 +95,7 @@ export function explainRecord(r: UsageRecord, policy: PolicyFile | null, registr
         `    ${s.rule}: ${s.action} on ${s.scope}${whose}, ${s.window} window ${s.window_key}: counted ${usd(s.used_micros)} + this request's worst case ${usd(d.worst_case_micros)} = ${usd(after)} of ${usd(s.limit_micros)} USD — ${verdict}`,
       );
       if (samePolicy) {
-        const text = ruleText(policy!.raw, s.rule);
+        const text = ruleText(policy.raw, s.rule);
         if (text !== null) lines.push(`      rule: ${text}`);
       }
     }

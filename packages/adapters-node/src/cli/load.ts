@@ -135,7 +135,7 @@ async function checkFiles(
     const doc = await readYaml(policyPath, errors);
     if (doc.ok) {
       // Only returned once it passed `parsePolicy` here (any violation fails the load).
-      policy = (doc.value ?? {}) as PolicyFileInput;
+      policy = doc.value ?? {};
       // As `serve` will check it: custom DLP patterns compiled by the engine the gateway runs.
       const dlp = dlpEngine.validation([]);
       const checked = parsePolicy(policy, registry === null ? { dlp } : { registry, dlp });

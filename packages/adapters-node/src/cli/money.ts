@@ -68,12 +68,12 @@ async function readDocument(file: string, what: string): Promise<unknown> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new Error(`cannot read the ${what} ${file}: ${(error as Error).message}`);
+    throw new Error(`cannot read the ${what} ${file}: ${(error as Error).message}`, { cause: error });
   }
   try {
     return parseYaml(text) ?? {};
   } catch (error) {
-    throw new Error(`the ${what} ${file} is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`);
+    throw new Error(`the ${what} ${file} is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`, { cause: error });
   }
 }
 
@@ -90,7 +90,7 @@ async function reading<T>(command: string, src: UsageSource, run: () => Promise<
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     const why = e.code === 'ENOENT' ? 'no such file' : e.message;
-    throw new Error(`${command}: cannot read ${src.describe}: ${why}`);
+    throw new Error(`${command}: cannot read ${src.describe}: ${why}`, { cause: error });
   }
 }
 

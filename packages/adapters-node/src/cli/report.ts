@@ -23,7 +23,7 @@ export function parseGroupKeys(value: string | undefined): GroupKey[] {
 const NONE = '-';
 
 function keyOf(record: UsageRecord, key: GroupKey): string {
-  const p = record.principal as (UsageRecord['principal'] & { team?: string | null }) | null;
+  const p = record.principal;
   switch (key) {
     case 'user':
       return p?.id ?? NONE;

@@ -46,7 +46,7 @@ function parse(args: string[], options: OptionSpec, command: string): Values {
 export function parseWith(args: string[], options: OptionSpec, allowPositionals: boolean, command?: string): { values: Values; positionals: string[] } {
   try {
     const { values, positionals } = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
-    return { values: values as Values, positionals };
+    return { values: values, positionals };
   } catch (error) {
     let message = (error as Error).message;
     const unknown = /^Unknown option '(--?[^']+)'/.exec(message)?.[1];

@@ -95,7 +95,7 @@ export async function startService(service: LoadedService, options: StartService
         });
   const notify =
     notifier !== null
-      ? notifier.notify
+      ? (...args: Parameters<WebhookNotifier['notify']>) => notifier.notify(...args)
       : (n: { ruleId: string; pool: string; windowKey: string }) =>
           log(`tollgate: spend notification (no notify.webhook configured): rule ${n.ruleId}, pool ${n.pool}, window ${n.windowKey}`);
   let gateway: Gateway;

@@ -40,6 +40,7 @@ export function serveStore(store: StateStore, channel: Channel): () => void {
     const { id, m, a } = message;
     let result: Promise<unknown>;
     try {
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- called as fn.apply(store, a) below
       const fn = store[m] as ((...args: unknown[]) => Promise<unknown>) | undefined;
       // A store without the optional `admit` answers null: the gateway then makes the separate calls.
       result = fn === undefined ? Promise.resolve(null) : fn.apply(store, a);

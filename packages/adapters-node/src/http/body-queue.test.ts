@@ -12,7 +12,7 @@ describe('BodyQueue: a body’s unread part, bounded by bytes and by chunks', ()
     expect(queue.push(bytes('d'))).toBe(false);
     expect(queue.buffered).toEqual({ bytes: 4, chunks: 4 });
     // What waits is handed on as one chunk, and the producer is told to go on.
-    expect(Buffer.from((await queue.next()).value!).toString()).toBe('abcd');
+    expect(Buffer.from((await queue.next()).value).toString()).toBe('abcd');
     expect(rooms).toBe(1);
     expect(queue.buffered).toEqual({ bytes: 0, chunks: 0 });
   });
@@ -29,7 +29,7 @@ describe('BodyQueue: a body’s unread part, bounded by bytes and by chunks', ()
     const second = queue.next();
     queue.push(bytes('x'));
     queue.end();
-    expect(Buffer.from((await first).value!).toString()).toBe('x');
+    expect(Buffer.from((await first).value).toString()).toBe('x');
     expect((await second).done).toBe(true);
   });
 
@@ -37,7 +37,7 @@ describe('BodyQueue: a body’s unread part, bounded by bytes and by chunks', ()
     const queue = new BodyQueue();
     queue.push(bytes('part'));
     queue.fail(new Error('cut'));
-    expect(Buffer.from((await queue.next()).value!).toString()).toBe('part');
+    expect(Buffer.from((await queue.next()).value).toString()).toBe('part');
     await expect(queue.next()).rejects.toThrow('cut');
   });
 

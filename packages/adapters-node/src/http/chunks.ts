@@ -70,6 +70,7 @@ export function chunkReader(source: Readable, options: ChunkReaderOptions): Asyn
         if (chunk !== null) return { done: false, value: chunk };
         if (failure !== null) {
           detach();
+          // eslint-disable-next-line @typescript-eslint/only-throw-error -- the socket's own error, passed on as it came
           throw failure;
         }
         if (ended || options.arrived()) {

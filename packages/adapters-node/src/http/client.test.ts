@@ -415,7 +415,7 @@ describe('Client: connections', () => {
     expect(error).toBeInstanceOf(UpstreamTimeoutError);
     expect((error as UpstreamTimeoutError).bound).toBe('headers');
     expect(server.seen).toHaveLength(1);
-    await first.body!.return!();
+    await first.body!.return();
   });
 
   it('hands a body of 1-byte chunks on as one chunk per read, and holds at most its bounds while unread', async () => {
@@ -672,7 +672,7 @@ describe('Client over TLS', () => {
     }
     // One connection per origin (localhost and 127.0.0.1 are two origins).
     expect(connections).toBe(2);
-    upstream.close();
+    await upstream.close();
   });
 
   it('refuses an https upstream whose certificate is not trusted, as a network failure', async () => {

@@ -81,6 +81,7 @@ const MAX_HEAD_BYTES = 64 * 1024;
 /** Each plain connection reads into a buffer of its own this large. */
 const READ_BUFFER_BYTES = 16 * 1024;
 const MAX_CHUNK_LINE = 4096;
+// eslint-disable-next-line no-control-regex -- \x00 starts the ASCII range this checks for
 const ASCII = /^[\x00-\x7f]*$/;
 const CRLF2 = Buffer.from('\r\n\r\n', 'latin1');
 

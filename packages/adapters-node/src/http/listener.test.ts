@@ -201,7 +201,7 @@ describe('toNodeListener: the request the gateway reads', () => {
               'localhost',
               'Content-Length',
               '2',
-            ] as unknown as Record<string, string>,
+            ],
           },
           (res) => {
             expect(res.statusCode).toBe(200);

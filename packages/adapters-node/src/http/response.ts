@@ -153,13 +153,13 @@ export async function writeFetchResponse(response: Response, res: ServerResponse
 
 /** A body read chunk by chunk, whichever kind it is; `stop` gives the rest up. */
 interface Chunks {
-  next(): Promise<IteratorResult<Uint8Array>>;
+  next(): Promise<IteratorResult<Uint8Array, unknown>>;
   stop(): Promise<unknown>;
 }
 
 function fromStream(body: ReadableStream<Uint8Array>): Chunks {
   const reader = body.getReader();
-  return { next: () => reader.read() as Promise<IteratorResult<Uint8Array>>, stop: () => reader.cancel() };
+  return { next: () => reader.read(), stop: () => reader.cancel() };
 }
 
 function fromIterator(chunks: AsyncIterator<Uint8Array>): Chunks {

@@ -35,7 +35,7 @@ function bodyBytes(body: RequestInit['body']): Uint8Array | string | null | unde
 function flatHeaders(headers: RequestInit['headers']): string[] {
   const out: string[] = [];
   if (headers instanceof Headers) headers.forEach((value, name) => void out.push(name, value));
-  else if (Array.isArray(headers)) for (const [name, value] of headers) out.push(name!.toLowerCase(), value!);
+  else if (Array.isArray(headers)) for (const [name, value] of headers) out.push(name.toLowerCase(), value);
   else if (headers !== undefined) for (const [name, value] of Object.entries(headers)) out.push(name.toLowerCase(), value);
   return out;
 }

@@ -64,7 +64,7 @@ export function buildDispatcher(o: ResolvedOptions): Dispatcher {
     // TLS to the upstream through a tunnel, and the tunnel's own connect, bounded alike.
     requestTls: { ...tls, timeout: o.connectTimeoutMs },
     proxyTls: { timeout: o.connectTimeoutMs },
-  } as EnvHttpProxyAgent.Options);
+  });
 }
 
 /** Parsed deployment URLs: the gateway calls a few over and over. One with a query (a key in it) is not kept. */
@@ -88,7 +88,7 @@ function target(input: string): { origin: string; path: string } {
 function flatHeaders(headers: RequestInit['headers']): string[] {
   const out: string[] = [];
   if (headers instanceof Headers) headers.forEach((value, name) => void out.push(name, value));
-  else if (Array.isArray(headers)) for (const [name, value] of headers) out.push(name!.toLowerCase(), value!);
+  else if (Array.isArray(headers)) for (const [name, value] of headers) out.push(name.toLowerCase(), value);
   else if (headers !== undefined) for (const [name, value] of Object.entries(headers)) out.push(name.toLowerCase(), value);
   return out;
 }
@@ -115,9 +115,8 @@ export async function closeDispatcher(dispatcher: Dispatcher, graceMs = 1000): P
 
 /** A fetch over undici's dispatcher (undici's own `fetch`; a global `Request` passed on as its parts). */
 function undiciFetchOver(dispatcher: Dispatcher): typeof fetch {
-  const call = (input: string | URL, init: object) =>
-    undiciFetch(input, { ...init, dispatcher } as Parameters<typeof undiciFetch>[1]) as unknown as Promise<Response>;
-  return ((input: string | URL | Request, init: RequestInit = {}) => {
+  const call = (input: string | URL, init: object) => undiciFetch(input, { ...init, dispatcher }) as unknown as Promise<Response>;
+  return (input: string | URL | Request, init: RequestInit = {}) => {
     // A `Request` of the global fetch is not undici's own class: pass on what it holds.
     if (input instanceof Request) {
       const { url, method, headers, body, signal, redirect } = input;
@@ -126,7 +125,7 @@ function undiciFetchOver(dispatcher: Dispatcher): typeof fetch {
       return call(url, { ...from, ...(init as object) });
     }
     return call(input, init);
-  }) as typeof fetch;
+  };
 }
 
 /** Both clients, and which one takes a call. */
@@ -168,7 +167,7 @@ export function createNodeUpstream(options: NodeUpstreamOptions = {}): NodeUpstr
     const body = bodyBytes(init.body);
     if (body === undefined || (init.redirect !== 'error' && init.redirect !== 'manual')) {
       // Not the gateway's shape of call: undici's fetch over the same connections.
-      return t.viaUndici(url, init) as unknown as Promise<UpstreamResponse>;
+      return t.viaUndici(url, init);
     }
     return new Promise<UpstreamResponse>((resolve, reject) => {
       const signal = init.signal ?? undefined;
@@ -183,10 +182,7 @@ export function createNodeUpstream(options: NodeUpstreamOptions = {}): NodeUpstr
       if (body !== null && (method === 'GET' || method === 'HEAD')) return reject(new TypeError('Request with GET/HEAD method cannot have body.'));
       const exchange = new Exchange(bounds, resolve, reject, signal, init.redirect === 'error');
       try {
-        dispatcher.dispatch(
-          { origin: where.origin, path: where.path, method: method as Dispatcher.HttpMethod, headers: flatHeaders(init.headers), body },
-          exchange,
-        );
+        dispatcher.dispatch({ origin: where.origin, path: where.path, method: method, headers: flatHeaders(init.headers), body }, exchange);
       } catch (error) {
         exchange.onError(error as Error);
       }

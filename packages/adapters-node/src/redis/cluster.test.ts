@@ -88,7 +88,7 @@ describe.skipIf(redis.skip || !hasBinaries)('Redis store on a Redis Cluster', ()
       }
     }
     const create = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes']);
-    if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout}${create.stderr}`);
+    if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout.toString()}${create.stderr.toString()}`);
     for (let i = 0; ; i++) {
       const ok = ports.every((p) =>
         spawnSync('redis-cli', ['-p', String(p), 'cluster', 'info'])

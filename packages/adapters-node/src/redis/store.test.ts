@@ -68,8 +68,8 @@ describe.skipIf(redis.skip)('Redis store', () => {
   });
 
   describe.each([
-    ['one hash tag', {} as RedisStoreOptions],
-    ['a hash tag per tenant', { hashTag: hashTagFromKey() } as RedisStoreOptions],
+    ['one hash tag', {}],
+    ['a hash tag per tenant', { hashTag: hashTagFromKey() }],
   ])('atomicity (%s)', (mode, options) => {
     it('60 concurrent reserves across 3 constraints from two clients never over-admit', async () => {
       const name = `atomic-${mode.replaceAll(' ', '-')}`;
@@ -204,7 +204,7 @@ describe.skipIf(redis.skip)('Redis store', () => {
       );
       await sleep(100);
     } finally {
-      await monitor.disconnect();
+      monitor.disconnect();
     }
 
     // Group what each script ran: a script's commands are contiguous and end at its EVALSHA.
@@ -262,7 +262,7 @@ describe.skipIf(redis.skip)('Redis store', () => {
       await sleep(100);
       expect(sent.map((args) => args[0]!.toUpperCase())).toEqual(['EVALSHA']);
     } finally {
-      await monitor.disconnect();
+      monitor.disconnect();
     }
 
     // Keys under two hash tags: not one script. Null, and nothing was taken or held.

@@ -4,7 +4,7 @@
  * Nothing here ever throws into the gateway: a collector that is down only costs its data.
  */
 import { TraceFlags } from '@opentelemetry/api';
-import type { ExportResult } from '@opentelemetry/core';
+import type { ExportResult, ExportResultCode } from '@opentelemetry/core';
 import type { AggregationTemporality, InstrumentType, PushMetricExporter, ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
@@ -59,12 +59,14 @@ class Outage {
     this.lostSinceDown += lost;
     if (this.down) return;
     this.down = true;
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a non-Error failure is named as it stringifies
     const message = error instanceof Error ? error.message : error === undefined ? 'unknown error' : String(error);
     this.log(`tollgate: telemetry: ${this.what} failed (${message}); traffic is unaffected, lost data is counted`);
   }
 }
 
-const SUCCESS = 0;
+/** ExportResultCode.SUCCESS, typed as that member without loading @opentelemetry/core's code. */
+const SUCCESS = 0 as ExportResultCode.SUCCESS;
 
 export function countingSpanExporter(inner: SpanExporter, what: string, log: (line: string) => void, counts: ExportCounts): SpanExporter {
   const outage = new Outage(what, log);

@@ -51,7 +51,7 @@ export function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     pull(controller) {
       if (i >= chunks.length) controller.close();
-      else controller.enqueue(chunks[i++]!);
+      else controller.enqueue(chunks[i++]);
     },
   });
 }

@@ -41,7 +41,7 @@ export function decodeRequest(body: unknown, options: DecodeRequestOptions = {})
   if (body['stop_sequences'] !== undefined && body['stop_sequences'] !== null) {
     const stops = asArray(body['stop_sequences']);
     if (stops === undefined || !stops.every((s) => typeof s === 'string')) throw invalid('stop_sequences', 'must be an array of strings');
-    request.stopSequences = stops as string[];
+    request.stopSequences = stops;
   }
 
   decodeMetadata(body['metadata'], request, vendor);
@@ -163,6 +163,7 @@ function decodeTools(value: unknown, request: Request, vendor: JsonObject, warni
       warnings.push({
         code: 'unsupported_feature',
         path,
+        // eslint-disable-next-line @typescript-eslint/no-base-to-string -- names the tool's `type` as it came
         message: `${path} is an Anthropic server tool (${String(type)}); it is kept for anthropic_messages and dropped for other formats.`,
       });
       return;

@@ -208,9 +208,9 @@ function applyVendorFields(request: Request, body: JsonObject, warnings: Convers
   }
   for (const [key, value] of Object.entries(vendor.fields)) {
     if (key === 'tools' && Array.isArray(value)) {
-      body['tools'] = [...((body['tools'] as unknown[] | undefined) ?? []), ...value];
+      body['tools'] = [...((body['tools'] as unknown[] | undefined) ?? []), ...(value as unknown[])];
     } else if (key === 'metadata' && isObject(value)) {
-      body['metadata'] = { ...value, ...((body['metadata'] as JsonObject | undefined) ?? {}) };
+      body['metadata'] = { ...value, ...(body['metadata'] ?? {}) };
     } else if (!(key in body)) {
       body[key] = value;
     }

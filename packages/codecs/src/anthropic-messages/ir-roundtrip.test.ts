@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CacheControl } from '../ir/cache-control.js';
-import type { AssistantContentPart, ToolResultPart, UserContentPart } from '../ir/content.js';
+import type { ToolResultPart, UserContentPart } from '../ir/content.js';
 import type { Message } from '../ir/message.js';
 import type { Request } from '../ir/request.js';
 import type { Response } from '../ir/response.js';
@@ -54,7 +54,7 @@ const userSide: fc.Arbitrary<Message[]> = fc
   ]);
 const assistant: fc.Arbitrary<Message[]> = fc
   .array(fc.oneof(text, toolCall, thinking, redacted), { minLength: 1, maxLength: 4 })
-  .map((content) => [{ role: 'assistant' as const, content: content as AssistantContentPart[] }]);
+  .map((content) => [{ role: 'assistant' as const, content: content }]);
 
 const request: fc.Arbitrary<Request> = fc
   .record({
@@ -127,7 +127,7 @@ describe('anthropic_messages IR round trips (IR → wire → IR)', () => {
         return {
           id: 'msg_1',
           model: 'claude-x',
-          content: content as AssistantContentPart[],
+          content: content,
           finishReason: { unified, raw },
           stopSequence: raw === 'stop_sequence' ? '##' : null,
           usage: { ...usage, reasoning: 0, measured: true },

@@ -55,7 +55,7 @@ describe('anthropic_messages stream fixtures', () => {
       model: 'claude-haiku-4-5-20251001',
       usage: { input: 10, output: 2, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0, measured: true },
     });
-    expect(events[1]).toEqual({ type: 'usage', usage: events[0]!.type === 'message_start' ? events[0]!.usage : undefined });
+    expect(events[1]).toEqual({ type: 'usage', usage: events[0]!.type === 'message_start' ? events[0].usage : undefined });
     expect(blocks(events)).toEqual([{ kind: 'text', text: 'Hello', args: '', stopped: true }]);
     expect(last(events, 'finish')).toEqual({ type: 'finish', finishReason: { unified: 'stop', raw: 'end_turn' }, stopSequence: null });
     expect(last(events, 'usage')!.usage).toMatchObject({ input: 10, output: 4 });

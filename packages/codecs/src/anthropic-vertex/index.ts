@@ -38,7 +38,7 @@ export function decodeError(status: number, body: unknown): ErrorInfo {
     const parsed = parseJson(value);
     value = parsed.ok ? parsed.value : value;
   }
-  const first = Array.isArray(value) ? value[0] : value;
+  const first = Array.isArray(value) ? (value as unknown[])[0] : value;
   const inner = isObject(first) && isObject(first['error']) ? first['error'] : undefined;
   if (inner !== undefined && inner['type'] === undefined && (typeof inner['status'] === 'string' || typeof inner['code'] === 'number')) {
     return decodeGoogleError(status, first);

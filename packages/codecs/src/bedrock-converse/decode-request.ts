@@ -96,7 +96,7 @@ function decodeInferenceConfig(value: unknown, request: Request): void {
   if (stops !== undefined && stops !== null) {
     const list = asArray(stops);
     if (list === undefined || !list.every((s) => typeof s === 'string')) throw invalid('inferenceConfig.stopSequences', 'must be an array of strings');
-    request.stopSequences = list as string[];
+    request.stopSequences = list;
   }
   for (const key of Object.keys(value)) {
     if (!['maxTokens', 'temperature', 'topP', 'stopSequences'].includes(key)) throw invalid(`inferenceConfig.${key}`, 'is not an inference parameter');

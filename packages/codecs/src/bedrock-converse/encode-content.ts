@@ -65,8 +65,8 @@ export function encodeToolResult(part: ToolResultPart, path: string, warnings: C
     const p = `${path}.content[${i}]`;
     if (c.cacheControl !== undefined) warnings.push(dropped(`${p}.cacheControl`, 'Bedrock has no cache point inside a tool result'));
     if (c.type === 'text') content.push({ text: c.text });
-    else if (c.type === 'image') content.push(...encodeImage({ ...c, cacheControl: undefined } as ImagePart, p, warnings).slice(0, 1));
-    else content.push(...encodeFile({ ...c, cacheControl: undefined } as FilePart, p, i, warnings).slice(0, 1));
+    else if (c.type === 'image') content.push(...encodeImage({ ...c, cacheControl: undefined }, p, warnings).slice(0, 1));
+    else content.push(...encodeFile({ ...c, cacheControl: undefined }, p, i, warnings).slice(0, 1));
   });
   // Bedrock rejects a tool result with no content.
   if (content.length === 0) content.push({ text: '' });

@@ -195,11 +195,11 @@ function applyVendorFields(request: Request, body: JsonObject, warnings: Convers
   }
   for (const [key, value] of Object.entries(vendor.fields)) {
     if (key === 'additionalModelRequestFields' && isObject(value)) {
-      body[key] = { ...value, ...((body[key] as JsonObject | undefined) ?? {}) };
+      body[key] = { ...value, ...(body[key] ?? {}) };
     } else if (key === 'toolConfig' && isObject(value) && Array.isArray(value['tools'])) {
       // Bedrock's own system tools, after the tool specs.
       const config = isObject(body[key]) ? body[key] : {};
-      body[key] = { ...config, tools: [...(Array.isArray(config['tools']) ? config['tools'] : []), ...value['tools']] };
+      body[key] = { ...config, tools: [...(Array.isArray(config['tools']) ? (config['tools'] as unknown[]) : []), ...(value['tools'] as unknown[])] };
     } else if (!(key in body)) body[key] = value;
   }
 }

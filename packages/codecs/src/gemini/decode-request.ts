@@ -184,7 +184,7 @@ function decodeGenerationConfig(value: unknown, request: Request, vendor: JsonOb
   if (config['stopSequences'] !== undefined && config['stopSequences'] !== null) {
     const stops = asArray(config['stopSequences']);
     if (stops === undefined || !stops.every((s) => typeof s === 'string')) throw invalid('generationConfig.stopSequences', 'must be an array of strings');
-    request.stopSequences = stops as string[];
+    request.stopSequences = stops;
   }
   delete rest['stopSequences'];
 

@@ -70,8 +70,10 @@ export const geminiEmbeddings: EmbeddingsCodec = {
         return decodeOne(r, `requests[${i}].`, warnings, unclassified);
       });
       for (const key of Object.keys(body))
-        if (key !== 'requests')
-          (unclassified.push(key), warnings.push({ code: 'unclassified_field', path: key, message: `${key} is not a known batchEmbedContents field.` }));
+        if (key !== 'requests') {
+          unclassified.push(key);
+          warnings.push({ code: 'unclassified_field', path: key, message: `${key} is not a known batchEmbedContents field.` });
+        }
       batch = true;
     } else {
       ones = [decodeOne(body, '', warnings, unclassified)];
@@ -119,7 +121,7 @@ export const geminiEmbeddings: EmbeddingsCodec = {
       const values = isObject(e) ? e['values'] : undefined;
       if (!Array.isArray(values) || !values.every((x) => typeof x === 'number'))
         throw new GatewayError('upstream_error', 'The upstream embeddings answer holds an embedding that is not a vector.');
-      return values as number[];
+      return values;
     });
     const response: EmbedResponse = { model: '', vectors, usage: null };
     // The Gemini API reports no usage for embeddings; some deployments add usageMetadata.

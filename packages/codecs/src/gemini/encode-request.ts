@@ -173,7 +173,7 @@ function applyVendorFields(request: Request, body: JsonObject, warnings: Convers
     return;
   }
   for (const [key, value] of Object.entries(vendor.fields)) {
-    if (key === 'tools' && Array.isArray(value)) body['tools'] = [...((body['tools'] as unknown[] | undefined) ?? []), ...value];
+    if (key === 'tools' && Array.isArray(value)) body['tools'] = [...((body['tools'] as unknown[] | undefined) ?? []), ...(value as unknown[])];
     else if ((key === 'generationConfig' || key === 'toolConfig') && isObject(value)) {
       const current = isObject(body[key]) ? body[key] : {};
       const merged: JsonObject = { ...current };

@@ -39,7 +39,7 @@ describe('thought signatures across formats', () => {
       tools: [{ type: 'function', function: { name: 'get_capital', parameters: { type: 'object', properties: { country: { type: 'string' } } } } }],
     };
     const converted = convertRequest(followUp, 'openai_chat', 'gemini_generate_content');
-    const { call, result } = geminiTurns(converted.body as Json);
+    const { call, result } = geminiTurns(converted.body);
     expect(call).toEqual({ functionCall: { name: 'get_capital', args: { country: 'France' } }, thoughtSignature: signature });
     // The id was made up by the gateway (Gemini sent none): it is left out, Gemini matches by order.
     expect(result).toEqual({ name: 'get_capital', response: { output: 'Paris' } });
@@ -60,7 +60,7 @@ describe('thought signatures across formats', () => {
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse['id'], content: 'Paris' }] },
       ],
     };
-    const { call, result } = geminiTurns(convertRequest(followUp, 'anthropic_messages', 'gemini_generate_content').body as Json);
+    const { call, result } = geminiTurns(convertRequest(followUp, 'anthropic_messages', 'gemini_generate_content').body);
     expect(call['thoughtSignature']).toBe(signature);
     expect(call['functionCall']).toEqual({ name: 'get_capital', args: { country: 'France' } });
     expect(result['name']).toBe('get_capital');
@@ -78,7 +78,7 @@ describe('thought signatures across formats', () => {
         { type: 'function_call_output', call_id: call['call_id'], output: 'Paris' },
       ],
     };
-    const turns = geminiTurns(convertRequest(followUp, 'openai_responses', 'gemini_generate_content').body as Json);
+    const turns = geminiTurns(convertRequest(followUp, 'openai_responses', 'gemini_generate_content').body);
     expect(turns.call).toEqual({ functionCall: { name: 'get_capital', args: { country: 'France' } }, thoughtSignature: signature });
     expect(turns.result).toEqual({ name: 'get_capital', response: { output: 'Paris' } });
     // Streamed, the call id carries it too.
@@ -121,7 +121,7 @@ describe('thought signatures across formats', () => {
         { role: 'tool', tool_call_id: id, content: '{"return_value":"Mexico"}' },
       ],
     };
-    const { call, result } = geminiTurns(convertRequest(followUp, 'openai_chat', 'gemini_generate_content').body as Json);
+    const { call, result } = geminiTurns(convertRequest(followUp, 'openai_chat', 'gemini_generate_content').body);
     expect(call).toEqual({ functionCall: { id: 'fc-123', name: 'get_country', args: {} }, thoughtSignature: streamSig });
     expect(result).toEqual({ id: 'fc-123', name: 'get_country', response: { return_value: 'Mexico' } });
   });

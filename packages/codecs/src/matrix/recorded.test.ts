@@ -19,6 +19,7 @@ import { expectedClientId } from './__tests__/check-responses.js';
 import { CLIENT_MODEL, decodeEvents, readBytes, streamOf } from './__tests__/io.js';
 import { semanticOf, streamView, type Semantic } from './__tests__/semantic.js';
 
+const BEDROCK: WireFormat = 'bedrock_converse';
 const DIRS: Array<[string, WireFormat]> = [
   ['openai-chat', 'openai_chat'],
   ['openai-responses', 'openai_responses'],
@@ -37,7 +38,7 @@ const streams = [
     ...fixtureFiles('bedrock-converse', '.json').filter((f) => f.includes('/stream-') && !f.includes('stream-tool-use')),
   ].map((file) => ({
     file,
-    format: 'bedrock_converse' as WireFormat,
+    format: BEDROCK,
     bytes: () => recordedStream(file),
   })),
 ];

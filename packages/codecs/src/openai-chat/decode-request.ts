@@ -92,7 +92,7 @@ function setNumber<K extends 'temperature' | 'topP' | 'seed' | 'frequencyPenalty
 function decodeStop(value: unknown): string[] | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return [value];
-  if (Array.isArray(value) && value.every((s) => typeof s === 'string')) return value as string[];
+  if (Array.isArray(value) && value.every((s) => typeof s === 'string')) return value;
   return invalid('stop must be a string or an array of strings.', 'stop');
 }
 

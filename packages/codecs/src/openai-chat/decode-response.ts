@@ -22,7 +22,7 @@ export function decodeResponse(body: unknown): DecodedResponse {
   if (!isObject(body)) malformed('The upstream response is not a JSON object.');
   if (!Array.isArray(body.choices)) malformed('The upstream response has no choices array.');
   const warnings: ConversionWarning[] = [];
-  const choice = body.choices[0];
+  const choice = (body.choices as unknown[])[0];
   if (body.choices.length > 1) warnings.push(lossy('choices', `Only the first of ${body.choices.length} choices was kept.`));
   const message = isObject(choice) && isObject(choice.message) ? choice.message : {};
 

@@ -27,8 +27,8 @@ function decodeInput(input: unknown): { inputs: Array<string | number[]>; batch:
   if (isTokens(input)) return { inputs: [input], batch: false };
   const list = asArray(input);
   if (list === undefined || list.length === 0) throw invalid('input', 'must be a string, an array of strings, or token arrays');
-  if (list.every((x) => typeof x === 'string')) return { inputs: list as string[], batch: true };
-  if (list.every(isTokens)) return { inputs: list as number[][], batch: true };
+  if (list.every((x) => typeof x === 'string')) return { inputs: list, batch: true };
+  if (list.every(isTokens)) return { inputs: list, batch: true };
   throw invalid('input', 'must be a string, an array of strings, or token arrays');
 }
 
@@ -78,7 +78,7 @@ export const openaiEmbeddings: EmbeddingsCodec = {
     const sorted = [...data].sort((a, b) => (isObject(a) && isObject(b) ? Number(a['index'] ?? 0) - Number(b['index'] ?? 0) : 0));
     for (const item of sorted) {
       const e = isObject(item) ? item['embedding'] : undefined;
-      const vector = typeof e === 'string' ? base64ToVector(e) : Array.isArray(e) && e.every((x) => typeof x === 'number') ? (e as number[]) : undefined;
+      const vector = typeof e === 'string' ? base64ToVector(e) : Array.isArray(e) && e.every((x) => typeof x === 'number') ? e : undefined;
       if (vector === undefined) throw new GatewayError('upstream_error', 'The upstream embeddings answer holds an embedding that is not a vector.');
       vectors.push(vector);
     }

@@ -6,7 +6,7 @@ import { openaiResponsesCodec as codec, statefulFeatures } from './index.js';
 type Json = Record<string, any>;
 
 const decode = (body: unknown) => codec.decodeRequest(body);
-const base = (extra: Json = {}): Request => ({ system: [], messages: [], tools: [], stream: false, ...extra }) as Request;
+const base = (extra: Json = {}): Request => ({ system: [], messages: [], tools: [], stream: false, ...extra });
 
 describe('openai_responses stateful features and vendor fields', () => {
   const stateful = {

@@ -3,8 +3,6 @@ import { fixtureFiles, fixtureJson } from '../../../../test/support/fixtures.js'
 import { GatewayError } from '../errors/gateway-error.js';
 import { openaiResponsesCodec as codec, statefulFeatures } from './index.js';
 
-type Json = Record<string, any>;
-
 /** The re-serialised fixtures spell absent values as null and say `stream: false`; both mean "not set". */
 function normalise(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normalise);

@@ -34,7 +34,7 @@ export function int(body: JsonObject, key: string): number | undefined {
 export function bool(body: JsonObject, key: string): boolean | undefined {
   if (!present(body, key)) return undefined;
   if (typeof body[key] !== 'boolean') invalid(`${key} must be a boolean.`, key);
-  return body[key] as boolean;
+  return body[key];
 }
 
 export function str(body: JsonObject, key: string): string | undefined {

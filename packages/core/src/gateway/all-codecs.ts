@@ -1,5 +1,6 @@
 import { codecs } from '@tollgate/codecs';
 import { awsSigV4Signer } from './aws-sigv4.js';
+import { contentEngine } from '../content/engine.js';
 import { dlpEngine } from '../dlp/engine.js';
 import { jwtEngine } from '../identity/jwt.js';
 import { openTelemetry } from '../telemetry/engine.js';
@@ -13,7 +14,8 @@ import type { Gateway, GatewayOptions } from './options.js';
  * format unless `options.codecs` lists fewer, so every codec is in a bundle that uses it; to
  * bundle only some formats, use `createGateway` from `@tollgate/core/minimal`. It brings every
  * upstream signer (AWS SigV4, Google service accounts) unless `options.signers` lists others,
- * what serves token counting and embeddings routes (`operationKinds`), DLP, JWT verification
+ * what serves token counting and embeddings routes (`operationKinds`), tool allow lists and
+ * policy prompts, DLP, JWT verification
  * and OpenTelemetry (the minimal entry takes each only when given). Refuses to start
  * (throws `GatewayConfigError` listing every violation) on an invalid registry, policy or
  * identity configuration.
@@ -25,6 +27,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     signers: options.signers ?? [awsSigV4Signer, googleServiceAccountSigner],
     kinds: options.kinds ?? operationKinds,
     dlp: { ...options.dlp, engine: options.dlp?.engine ?? dlpEngine },
+    content: { ...options.content, engine: options.content?.engine ?? contentEngine },
     jwt: { ...options.jwt, engine: options.jwt?.engine ?? jwtEngine },
     telemetry: options.telemetry === false ? false : { ...options.telemetry, engine: options.telemetry?.engine ?? openTelemetry },
   });

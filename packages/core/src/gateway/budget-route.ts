@@ -10,7 +10,7 @@ import type { RequestContext } from './context.js';
 import { keyTag, layoutKeys, layoutValues } from './keys.js';
 import { completeReply, errorReply, guessFormat } from './render.js';
 import type { GatewayReply, GatewayRequest } from './request.js';
-import type { WalkDeps } from './walk.js';
+import type { WalkDeps } from './walk-deps.js';
 
 export const BUDGET_PATH = '/v1/tollgate/budget';
 

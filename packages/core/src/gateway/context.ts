@@ -46,6 +46,8 @@ export class RequestContext {
   clientCancelled = false;
   outputBytes = 0;
   promptBound = 0;
+  /** The output bound admission priced (all choices, thinking included): what the upstream can bill as output at most. */
+  outputBound = Number.POSITIVE_INFINITY;
   /** What the request does: generate (the default), count_tokens or embed. */
   kind: 'generate' | 'count_tokens' | 'embed' = 'generate';
   /** What decoding the client's request could not carry into the canonical form. */
@@ -100,6 +102,15 @@ export class RequestContext {
   /** Admission sized the request and took these rate limits at `at` (called again after a substitution). */
   noteAdmission(worstCaseMicros: number, tokenBound: number, rate: readonly RateConstraint[], at: number): void {
     this.admitted = { worstCaseMicros, tokenBound, rate, spend: null, at };
+  }
+
+  /**
+   * The instant whose windows the request's cost is charged to: its (last) admission's, whose
+   * caps hold its reservation; the start when it was never admitted. A body read across
+   * midnight is admitted against the new day's caps, so it must be charged to the new day.
+   */
+  get chargedAt(): number {
+    return this.admitted?.at ?? this.startedAt;
   }
 
   /** The spend decision admission made (the last one, with markers). */

@@ -15,11 +15,12 @@ import { assertCodecsCover, codecTableFrom } from './codecs.js';
 import { assertSignersCover, signerTableFrom } from './signers.js';
 import { assertKindsServed } from './kind-routes.js';
 import { assertTokenizersCover, tokenCounterTableFrom } from './token-counters.js';
-import type { DlpOptions, Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
+import type { ContentOptions, DlpOptions, Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions } from './options.js';
 import { errorReply, replyToResponse } from './render.js';
 import { SecretCache, secretResolver } from './secrets.js';
 import { toUsageSink, type SinkStats } from './usage-record.js';
-import { walk, type WalkDeps } from './walk.js';
+import { walk } from './walk.js';
+import type { WalkDeps } from './walk-deps.js';
 import { policyRevisionOf } from '../replay/replay.js';
 import type { GatewayTelemetry, TelemetryOption } from '../telemetry/options.js';
 import { RequestTiming } from './timing.js';
@@ -65,7 +66,7 @@ function registryFrom(raw: unknown): Registry {
   return loaded.registry;
 }
 
-function policyFrom(raw: unknown, registry: Registry, dlp: DlpOptions = {}): { policy: Policy | null; revision: string | null } {
+function policyFrom(raw: unknown, registry: Registry, dlp: DlpOptions = {}, content: ContentOptions = {}): { policy: Policy | null; revision: string | null } {
   if (raw === undefined || raw === null) return { policy: null, revision: null };
   const recognizers = dlp.recognizers ?? [];
   const validation = dlp.engine?.validation(recognizers) ?? { entities: recognizers.flatMap((r) => r.entities) };
@@ -83,6 +84,21 @@ function policyFrom(raw: unknown, registry: Registry, dlp: DlpOptions = {}): { p
           "the policy asks for DLP but this gateway has no DLP engine: pass dlp: { engine: dlpEngine } (import { dlpEngine } from '@tollgate/core/dlp'), or use createGateway from '@tollgate/core'",
       },
     ]);
+  }
+  if (content.engine === undefined) {
+    const used = [
+      ...((parsed.policy.tools?.allow_lists ?? []).length > 0 ? ['tools.allow_lists'] : []),
+      ...((parsed.policy.prompts ?? []).length > 0 ? ['prompts'] : []),
+    ];
+    if (used.length > 0) {
+      throw new GatewayConfigError(
+        'policy',
+        used.map((path) => ({
+          path,
+          message: `the policy has ${path} but this gateway has no content engine: pass content: { engine: contentEngine } (import { contentEngine } from '@tollgate/core/content'), or use createGateway from '@tollgate/core'`,
+        })),
+      );
+    }
   }
   return { policy: parsed.policy, revision: policyRevisionOf(raw) };
 }
@@ -133,7 +149,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   assertTokenizersCover(registry, tokenizers);
   const kinds = options.kinds ?? null;
   assertKindsServed(registry, kinds);
-  const first = policyFrom(options.policy, registry, options.dlp);
+  const first = policyFrom(options.policy, registry, options.dlp, options.content);
   let policyInput: unknown = options.policy;
   let policyRevision = first.revision;
   const identity = identityFrom(options);
@@ -182,6 +198,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     reservationTtlMs,
     filters: options.filters ?? [],
     dlp: options.dlp?.engine === undefined ? null : options.dlp.engine.stage({ recognizers: options.dlp.recognizers ?? [], key: options.dlp.key }),
+    content: options.content?.engine ?? null,
     now,
     timezone: first.policy?.timezone ?? 'UTC',
     holds,
@@ -224,7 +241,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     const ctx = new RequestContext(now, current.registry.revision, policyRevision);
     const observer = telemetry === null ? new RequestTiming() : telemetry.request(request.headers, brandOf);
     ctx.observer = observer;
-    if (replyOptions?.defer !== undefined) ctx.defer = replyOptions.defer;
+    if (replyOptions?.defer !== undefined) ctx.defer = replyOptions.defer.bind(replyOptions);
     if (closed) {
       observer.unrecorded(503);
       return Promise.resolve(
@@ -295,7 +312,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       assertKindsServed(nextRegistry, deps.kinds);
       const nextInput = next.policy === undefined ? policyInput : next.policy;
       // The policy is checked against the registry it will run with, also when only the registry changed.
-      const loaded = policyFrom(nextInput, nextRegistry, options.dlp);
+      const loaded = policyFrom(nextInput, nextRegistry, options.dlp, options.content);
       // A new identity is a new resolver (its keys and issuers whole); JWKS are fetched again on first use.
       const nextIdentity = next.identity === undefined ? deps.identity : identityFrom({ ...options, identity: next.identity });
       deps = { ...deps, registry: nextRegistry, policy: loaded.policy, timezone: loaded.policy?.timezone ?? 'UTC', identity: nextIdentity };

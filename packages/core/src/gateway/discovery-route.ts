@@ -1,7 +1,7 @@
 import { decideAccess, type Principal } from '@tollgate/policy';
 import { listModels, type DiscoveryFormat, type Model } from '../registry/index.js';
 import { RegionRouting } from './route-constraints.js';
-import type { WalkDeps } from './walk.js';
+import type { WalkDeps } from './walk-deps.js';
 
 /**
  * GET /v1/models: rendered from the registry, listing only what the caller may use — access,

@@ -39,21 +39,35 @@ class Retryable extends Error {
   }
 }
 
+/** What `dispatch` calls, how, and on whose behalf. */
+export interface DispatchOptions {
+  /** The candidates, in order of preference. */
+  targets: readonly UpstreamTarget[];
+  /** The request to send to a candidate (called once per attempt). */
+  build: (target: UpstreamTarget) => Promise<UpstreamCall>;
+  fetch: UpstreamFetch;
+  breakers: Breakers;
+  failover: FailoverOptions;
+  /** The client's signal: once aborted, no further attempt is made. */
+  clientSignal: AbortSignal;
+  observer?: AttemptObserver | null;
+}
+
 /**
  * Call the candidates in order until one answers. Failover happens only before anything is
  * committed downstream (this function returns before the body is read), bounded in attempts
  * and time, and only on connection errors, 503, 529, or a 429 when a different deployment
  * remains. Anything else (including other 4xx/5xx) is returned as the answer.
  */
-export async function dispatch(
-  targets: readonly UpstreamTarget[],
-  build: (target: UpstreamTarget) => Promise<UpstreamCall>,
-  fetchImpl: UpstreamFetch,
-  breakers: Breakers,
-  options: FailoverOptions,
-  clientSignal: AbortSignal,
-  observer?: AttemptObserver | null,
-): Promise<DispatchResult> {
+export async function dispatch({
+  targets,
+  build,
+  fetch: fetchImpl,
+  breakers,
+  failover: options,
+  clientSignal,
+  observer,
+}: DispatchOptions): Promise<DispatchResult> {
   const maxAttempts = Math.max(1, options.maxAttempts ?? 3);
   const deadline = Date.now() + (options.deadlineMs ?? 60_000);
   const open = targets.filter((t) => breakers.allow(t.deploymentId));

@@ -3,7 +3,7 @@ import { counterLayout, decideAccess, decideRate, decideSpend, type Principal } 
 import { resolveModel } from '../registry/index.js';
 import { quota, rateRefused, type AdmissionRefused } from './admission.js';
 import { keyTag, layoutKeys, layoutValues } from './keys.js';
-import type { WalkDeps } from './walk.js';
+import type { WalkDeps } from './walk-deps.js';
 
 /** Bodies this large or larger are checked against rate limits and spend caps before they are read and parsed. */
 export const DEFAULT_EARLY_CHECK_BYTES = 1024 * 1024;

@@ -8,12 +8,15 @@ import type { UsageSink } from './usage-record.js';
 
 /**
  * The local estimate when the upstream never reported usage: the prompt bound plus the
- * output actually relayed (one token per delta at least, or a quarter of its bytes). Input
- * figures the upstream did report (Anthropic reports them at the start) are kept.
+ * output actually relayed (one token per delta at least, or a quarter of its bytes), never
+ * more than the output bound the request was admitted with (the upstream bills no more than
+ * that; long tokens such as runs of spaces are many bytes each, and the estimate must not pass
+ * the reservation). Input figures the upstream did report (Anthropic reports them at the
+ * start) are kept.
  */
 export function estimateUsage(ctx: RequestContext): Usage {
   const reported = ctx.usage;
-  const relayed = Math.max(ctx.outputDeltas, Math.ceil(ctx.outputBytes / 4));
+  const relayed = Math.min(Math.max(ctx.outputDeltas, Math.ceil(ctx.outputBytes / 4)), ctx.outputBound);
   const reportedPrompt = reported === null ? 0 : reported.input + reported.cacheRead + reported.cacheWrite + reported.cacheWrite1h;
   return {
     input: reportedPrompt > 0 ? reported!.input : ctx.promptBound,
@@ -52,8 +55,9 @@ export async function settleUsage(input: SettleInput): Promise<void> {
   const rate = tokenAdjustments(ctx, used);
   await input.holds.settle({
     id: ctx.id,
-    // The caller's counters and those of every pool it belongs to: settle touches every pool.
-    charges: chargeKeyList(ctx.keyTag, ctx.principal, ctx.model, ctx.startedAt, input.timezone).map((c) => ({
+    // The caller's counters and those of every pool it belongs to: settle touches every pool,
+    // in the windows of the instant it was admitted at (those its caps reserved against).
+    charges: chargeKeyList(ctx.keyTag, ctx.principal, ctx.model, ctx.chargedAt, input.timezone).map((c) => ({
       counter: c.counter,
       amount: total,
       ttlMs: c.ttlMs,

@@ -15,7 +15,7 @@ function tokenEndpoint(
 ) {
   const calls: Array<{ url: string; scope?: string; ok: boolean }> = [];
   const fetch: UpstreamFetch = async (url, init) => {
-    const check = await checkGrant(String(init.body), account, TOKEN_URI);
+    const check = await checkGrant(String(init.body as string), account, TOKEN_URI);
     calls.push({ url, ok: check.ok, ...(check.scope === undefined ? {} : { scope: check.scope }) });
     if (!check.ok) return Response.json({ error: 'invalid_grant', error_description: `Invalid JWT: ${check.reason}` }, { status: 400 });
     expect(init.headers.get('content-type')).toBe('application/x-www-form-urlencoded');

@@ -55,6 +55,7 @@ export function parseServiceAccountKey(text: string): ServiceAccountKey {
   const clientEmail = k['client_email'];
   const privateKey = k['private_key'];
   const tokenUri = k['token_uri'] ?? 'https://oauth2.googleapis.com/token';
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- names the key file's `type` as it came
   if (k['type'] !== undefined && k['type'] !== 'service_account') throw failure(`service account key: type is ${String(k['type'])}, not service_account`);
   if (typeof clientEmail !== 'string' || typeof privateKey !== 'string' || typeof tokenUri !== 'string') {
     throw failure('service account key: client_email, private_key and token_uri must be strings');

@@ -1,5 +1,5 @@
 export { createGateway, pairedReply, pendingTelemetry } from './create.js';
-export type { DlpOptions, Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions, PolicyFileInput, UsageStats } from './options.js';
+export type { ContentOptions, DlpOptions, Gateway, GatewayOptions, GatewayStats, MinimalGatewayOptions, PolicyFileInput, UsageStats } from './options.js';
 export type { GatewayReply, GatewayRequest, ReplyOptions, HeaderReader, UpstreamFetch, UpstreamResponse, BodySource } from './request.js';
 export { GatewayConfigError, type ConfigIssue } from './config-error.js';
 export type { RequestFilter, FilterContext } from './filters.js';

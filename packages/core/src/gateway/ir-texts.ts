@@ -47,7 +47,7 @@ export function mapJson(value: unknown, fn: (text: string) => string, opaque: Re
   if (typeof value === 'object' && value !== null) {
     let changed = false;
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       const r = opaque.has(k) ? v : mapJson(v, fn, opaque);
       if (r !== v) changed = true;
       out[k] = r;
@@ -130,7 +130,7 @@ function mapPart<P extends ContentPart>(part: P, fn: (text: string) => string): 
 export function mapRequestTexts(ir: IRRequest, fn: (text: string) => string): IRRequest {
   let changed = false;
   const system = ir.system.map((p) => {
-    const r = mapPart(p, fn) as TextPart;
+    const r = mapPart<TextPart>(p, fn);
     if (r !== p) changed = true;
     return r;
   });

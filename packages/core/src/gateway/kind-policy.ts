@@ -13,7 +13,7 @@ import type { Principal } from '@tollgate/policy';
 import type { Registry } from '../registry/index.js';
 import type { RequestContext } from './context.js';
 import type { RequestFilter } from './filters.js';
-import { policyStage, type DlpDeps } from './policy-stage.js';
+import { policyStage, type ContentEngine, type DlpDeps } from './policy-stage.js';
 import type { Policy } from '@tollgate/policy';
 
 export interface KindPolicyInput {
@@ -21,6 +21,7 @@ export interface KindPolicyInput {
   registry: Registry;
   filters: readonly RequestFilter[];
   dlp: DlpDeps | null;
+  content: ContentEngine | null;
   ctx: RequestContext;
   principal: Principal;
   model: string;

@@ -23,7 +23,7 @@ import {
 import { countTokensCodecs, embeddingsCodecs } from '@tollgate/codecs/kinds';
 import { decideAccess, type Principal } from '@tollgate/policy';
 import { maxWorstCase } from '../pricing/index.js';
-import { candidates as candidatesFor, countCandidates, pickWeighted, resolveModel, type Candidate, type EntryMatch, type Model } from '../registry/index.js';
+import { candidates as candidatesFor, countCandidates, pickWeighted, resolveModel, type Candidate, type Model } from '../registry/index.js';
 import { admit, AdmissionRefused, type Admission } from './admission.js';
 import { parseJsonBody, readBoundedBody } from './body.js';
 import type { RequestContext } from './context.js';
@@ -38,23 +38,14 @@ import { readBody, readText, upstreamErrorForClient } from './respond.js';
 import { utf8Length } from './sizing.js';
 import { countLocally } from './token-counters.js';
 import { buildUpstreamCall, type UpstreamTarget } from './upstream.js';
-import type { WalkDeps } from './walk.js';
+import type { KindEntry, OperationKinds, WalkDeps } from './walk-deps.js';
 
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 const MAX_ERROR_BYTES = 1024 * 1024;
 /** Per embedding input: separators and framing the vendor adds. */
 const PER_INPUT_TOKENS = 8;
 
-export type KindEntry = EntryMatch & { kind: 'count_tokens' | 'embed' };
-
-/**
- * What serves the routes of kind count_tokens and embed (`options.kinds`): `operationKinds` from
- * `@tollgate/core/kinds`. `createGateway` of `@tollgate/core` includes it; a gateway built on
- * `@tollgate/core/minimal` without it refuses a registry with such routes.
- */
-export interface OperationKinds {
-  readonly walk: (request: GatewayRequest, ctx: RequestContext, deps: WalkDeps, entry: KindEntry) => Promise<GatewayReply>;
-}
+export type { KindEntry, OperationKinds } from './walk-deps.js';
 
 function refuse(deps: WalkDeps, ctx: RequestContext, error: GatewayError, reason: string, headers: Record<string, string> = {}): GatewayReply {
   ctx.reject(error.status, reason, error.code === 'internal' ? 'error' : error.code === 'cancelled' ? 'cancelled' : 'rejected');
@@ -141,7 +132,17 @@ export async function walkKind(request: GatewayRequest, ctx: RequestContext, dep
   }
 
   // 7. what the policy says about the content that would leave
-  const policyInput = { policy: deps.policy, registry: deps.registry, filters: deps.filters, dlp: deps.dlp, ctx, principal, model: model.id, format };
+  const policyInput = {
+    policy: deps.policy,
+    registry: deps.registry,
+    filters: deps.filters,
+    dlp: deps.dlp,
+    content: deps.content,
+    ctx,
+    principal,
+    model: model.id,
+    format,
+  };
   if (decoded.kind === 'count_tokens') {
     const staged = await countPolicy(policyInput, decoded.request);
     if (!staged.ok) return refuse(deps, ctx, staged.error, staged.reason);
@@ -187,8 +188,11 @@ async function admitKind(
     worstCaseMicros,
     tokenBound,
     reservationTtlMs: deps.reservationTtlMs,
-    // Budget-tier substitution is for generation: a count or embedding of the model asked for.
+    // Budget-tier substitution is for generation: a count or embedding is of the model asked
+    // for, so no substitute can take it and a substitution in force refuses it as `block` would
+    // (never serves it outside its reservation).
     substituted: false,
+    canSubstitute: () => false,
     ...(deps.notify === undefined ? {} : { notify: deps.notify }),
     ...(deps.tenantOf === undefined ? {} : { tenantOf: deps.tenantOf }),
   });
@@ -234,7 +238,7 @@ async function countTokens(
     throw error;
   }
   ctx.reservedMicros = admission.reserved;
-  if (admission.reserved > 0) deps.holds.track(ctx.id);
+  if (admission.held) deps.holds.track(ctx.id);
   const finish = async (tokens: number): Promise<GatewayReply> => {
     ctx.countedTokens = tokens;
     ctx.usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0, measured: true };
@@ -322,7 +326,7 @@ async function embed(
     throw error;
   }
   ctx.reservedMicros = admission.reserved;
-  if (admission.reserved > 0) deps.holds.track(ctx.id);
+  if (admission.held) deps.holds.track(ctx.id);
   const answer = await call(
     request,
     ctx,
@@ -369,15 +373,15 @@ async function call(
   bodyFor: (target: UpstreamTarget) => Record<string, unknown>,
 ): Promise<{ reply: GatewayReply; target?: undefined; text?: undefined } | { reply?: undefined; target: UpstreamTarget; text: string }> {
   const signal = request.signal;
-  const result = await dispatch(
-    list.map(toTarget),
-    async (target) => buildUpstreamCall(target, JSON.stringify(bodyFor(target)), false, request.headers, deps.secrets, signal),
-    deps.fetch,
-    deps.breakers,
-    deps.failover,
-    signal,
-    ctx.observer,
-  ).catch((error: unknown) => error as Error);
+  const result = await dispatch({
+    targets: list.map(toTarget),
+    build: async (target) => buildUpstreamCall(target, JSON.stringify(bodyFor(target)), false, request.headers, deps.secrets, signal),
+    fetch: deps.fetch,
+    breakers: deps.breakers,
+    failover: deps.failover,
+    clientSignal: signal,
+    observer: ctx.observer,
+  }).catch((error: unknown) => error as Error);
   if (result instanceof Error) {
     await deps.holds.release(ctx.id, tokenAdjustments(ctx, 0));
     const e = GatewayError.from(result);

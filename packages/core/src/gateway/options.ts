@@ -11,12 +11,13 @@ import type { SecretsOption } from './secrets.js';
 import type { SizingOptions } from './sizing.js';
 import type { UpstreamSigner } from './signers.js';
 import type { TokenCounter } from './token-counters.js';
-import type { OperationKinds } from './kinds.js';
+import type { OperationKinds } from './walk-deps.js';
 import type { TenantOf } from './keys.js';
 import type { SettleRetryOptions } from './holds.js';
 import type { UsageOption } from './usage-record.js';
 import type { TelemetryOption } from '../telemetry/options.js';
 import type { DlpEngine } from '../dlp/engine.js';
+import type { ContentEngine } from './policy-stage.js';
 import type { Recognizer } from '@tollgate/policy/detectors';
 
 /** DLP beyond the policy file: the engine, recognizers a team plugs in, the surrogate key. */
@@ -34,6 +35,16 @@ export interface DlpOptions {
    * across turns. Default: a random key per gateway instance.
    */
   key?: string;
+}
+
+/** The engine of the policy's tool allow lists and prompts. */
+export interface ContentOptions {
+  /**
+   * `contentEngine` of `@tollgate/core/content`. `createGateway` of `@tollgate/core` passes it
+   * by default; `@tollgate/core/minimal` refuses a policy with `tools.allow_lists` or `prompts`
+   * without it.
+   */
+  engine?: ContentEngine;
 }
 
 export interface GatewayOptions {
@@ -84,6 +95,8 @@ export interface GatewayOptions {
   filters?: RequestFilter[];
   /** DLP engine, recognizers and surrogate key (the policy's `dlp` says what to do). */
   dlp?: DlpOptions;
+  /** The engine of the policy's tool allow lists and prompts (`@tollgate/core/minimal` refuses them without it). */
+  content?: ContentOptions;
   /** Clock for records and policy windows. Default `Date.now`. */
   now?: () => number;
   /** JWKS fetching (identity): the fetch to use and its cache timings. */

@@ -5,10 +5,10 @@
  * rewrite), then policy prompts before the client's system prompt. DLP runs after the filters,
  * so what leaves is what was scanned; prompts come last, as the operator's own text.
  */
-import { GatewayError, type Request as IRRequest, type TextPart, type WireFormat } from '@tollgate/codecs/base';
-import { decidePrompts, decideTools, type Policy, type Principal } from '@tollgate/policy';
+import { GatewayError, type Request as IRRequest, type WireFormat } from '@tollgate/codecs/base';
+import type { Policy, Principal } from '@tollgate/policy';
 import type { Registry } from '../registry/index.js';
-import type { AnswerDlp, AnswerGuard } from './answer-guard.js';
+import type { AnswerDlp, AnswerGuard, ToolGuard } from './answer-guard.js';
 import type { RequestContext } from './context.js';
 import type { RequestFilter } from './filters.js';
 
@@ -25,11 +25,38 @@ export interface DlpDeps {
   run(input: { policy: Policy; principal: Principal; ir: IRRequest; ctx: RequestContext }): Promise<DlpStageResult>;
 }
 
+/** One request, for the content engine: the policy's tool allow lists and prompts for it. */
+export interface ContentInput {
+  policy: Policy;
+  registry: Registry;
+  principal: Principal;
+  model: string;
+  format: WireFormat;
+  ir: IRRequest;
+  ctx: RequestContext;
+}
+
+/** What the tool allow lists say of a request: refused, or allowed with the guard its answer gets (null when no list applies). */
+export type ToolsResult = { ok: true; guard: ToolGuard | null } | { ok: false; error: GatewayError; reason: string };
+
+/**
+ * The policy's content rules (`contentEngine` of `@tollgate/core/content`): `createGateway` of
+ * `@tollgate/core` passes it by default; `@tollgate/core/minimal` refuses a policy with tool
+ * allow lists or prompts without it.
+ */
+export interface ContentEngine {
+  /** Tool allow lists on the tools the request declares (counting what shadow lists would deny into `ctx.wouldBlock`). */
+  tools(input: ContentInput): ToolsResult;
+  /** The request with the policy prompts chosen for it before the client's system prompt (named in `ctx.policyPrompts`). */
+  prompts(input: ContentInput): IRRequest;
+}
+
 export interface PolicyStageInput {
   policy: Policy | null;
   registry: Registry;
   filters: readonly RequestFilter[];
   dlp: DlpDeps | null;
+  content: ContentEngine | null;
   ctx: RequestContext;
   principal: Principal;
   model: string;
@@ -43,32 +70,6 @@ export interface PolicyStageInput {
  */
 export type PolicyStageResult = { ok: true; ir: IRRequest; reencode: boolean } | { ok: false; error: GatewayError; reason: string };
 
-/**
- * Built-in tools a request carries outside the function list (Responses `web_search`, Anthropic
- * server tools, Bedrock system tools and the Anthropic tools of `additionalModelRequestFields`):
- * by name, else type.
- */
-function vendorToolNames(ir: IRRequest): string[] {
-  const fields = ir.vendor?.fields;
-  if (fields === undefined) return [];
-  const lists: unknown[] = [fields['tools']];
-  const toolConfig = fields['toolConfig'];
-  if (typeof toolConfig === 'object' && toolConfig !== null) lists.push((toolConfig as Record<string, unknown>)['tools']);
-  const additional = fields['additionalModelRequestFields'];
-  if (typeof additional === 'object' && additional !== null) lists.push((additional as Record<string, unknown>)['tools']);
-  return lists.flatMap((tools) => {
-    if (!Array.isArray(tools)) return [];
-    return tools.flatMap((t) => {
-      if (typeof t !== 'object' || t === null) return [];
-      let o = t as Record<string, unknown>;
-      // Bedrock: { systemTool: { name } }.
-      if (typeof o['systemTool'] === 'object' && o['systemTool'] !== null) o = o['systemTool'] as Record<string, unknown>;
-      const name = typeof o['name'] === 'string' ? o['name'] : typeof o['type'] === 'string' ? o['type'] : undefined;
-      return name === undefined ? [] : [name];
-    });
-  });
-}
-
 export async function policyStage(input: PolicyStageInput): Promise<PolicyStageResult> {
   const { policy, ctx, principal, model } = input;
   let ir = input.ir;
@@ -76,34 +77,10 @@ export async function policyStage(input: PolicyStageInput): Promise<PolicyStageR
   let reencode = false;
 
   // Tool allow lists, on what the request declares.
-  if (policy !== null && (policy.tools?.allow_lists ?? []).length > 0) {
-    const declared = [...ir.tools.map((t) => t.name), ...vendorToolNames(ir)];
-    const d = decideTools({ policy, registry: input.registry, principal, model, tools: declared });
-    for (const name of d.wouldDeny) ctx.wouldBlock.push(`tool_not_allowed:${name}`);
-    if (!d.allowed) {
-      const name = d.denied[0]!;
-      return {
-        ok: false,
-        error: new GatewayError('permission_denied', `The tool '${name}' is not allowed for this caller.`, { param: 'tools' }),
-        reason: `tool_not_allowed:${name}`,
-      };
-    }
-    if (d.lists.length > 0) {
-      const allowed = new Map<string, boolean>();
-      guard = {
-        ...guard,
-        tools: {
-          declared: new Set(declared),
-          enforced: d.enforced,
-          allowed(name) {
-            let ok = allowed.get(name);
-            if (ok === undefined)
-              allowed.set(name, (ok = decideTools({ policy, registry: input.registry, principal, model, tools: [name], enforcement: 'enforce' }).allowed));
-            return ok;
-          },
-        },
-      };
-    }
+  if (policy !== null && input.content !== null) {
+    const t = input.content.tools({ policy, registry: input.registry, principal, model, format: input.format, ir, ctx });
+    if (!t.ok) return t;
+    if (t.guard !== null) guard = { ...guard, tools: t.guard };
   }
 
   // The gateway's own request filters.
@@ -128,14 +105,8 @@ export async function policyStage(input: PolicyStageInput): Promise<PolicyStageR
   }
 
   // Policy prompts, before the client's own system prompt, in file order: a stable prefix.
-  if (policy !== null && (policy.prompts ?? []).length > 0) {
-    const chosen = decidePrompts({ policy, registry: input.registry, principal, model, format: input.format });
-    if (chosen.length > 0) {
-      const parts: TextPart[] = chosen.map((p) => ({ type: 'text', text: p.text }));
-      ir = { ...ir, system: [...parts, ...ir.system] };
-      ctx.policyPrompts = chosen.map((p) => `${p.id}@${p.version}`);
-    }
-  }
+  if (policy !== null && input.content !== null)
+    ir = input.content.prompts({ policy, registry: input.registry, principal, model, format: input.format, ir, ctx });
 
   if (guard.tools !== null || guard.output !== null) ctx.answerGuard = guard;
   return { ok: true, ir, reencode };

@@ -115,7 +115,7 @@ describe('gateway.reload: a changed registry, policy or identity, without a rest
     const { gateway, chat } = await setup();
     let error: unknown;
     try {
-      gateway.reload({ identity: { virtual_keys: [{ hash: 'not-a-hash', principal: { user: 'bob' } }] } as never, registry: registryWithFast() });
+      gateway.reload({ identity: { virtual_keys: [{ hash: 'not-a-hash', principal: { user: 'bob' } }] }, registry: registryWithFast() });
     } catch (e) {
       error = e;
     }

@@ -98,7 +98,7 @@ export async function eachChunk(body: BodySource, take: (chunk: Uint8Array) => b
       }
     }
   }
-  const iterator = (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  const iterator: AsyncIterator<Uint8Array, unknown> = (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   for (;;) {
     const { done, value } = await iterator.next();
     if (done === true) return true;

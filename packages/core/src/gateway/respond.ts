@@ -12,7 +12,7 @@ import { afterPendingIo } from '../util/later.js';
 import { isClientStalled } from './client-gone.js';
 import { eachChunk, type BodySource, type GatewayReply, type UpstreamResponse } from './request.js';
 import type { UpstreamTarget } from './upstream.js';
-import type { WalkDeps } from './walk.js';
+import type { WalkDeps } from './walk-deps.js';
 
 export interface RespondInput {
   deps: WalkDeps;

@@ -6,20 +6,19 @@ import { promptTokenFloor, wordCount } from './token-floor.js';
 import type { Model } from '../registry/index.js';
 
 const request = (over: Partial<IRRequest> = {}): IRRequest => ({ system: [], messages: [], tools: [], stream: false, ...over });
-const model = (context_window?: number): Model =>
-  ({
-    id: 'm',
-    brand: 'b',
-    kind: 'generate',
-    tokenizer: null,
-    entryFormats: ['openai_chat'],
-    aliases: [],
-    tags: ['all'],
-    visibility: 'listed',
-    capabilities: context_window === undefined ? {} : { context_window },
-    deployments: [],
-    staged: false,
-  }) as Model;
+const model = (context_window?: number): Model => ({
+  id: 'm',
+  brand: 'b',
+  kind: 'generate',
+  tokenizer: null,
+  entryFormats: ['openai_chat'],
+  aliases: [],
+  tags: ['all'],
+  visibility: 'listed',
+  capabilities: context_window === undefined ? {} : { context_window },
+  deployments: [],
+  staged: false,
+});
 
 describe('the prompt token floor', () => {
   it('counts runs between ASCII whitespace only', () => {
@@ -50,7 +49,7 @@ describe('the prompt token floor', () => {
         },
         { role: 'tool', content: [{ type: 'tool_result', toolCallId: 'c1', content: [{ type: 'text', text: 'sunny and warm' }] }] },
       ],
-    } as Partial<IRRequest>);
+    });
     expect(promptTokenFloor(ir)).toBe(2 + 4 + 3);
   });
 

@@ -87,7 +87,7 @@ describe('shadow rate limits: counted, reported, never refusing', () => {
 
   it('never refuses because the store cannot count a shadow bucket', async () => {
     const store = createMemoryStore({ sweepIntervalMs: 0 });
-    const failing: StateStore = { ...store, hitRate: async () => Promise.reject(new Error('store down')), admit: undefined as never };
+    const failing: StateStore = { ...store, hitRate: async () => Promise.reject(new Error('store down')), admit: undefined };
     const { post, records } = await setup({ rate_limits: [{ id: 'trial', rpm: 1, enforcement: 'shadow' }] }, failing);
     expect([(await post()).status, (await post()).status]).toEqual([200, 200]);
     expect(records.map((r) => r.would_block)).toEqual([[], []]);

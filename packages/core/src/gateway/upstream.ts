@@ -82,25 +82,43 @@ const RAW_ENVELOPES: Partial<Record<string, (body: Record<string, unknown>, upst
   'anthropic_vertex>anthropic_messages': (body, model) => fromVertexEnvelope(body, model),
 };
 
+/** The inputs of `upstreamBody`. */
+export interface UpstreamBodyOptions {
+  codecs: CodecTable;
+  target: UpstreamTarget;
+  /** The client's body, as received. */
+  raw: Uint8Array;
+  /** The client's body, parsed (an empty object when it is not a JSON object). */
+  parsed: Record<string, unknown>;
+  /** The canonical request. */
+  ir: IRRequest;
+  entryFormat: WireFormat;
+  /** Whether the canonical request must be encoded afresh (a filter, policy prompts or DLP changed it). */
+  irChanged: boolean;
+  edits: IdentityEdits;
+  cacheShaping?: CacheShapingOptions | undefined;
+  /** Where the translation's drops are noted (this attempt's replace an earlier one's). */
+  report?: { decodeWarnings: ConversionWarning[]; warnings: ConversionWarning[] } | undefined;
+}
+
 /**
  * Build the upstream body. Identity: the client's bytes unchanged unless the model id, the
  * output bound or usage reporting must change, in which case only those fields change. Raw:
  * only the envelope changes. Translate (and any plan whose request a filter or cache shaping
  * changed): encode the canonical request in the upstream format.
  */
-export function upstreamBody(
-  codecs: CodecTable,
-  target: UpstreamTarget,
-  raw: Uint8Array,
-  parsed: Record<string, unknown>,
-  ir: IRRequest,
-  entryFormat: WireFormat,
-  irChanged: boolean,
-  edits: IdentityEdits,
-  cacheShaping?: CacheShapingOptions,
-  /** Where the translation's drops are noted (this attempt's replace an earlier one's). */
-  report?: { decodeWarnings: ConversionWarning[]; warnings: ConversionWarning[] },
-): Uint8Array | string {
+export function upstreamBody({
+  codecs,
+  target,
+  raw,
+  parsed,
+  ir,
+  entryFormat,
+  irChanged,
+  edits,
+  cacheShaping,
+  report,
+}: UpstreamBodyOptions): Uint8Array | string {
   if (report !== undefined) report.warnings = [];
   let request = ir;
   let changed = irChanged;

@@ -1,89 +1,25 @@
-import {
-  GatewayError,
-  ISSUER_OF_FORMAT,
-  type CacheShapingOptions,
-  type CodecTable,
-  type Issuer,
-  type Request as IRRequest,
-  type WireFormat,
-} from '@tollgate/codecs/base';
-import { decideAccess, defaultMaxTokens, type Policy, type Principal, type SpendNotification } from '@tollgate/policy';
-import type { IdentityResolver } from '../identity/index.js';
-import {
-  candidates as candidatesFor,
-  pickWeighted,
-  resolveEntry,
-  resolveModel,
-  type Candidate,
-  type EntryMatch,
-  type Model,
-  type Registry,
-} from '../registry/index.js';
-import type { KindEntry, OperationKinds } from './kinds.js';
-import type { TokenCounterTable } from './token-counters.js';
+import { GatewayError, ISSUER_OF_FORMAT, type Issuer, type Request as IRRequest } from '@tollgate/codecs/base';
+import { decideAccess, defaultMaxTokens, type Principal } from '@tollgate/policy';
+import { candidates as candidatesFor, pickWeighted, resolveEntry, resolveModel, type Candidate, type Model } from '../registry/index.js';
+import type { KindEntry, WalkDeps } from './walk-deps.js';
 import { maxWorstCase } from '../pricing/index.js';
-import type { StateStore } from '../store/types.js';
 import { admit, AdmissionRefused, quota, type Admission } from './admission.js';
 import { parseJsonBody, readBoundedBody } from './body.js';
-import type { Breakers } from './breaker.js';
 import type { RequestContext } from './context.js';
-import { dispatch, type FailoverOptions } from './dispatch.js';
-import type { RequestFilter } from './filters.js';
-import { policyStage, type DlpDeps } from './policy-stage.js';
-import type { GatewayReply, GatewayRequest, UpstreamFetch } from './request.js';
+import { dispatch } from './dispatch.js';
+import { policyStage } from './policy-stage.js';
+import type { GatewayReply, GatewayRequest } from './request.js';
 import { listModelsFor } from './discovery-route.js';
 import { BUDGET_PATH, budgetRoute } from './budget-route.js';
 import { decisionHeaders } from './budget-headers.js';
 import { completeReply, errorReply, guessFormat } from './render.js';
 import { notOfferedError } from './not-offered.js';
 import { respond } from './respond.js';
-import type { SecretCache } from './secrets.js';
-import type { SizingOptions } from './sizing.js';
 import { requestBounds, type RequestBounds } from './bounds.js';
 import { earlyRefusal } from './early-check.js';
 import { buildUpstreamCall, upstreamBody, type UpstreamTarget } from './upstream.js';
-import type { UsageSink } from './usage-record.js';
-import type { TenantOf } from './keys.js';
-import type { HoldKeeper } from './holds.js';
 import { tokenAdjustments, writeRecord } from './finalize.js';
 import { capabilityRefusal, ContextFit, PriceCeiling, RegionRouting, requestedRegions } from './route-constraints.js';
-
-/** Everything the walk needs that lives as long as the gateway. */
-export interface WalkDeps {
-  registry: Registry;
-  /** The codecs this gateway reads and writes, by format; every route and enabled deployment has one. */
-  codecs: CodecTable;
-  policy: Policy | null;
-  identity: IdentityResolver;
-  store: StateStore;
-  sink: UsageSink;
-  secrets: SecretCache;
-  fetch: UpstreamFetch;
-  breakers: Breakers;
-  maxRequestBytes: number;
-  /** Bodies at least this large are checked against rate limits and caps before being parsed. */
-  earlyCheckBytes: number;
-  failover: FailoverOptions;
-  sizing: SizingOptions;
-  reservationTtlMs: number;
-  filters: RequestFilter[];
-  /** The DLP engine and its recognizers, or null (no DLP in this gateway). */
-  dlp: DlpDeps | null;
-  now: () => number;
-  timezone: string;
-  /** Renews holds from admission until settle, and retries failed settles. */
-  holds: HoldKeeper;
-  trackStream(done: Promise<void>): void;
-  /** Work handed to `reply`'s `defer`: the returned runner does it once; `close()` runs it if nobody has. */
-  trackDeferred(work: () => Promise<void>): () => Promise<void>;
-  notify?: (notification: SpendNotification, principal: Principal) => void;
-  cacheShaping?: CacheShapingOptions;
-  /** Local token counters by encoding, for count_tokens requests no deployment counts. */
-  tokenizers: TokenCounterTable;
-  /** What serves count_tokens and embed routes (none: the gateway refused a registry with any). */
-  kinds: OperationKinds | null;
-  tenantOf?: TenantOf;
-}
 
 /** Refuse: record the reason, answer in the caller's format. */
 function refuse(deps: WalkDeps, ctx: RequestContext, error: GatewayError, reason: string, headers: Record<string, string> = {}): GatewayReply {
@@ -225,6 +161,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     registry: deps.registry,
     filters: deps.filters,
     dlp: deps.dlp,
+    content: deps.content,
     ctx,
     principal,
     model: model.id,
@@ -265,6 +202,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     }
     const bounds = requestBounds(ir, codec, m, raw.byteLength, deps.sizing);
     ctx.promptBound = bounds.promptTokens;
+    ctx.outputBound = bounds.outputTokens;
     if (!substituted) asked = { first: candidates[0]!, bounds };
     return admit({
       ctx,
@@ -332,33 +270,33 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     if (watching) clientSignal.removeEventListener('abort', onClientAbort);
   };
   const parsed = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const result = await dispatch(
+  const result = await dispatch({
     targets,
-    async (target) => {
-      const encoded = upstreamBody(
-        deps.codecs,
+    build: async (target) => {
+      const encoded = upstreamBody({
+        codecs: deps.codecs,
         target,
         raw,
         parsed,
         ir,
-        format,
+        entryFormat: format,
         irChanged,
-        {
+        edits: {
           model: target.upstreamModel,
           ...(maxTokensEdit !== undefined ? { maxTokens: maxTokensEdit } : {}),
           includeUsage: ir.stream && !ctx.includeUsage,
         },
-        deps.cacheShaping,
-        ctx,
-      );
+        cacheShaping: deps.cacheShaping,
+        report: ctx,
+      });
       return buildUpstreamCall(target, encoded, ir.stream, request.headers, deps.secrets, clientSignal);
     },
-    deps.fetch,
-    deps.breakers,
-    deps.failover,
+    fetch: deps.fetch,
+    breakers: deps.breakers,
+    failover: deps.failover,
     clientSignal,
-    ctx.observer,
-  ).catch((error: unknown) => error as Error);
+    observer: ctx.observer,
+  }).catch((error: unknown) => error as Error);
 
   if (!(result instanceof Error)) {
     const candidate = list.find((c) => c.deployment.id === result.target.deploymentId)!;
@@ -429,7 +367,7 @@ function stickyKey(principal: Principal, request: GatewayRequest, ir: IRRequest)
 
 async function discovery(request: GatewayRequest, path: string, ctx: RequestContext, deps: WalkDeps): Promise<GatewayReply> {
   const kind = path.startsWith('/v1beta') ? 'gemini' : request.headers.has('anthropic-version') ? 'anthropic' : 'openai';
-  ctx.entryFormat = (kind === 'gemini' ? 'gemini_generate_content' : kind === 'anthropic' ? 'anthropic_messages' : 'openai_chat') as WireFormat;
+  ctx.entryFormat = kind === 'gemini' ? 'gemini_generate_content' : kind === 'anthropic' ? 'anthropic_messages' : 'openai_chat';
   const auth = await deps.identity.authenticate(request);
   ctx.observer?.unrecorded(auth.ok ? 200 : auth.error.status);
   if (!auth.ok) return errorReply(deps.codecs, auth.error, ctx.entryFormat);

@@ -12,7 +12,7 @@ export function parsePricing(input: PricingInput): Pricing | undefined {
   if (base === undefined || base.input === undefined || base.output === undefined) return undefined;
   const hasThreshold = input.threshold_tokens !== undefined;
   if (hasThreshold !== (input.long !== undefined)) return undefined;
-  if (hasThreshold && !(Number.isSafeInteger(input.threshold_tokens) && (input.threshold_tokens as number) >= 0)) {
+  if (hasThreshold && !(Number.isSafeInteger(input.threshold_tokens) && input.threshold_tokens >= 0)) {
     return undefined;
   }
   let long: Rates | undefined;
@@ -25,7 +25,7 @@ export function parsePricing(input: PricingInput): Pricing | undefined {
     ...base,
     input: base.input,
     output: base.output,
-    ...(hasThreshold ? { threshold_tokens: input.threshold_tokens as number, long: Object.freeze(long) } : {}),
+    ...(hasThreshold ? { threshold_tokens: input.threshold_tokens, long: Object.freeze(long) } : {}),
   };
   return Object.freeze(pricing);
 }

@@ -65,10 +65,10 @@ export function buildRegistry(file: ParsedFile, revision: string): Registry {
   });
   const converters: Converter[] = file.converters.map((c) => ({ from: c.from as WireFormat, to: c.to as WireFormat }));
 
-  const credentials: Record<string, Credential> = Object.create(null);
+  const credentials: Record<string, Credential> = Object.create(null) as Record<string, Credential>;
   for (const [name, decl] of file.credentials) credentials[name] = toCredential(name, decl as CredentialDecl);
 
-  const providers: Record<string, Provider> = Object.create(null);
+  const providers: Record<string, Provider> = Object.create(null) as Record<string, Provider>;
   for (const [id, decl] of file.providers) {
     if (decl === null) continue;
     providers[id] = {
@@ -90,8 +90,8 @@ export function buildRegistry(file: ParsedFile, revision: string): Registry {
   const operationsByKey = new Map(operations.map((o) => [operationKey(o.provider, o.format, o.family, o.kind), o]));
   const converterSet = new Set(converters.map((c) => `${c.from}\u0000${c.to}`));
 
-  const models: Record<string, Model> = Object.create(null);
-  const deployments: Record<string, Deployment> = Object.create(null);
+  const models: Record<string, Model> = Object.create(null) as Record<string, Model>;
+  const deployments: Record<string, Deployment> = Object.create(null) as Record<string, Deployment>;
   const names = new Map<string, Model>();
   const candidates = new Map<string, Map<WireFormat, Candidate[]>>();
   const countCandidates = new Map<string, Map<WireFormat, Candidate[]>>();

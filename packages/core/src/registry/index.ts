@@ -33,4 +33,28 @@ export type {
   Visibility,
   WireFormatInfo,
 } from './types.js';
-export * from '../pricing/index.js';
+export {
+  priceUsage,
+  worstCaseCost,
+  maxWorstCase,
+  parsePricing,
+  effectiveRates,
+  parseDecimal,
+  formatDecimal,
+  compareDecimal,
+  isDecimal,
+  RATE_KINDS,
+} from '../pricing/index.js';
+export type {
+  PricedCandidate,
+  EffectiveRates,
+  Decimal,
+  CostMicros,
+  Pricing,
+  PricingInput,
+  PriceInput,
+  RateKind,
+  Rates,
+  RatesInput,
+  TokenBounds,
+} from '../pricing/index.js';

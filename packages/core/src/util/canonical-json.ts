@@ -77,6 +77,7 @@ function write(value: unknown, out: Sink, seen: Set<object>): void {
 }
 
 /** Strings that need no escaping are the common case; JSON.stringify handles the rest. */
+// eslint-disable-next-line no-control-regex -- control characters are what JSON must escape
 const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 
 function quote(text: string): string {

@@ -87,8 +87,8 @@ export const usSsn: Detector = {
       const end = g.ends[i + 2]!;
       if (!freeStanding(text, start, end)) continue;
       const area = Number(text.slice(start, start + 3));
-      const group = text.slice(g.starts[i + 1]!, g.ends[i + 1]!);
-      const serial = text.slice(g.starts[i + 2]!, end);
+      const group = text.slice(g.starts[i + 1], g.ends[i + 1]);
+      const serial = text.slice(g.starts[i + 2], end);
       if (area === 0 || area === 666 || area >= 900 || group === '00' || serial === '0000') continue;
       if (EXAMPLE_SSNS.has(digitsOf(text, g, i, i + 2))) continue;
       out.push({ entity: 'us_ssn', start, end });

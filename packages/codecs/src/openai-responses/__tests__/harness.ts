@@ -113,14 +113,14 @@ export function assemble(text: string, options: { sequence?: boolean } = {}): As
       }
       case 'response.output_text.delta':
       case 'response.refusal.delta': {
-        const part = at(at(snap.output, data.output_index, 'output').content, data.content_index, 'content') as Json;
+        const part = at(at(snap.output, data.output_index, 'output').content, data.content_index, 'content');
         if (type === 'response.output_text.delta') part.text += data.delta;
         else part.refusal += data.delta;
         break;
       }
       case 'response.output_text.done':
       case 'response.refusal.done': {
-        const part = at(at(snap.output, data.output_index, 'output').content, data.content_index, 'content') as Json;
+        const part = at(at(snap.output, data.output_index, 'output').content, data.content_index, 'content');
         const expected = type === 'response.output_text.done' ? part.text : part.refusal;
         if (expected !== (data.text ?? data.refusal)) throw new Error(`${type} differs from the deltas`);
         break;
@@ -142,7 +142,7 @@ export function assemble(text: string, options: { sequence?: boolean } = {}): As
         break;
       case 'response.reasoning_summary_text.done':
       case 'response.reasoning_summary_part.done': {
-        const part = at(at(snap.output, data.output_index, 'output').summary, data.summary_index, 'summary') as Json;
+        const part = at(at(snap.output, data.output_index, 'output').summary, data.summary_index, 'summary');
         const expected = type === 'response.reasoning_summary_text.done' ? data.text : data.part.text;
         if (part.text !== expected) throw new Error(`${type} differs from the deltas`);
         break;
