@@ -15,8 +15,7 @@ import { useEnglishErrors } from './zod-locale.js';
 useEnglishErrors();
 
 /** Lets a cross-field refinement run even when other keys failed, as long as the input is an object. */
-const isObjectPayload = (payload: { value: unknown }): boolean =>
-  typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value);
+const isObjectPayload = (payload: { value: unknown }): boolean => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value);
 
 const Id = z.string().check(z.minLength(1, 'must not be empty'));
 const Ids = z.array(Id);
@@ -57,11 +56,15 @@ export const SpendActionSchema = z.discriminatedUnion('type', [
   z
     .strictObject({
       type: z.literal('pause'),
-      hours: z.number().check(z.positive('hours must be positive'), z.lte(8784, 'a pause is at most a year')),
+      hours: z
+        .number()
+        .check(
+          z.positive('hours must be positive'),
+          z.lte(8784, 'a pause is at most a year'),
+        ),
       message: Message,
     }),
-  z
-    .strictObject({ type: z.literal('message'), text: z.string().check(z.minLength(1)) }),
+  z.strictObject({ type: z.literal('message'), text: z.string().check(z.minLength(1)) }),
   z
     .strictObject({ type: z.literal('notify'), to: z.array(Id).check(z.minLength(1, 'notify needs at least one recipient')) }),
   z.strictObject({ type: z.literal('no_promote') }),
@@ -76,10 +79,19 @@ const SEES_TEAMS: ReadonlySet<unknown> = new Set(['user', 'team', undefined]);
 const WHOLE: Record<string, string> = { bu: 'business unit', application: 'application', workflow: 'workflow', platform: 'platform', org: 'organisation' };
 
 /** `teams` on an entry pooled by BU, application, workflow, platform or org: the pool does not follow teams. */
-function teamsVisible(match: unknown, per: unknown, path: PropertyKey[], ctx: { addIssue(issue: { code: 'custom'; path: PropertyKey[]; message: string }): void }): void {
+function teamsVisible(
+  match: unknown,
+  per: unknown,
+  path: PropertyKey[],
+  ctx: { addIssue(issue: { code: 'custom'; path: PropertyKey[]; message: string }): void },
+): void {
   const teams = typeof match === 'object' && match !== null ? (match as { teams?: unknown }).teams : undefined;
   if (teams === undefined || SEES_TEAMS.has(per) || typeof per !== 'string' || !(per in WHOLE)) return;
-  ctx.addIssue({ code: 'custom', path, message: `teams cannot narrow a per: ${per} pool: it counts the whole ${WHOLE[per]}, whatever the team; use per: team (a pool per team) or per: user` });
+  ctx.addIssue({
+    code: 'custom',
+    path,
+    message: `teams cannot narrow a per: ${per} pool: it counts the whole ${WHOLE[per]}, whatever the team; use per: team (a pool per team) or per: user`,
+  });
 }
 
 /** Soft actions that happen once per window: they need a window that starts and ends. */
@@ -108,12 +120,13 @@ export const SpendEntrySchema = z
         const m = typeof match === 'object' && match !== null ? (match as { window?: unknown; per?: unknown }) : {};
         teamsVisible(match, m.per, ['match', 'teams'], ctx);
         const actions = (e as { actions?: unknown }).actions;
-        if (m.window !== 'rolling_24h' && m.window !== 'rolling_7d' || !Array.isArray(actions)) return;
+        if ((m.window !== 'rolling_24h' && m.window !== 'rolling_7d') || !Array.isArray(actions)) return;
         actions.forEach((a: unknown, k) => {
           const type = typeof a === 'object' && a !== null ? (a as { type?: unknown }).type : undefined;
           if (typeof type !== 'string' || !Object.hasOwn(CALENDAR_ACTIONS, type)) return;
           ctx.addIssue({
-            code: 'custom', path: ['actions', k, 'type'],
+            code: 'custom',
+            path: ['actions', k, 'type'],
             message: `a ${type} action needs a calendar window (${CALENDAR_ACTIONS[type]}), not ${m.window as string}; use daily, weekly, monthly, quarterly or yearly`,
           });
         });
@@ -139,8 +152,7 @@ export const RateLimitSchema = z
     per: z._default(Per, 'user'),
     rpm: z.optional(PositiveInt),
     tpm: z.optional(PositiveInt),
-    concurrent: z
-      .optional(PositiveInt),
+    concurrent: z.optional(PositiveInt),
     unlimited: z.optional(z.boolean()),
     on_store_error: z._default(z.enum(['open', 'closed']), 'closed'),
     enforcement: z.optional(Enforcement),
@@ -198,9 +210,15 @@ export const LimitedAccessSchema = z.strictObject({
 export const PilotSchema = z.strictObject({
   id: Id,
   models: z.array(Id).check(z.minLength(1, 'a pilot needs at least one model or tag')),
-  cohort: z.strictObject({
-    users: z.optional(Ids), tiers: z.optional(Ids), teams: z.optional(Ids), bus: z.optional(Ids), leaders: z.optional(Ids), applications: z.optional(Ids),
-  }),
+  cohort: z
+    .strictObject({
+      users: z.optional(Ids),
+      tiers: z.optional(Ids),
+      teams: z.optional(Ids),
+      bus: z.optional(Ids),
+      leaders: z.optional(Ids),
+      applications: z.optional(Ids),
+    }),
   enforcement: z.enum(['off', 'shadow', 'authoritative']),
   starts: z.optional(PolicyDate),
   ends: z.optional(PolicyDate),
@@ -208,16 +226,17 @@ export const PilotSchema = z.strictObject({
 });
 
 export const BusinessUnitSchema = z.strictObject({
-  models: z.optional(z.record(Id, z.enum(['on', 'off']))),
-  spend_overrides: z.optional(
-    z.array(z.strictObject({ rule: Id, scope: Id, window: Window, at_or_above_usd: UsdSchema, actions: z.optional(Actions) })),
-  ),
+  models: z
+    .optional(z.record(Id, z.enum(['on', 'off']))),
+  spend_overrides: z
+    .optional(z.array(z.strictObject({ rule: Id, scope: Id, window: Window, at_or_above_usd: UsdSchema, actions: z.optional(Actions) }))),
 });
 
 export const ToolAllowListSchema = z.strictObject({
   id: Id,
   match: z._default(ScopedPopulation, {}),
-  allow: z.array(z.string().check(z.regex(/^(?:\*|[^*]+\*?)$/, 'a tool name, optionally ending in * (or * alone)'))),
+  allow: z
+    .array(z.string().check(z.regex(/^(?:\*|[^*]+\*?)$/, 'a tool name, optionally ending in * (or * alone)'))),
 });
 
 const DlpAction = z.enum(['allow', 'log', 'pseudonymize', 'redact', 'block']);
@@ -239,13 +258,17 @@ export const PromptSchema = z.strictObject({
     .union([Id, z.number().check(z.int('must be an integer'), z.nonnegative('must not be negative'))]),
   match: z
     ._default(z.strictObject({ ...PopulationShape, scope: z.optional(Id), formats: z.optional(z.array(Id)) }), {}),
-  text: z.string().check(z.refine((t: string) => t.trim().length > 0, 'a prompt needs text')),
+  text: z.string().check(
+    z.refine((t: string) => t.trim().length > 0, 'a prompt needs text'),
+  ),
 });
 
 export const RegionRuleSchema = z.strictObject({
   id: Id,
   match: z._default(ScopedPopulation, {}),
-  allow: z.array(Id).check(z.minLength(1, 'name at least one region')),
+  allow: z
+    .array(Id)
+    .check(z.minLength(1, 'name at least one region')),
   enforcement: z.optional(Enforcement),
 });
 
@@ -282,7 +305,8 @@ export const PolicySchema = z
         { default: {}, use_cases: [], custom: [], scan_responses: false },
       ),
     prompts: z._default(z.array(PromptSchema), []),
-    regions: z._default(z.array(RegionRuleSchema), []),
+    regions: z
+      ._default(z.array(RegionRuleSchema), []),
   });
 
 /** A policy file as written: the object a YAML or JSON policy file parses to (defaults not filled in). */

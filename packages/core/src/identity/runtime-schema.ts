@@ -40,9 +40,7 @@ export const ApplicationEntrySchema = z.strictObject({
 });
 
 /** Asymmetric JWS algorithms only: never `none`, never HS* (no HS/RS confusion). */
-export const JWT_ALGORITHMS = [
-  'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519',
-] as const;
+export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
 export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
 export const DEFAULT_JWT_ALGORITHMS: readonly JwtAlgorithm[] = ['RS256', 'ES256', 'EdDSA', 'PS256'];
 
@@ -50,12 +48,10 @@ const Claim = z.string().check(z.minLength(1), z.maxLength(128));
 
 /** A public verification key: RSA, EC or OKP, no private or symmetric material. */
 const KTYS: ReadonlySet<unknown> = new Set(['RSA', 'EC', 'OKP']);
-const PublicJwk = z
-  .looseObject({ kty: z.optional(z.string()) })
-  .check(
-    z.refine((k) => KTYS.has(k.kty), 'a JWKS holds public RSA, EC or OKP keys only'),
-    z.refine((k) => !('d' in k) && !('k' in k) && !('p' in k), 'a JWKS must hold public keys only (remove "d")'),
-  );
+const PublicJwk = z.looseObject({ kty: z.optional(z.string()) }).check(
+  z.refine((k) => KTYS.has(k.kty), 'a JWKS holds public RSA, EC or OKP keys only'),
+  z.refine((k) => !('d' in k) && !('k' in k) && !('p' in k), 'a JWKS must hold public keys only (remove "d")'),
+);
 
 const JwksUrl = z.url().check(
   z.refine((s: string) => {
@@ -74,21 +70,20 @@ export const JwtEntrySchema = z
     jwks_url: z.optional(JwksUrl),
     jwks: z
       .optional(z.strictObject({ keys: z.array(PublicJwk).check(z.minLength(1, 'an inline JWKS needs at least one key')) })),
-    algorithms: z.optional(
-      z.array(z.enum(JWT_ALGORITHMS, 'an asymmetric algorithm (RS*, PS*, ES*, EdDSA); none and HS* are refused')).check(z.minLength(1)),
-    ),
-    claims: z.optional(
-      z.strictObject({
-        user: z.optional(Claim),
-        tier: z.optional(Claim),
-        team: z.optional(Claim),
-        bu: z.optional(Claim),
-        leaders: z.optional(Claim),
-        application: z.optional(Claim),
-        platform: z.optional(Claim),
-        workflow: z.optional(Claim),
-      }),
-    ),
+    algorithms: z.optional(z.array(z.enum(JWT_ALGORITHMS, 'an asymmetric algorithm (RS*, PS*, ES*, EdDSA); none and HS* are refused')).check(z.minLength(1))),
+    claims: z
+      .optional(
+        z.strictObject({
+          user: z.optional(Claim),
+          tier: z.optional(Claim),
+          team: z.optional(Claim),
+          bu: z.optional(Claim),
+          leaders: z.optional(Claim),
+          application: z.optional(Claim),
+          platform: z.optional(Claim),
+          workflow: z.optional(Claim),
+        }),
+      ),
     clock_tolerance_s: z.optional(z.number().check(z.int(), z.gte(0), z.lte(300))),
     /** Marks a platform-minted token: the user is the subject, the platform an attribution. */
     platform: z.optional(Id),
@@ -97,17 +92,19 @@ export const JwtEntrySchema = z
     /** Tag names a platform may attach; anything else is dropped. */
     allowed_tags: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(64))).check(z.maxLength(64))),
   })
-  .check(z.superRefine((e, ctx) => {
-    if ((e.jwks_url === undefined) === (e.jwks === undefined)) {
-      ctx.addIssue({ code: 'custom', message: 'give exactly one of jwks_url or jwks' });
-    }
-    if (e.platform === undefined && (e.allowed_tags !== undefined || e.tags_claim !== undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['allowed_tags'], message: 'tags are only read from platform tokens (set platform)' });
-    }
-    if (e.platform !== undefined && e.claims?.platform !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['claims', 'platform'], message: 'a platform token is attributed to its platform; remove claims.platform' });
-    }
-  }));
+  .check(
+    z.superRefine((e, ctx) => {
+      if ((e.jwks_url === undefined) === (e.jwks === undefined)) {
+        ctx.addIssue({ code: 'custom', message: 'give exactly one of jwks_url or jwks' });
+      }
+      if (e.platform === undefined && (e.allowed_tags !== undefined || e.tags_claim !== undefined)) {
+        ctx.addIssue({ code: 'custom', path: ['allowed_tags'], message: 'tags are only read from platform tokens (set platform)' });
+      }
+      if (e.platform !== undefined && e.claims?.platform !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['claims', 'platform'], message: 'a platform token is attributed to its platform; remove claims.platform' });
+      }
+    }),
+  );
 
 export const IdentityConfigSchema = z
   .strictObject({
@@ -115,21 +112,23 @@ export const IdentityConfigSchema = z
     jwt: z.optional(z.array(JwtEntrySchema)),
     applications: z.optional(z.array(ApplicationEntrySchema)),
   })
-  .check(z.superRefine((c, ctx) => {
-    const seen = new Map<string, string>();
-    const check = (hash: string, where: (string | number)[]) => {
-      const prev = seen.get(hash);
-      if (prev !== undefined) ctx.addIssue({ code: 'custom', path: where, message: `duplicate key hash (also at ${prev})` });
-      else seen.set(hash, where.join('.'));
-    };
-    c.virtual_keys?.forEach((k, i) => check(k.hash, ['virtual_keys', i, 'hash']));
-    c.applications?.forEach((a, i) => check(a.hash, ['applications', i, 'hash']));
-    const apps = new Set<string>();
-    c.applications?.forEach((a, i) => {
-      if (apps.has(a.id)) ctx.addIssue({ code: 'custom', path: ['applications', i, 'id'], message: `duplicate application id "${a.id}"` });
-      apps.add(a.id);
-    });
-  }));
+  .check(
+    z.superRefine((c, ctx) => {
+      const seen = new Map<string, string>();
+      const check = (hash: string, where: (string | number)[]) => {
+        const prev = seen.get(hash);
+        if (prev !== undefined) ctx.addIssue({ code: 'custom', path: where, message: `duplicate key hash (also at ${prev})` });
+        else seen.set(hash, where.join('.'));
+      };
+      c.virtual_keys?.forEach((k, i) => check(k.hash, ['virtual_keys', i, 'hash']));
+      c.applications?.forEach((a, i) => check(a.hash, ['applications', i, 'hash']));
+      const apps = new Set<string>();
+      c.applications?.forEach((a, i) => {
+        if (apps.has(a.id)) ctx.addIssue({ code: 'custom', path: ['applications', i, 'id'], message: `duplicate application id "${a.id}"` });
+        apps.add(a.id);
+      });
+    }),
+  );
 
 /** The identity section as written in YAML (hashes in any hex case). */
 export type IdentityConfigInput = z.input<typeof IdentityConfigSchema>;

@@ -40,7 +40,8 @@ export const EntryRouteDecl = z.strictObject({
   path: EntryPath,
   format: Name,
   stream: z.optional(z.boolean()),
-  kind: z._default(OperationKind, 'generate'),
+  kind: z
+    ._default(OperationKind, 'generate'),
 });
 
 export const ConverterDecl = z.strictObject({ from: Name, to: Name });
@@ -52,19 +53,22 @@ export const CredentialDecl = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('header'), header: HeaderName, secret: SecretName }),
   z.strictObject({ kind: z.literal('bearer'), secret: SecretName }),
   z.strictObject({ kind: z.literal('query'), param: z.string().check(z.regex(/^[A-Za-z0-9_.~-]+$/)), secret: SecretName }),
-  z.strictObject({
-    kind: z.literal('aws_sigv4'),
-    region: AwsRegion,
-    service: z.literal('bedrock'),
-    access_key_id: SecretName,
-    secret_access_key: SecretName,
-    session_token: z.optional(SecretName),
-  }),
-  z.strictObject({
-    kind: z.literal('google_service_account'),
-    secret: SecretName,
-    scopes: z.optional(z.array(z.string().check(z.regex(/^https:\/\/[^\s]+$/, { error: 'must be an OAuth scope URL' }))).check(z.minLength(1))),
-  }),
+  z
+    .strictObject({
+      kind: z.literal('aws_sigv4'),
+      region: AwsRegion,
+      service: z.literal('bedrock'),
+      access_key_id: SecretName,
+      secret_access_key: SecretName,
+      session_token: z.optional(SecretName),
+    }),
+  z
+    .strictObject({
+      kind: z.literal('google_service_account'),
+      secret: SecretName,
+      scopes: z
+        .optional(z.array(z.string().check(z.regex(/^https:\/\/[^\s]+$/, { error: 'must be an OAuth scope URL' }))).check(z.minLength(1))),
+    }),
 ]);
 
 export const ProviderDecl = z.strictObject({
@@ -137,7 +141,8 @@ export const TokenizerName = z.enum(['o200k_base', 'o200k_harmony', 'cl100k_base
 export const ModelDecl = z.strictObject({
   brand: Name,
   kind: z._default(z.enum(['generate', 'embed']), 'generate'),
-  tokenizer: z.optional(TokenizerName),
+  tokenizer: z
+    .optional(TokenizerName),
   entry_formats: z.array(Name).check(z.minLength(1)),
   aliases: z._default(z.array(Name), []),
   tags: z._default(z.array(Name), []),
@@ -147,15 +152,17 @@ export const ModelDecl = z.strictObject({
 });
 
 /** The whole registry file. */
-export const RegistrySchema = z.strictObject({
-  wire_formats: z.partialRecord(z.enum(KNOWN_FORMATS as [WireFormat, ...WireFormat[]]), WireFormatDecl),
-  entry_routes: z.array(EntryRouteDecl),
-  converters: z._default(z.array(ConverterDecl), []),
-  credentials: z._default(z.record(Name, CredentialDecl), {}),
-  providers: z.record(Name, ProviderDecl),
-  operations: z.array(OperationDecl),
-  models: z.record(Name, ModelDecl),
-});
+export const RegistrySchema = z
+  .strictObject({
+    wire_formats: z
+      .partialRecord(z.enum(KNOWN_FORMATS as [WireFormat, ...WireFormat[]]), WireFormatDecl),
+    entry_routes: z.array(EntryRouteDecl),
+    converters: z._default(z.array(ConverterDecl), []),
+    credentials: z._default(z.record(Name, CredentialDecl), {}),
+    providers: z.record(Name, ProviderDecl),
+    operations: z.array(OperationDecl),
+    models: z.record(Name, ModelDecl),
+  });
 
 export type RegistryFile = z.output<typeof RegistrySchema>;
 export type RegistryFileInput = z.input<typeof RegistrySchema>;
