@@ -59,7 +59,7 @@ export function chargeKeyList(
   // model and tag until one of those moves on.
   const period = `${windows.daily}\n${buckets.map((b) => b.key).join('\n')}`;
   let byPrincipal = chargeMemo.get(principal);
-  if (byPrincipal === undefined) chargeMemo.set(principal, (byPrincipal = new Map()));
+  if (byPrincipal === undefined) chargeMemo.set(principal, (byPrincipal = new Map<string, ChargeMemoEntry>()));
   const memoKey = `${tag}\n${model}\n${timezone}`;
   const hit = byPrincipal.get(memoKey);
   if (hit !== undefined && hit.period === period) return hit.charges;
@@ -76,7 +76,11 @@ export function chargeKeyList(
 }
 
 /** The last charge keys per principal (a principal object lives as long as its key or token cache entry). */
-const chargeMemo = new WeakMap<Principal, Map<string, { period: string; charges: ReadonlyArray<{ counter: string; ttlMs: number }> }>>();
+interface ChargeMemoEntry {
+  period: string;
+  charges: ReadonlyArray<{ counter: string; ttlMs: number }>;
+}
+const chargeMemo = new WeakMap<Principal, Map<string, ChargeMemoEntry>>();
 
 /**
  * The store keys of a counter layout for one caller: `keys` to read (the counters of the
@@ -128,7 +132,7 @@ export function capCounters(cap: HardCap, tag: string): readonly string[] {
   let byModels = capMemo.get(cap.windowKeys);
   if (byModels === undefined) capMemo.set(cap.windowKeys, (byModels = new WeakMap()));
   let byPool = byModels.get(cap.models);
-  if (byPool === undefined) byModels.set(cap.models, (byPool = new Map()));
+  if (byPool === undefined) byModels.set(cap.models, (byPool = new Map<string, readonly string[]>()));
   const memoKey = `${tag}\n${cap.principalKey}`;
   const hit = byPool.get(memoKey);
   if (hit !== undefined) return hit;
