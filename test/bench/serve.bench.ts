@@ -22,7 +22,9 @@
  * SERVE_BENCH_REDIS=0 (skip the Redis-backed tollgate), SERVE_BENCH_PROFILE=<dir> (run
  * tollgate serve with --cpu-prof into that folder), SERVE_BENCH_DELAYS (default "0,20"),
  * SERVE_BENCH_ROUNDS (default 3), SERVE_BENCH_SKIP=portkey,proxy,pipe,tollgate-redis (peers to
- * leave out), SERVE_BENCH_TRANSPORTS=undici,undici-request,fetch (tollgate serve
+ * leave out), SERVE_BENCH_MODES=stream and SERVE_BENCH_CONNS=8 (only those cases: the other
+ * targets then read n/a; SERVE_BENCH_WARMUP=5 warms each peer up five times as long, as the
+ * cases left out would have), SERVE_BENCH_TRANSPORTS=undici,undici-request,fetch (tollgate serve
  * again on each of these upstream transports, test/bench/serve/tollgate-transport.ts).
  */
 import { rmSync } from 'node:fs';
@@ -71,6 +73,14 @@ const LABEL = new Proxy(FIXED_LABEL, {
 }) as Record<PeerId, string>;
 /** The connection counts of every case; the raw pipe runs the first two only. */
 const CONNS = [1, 8, 32];
+/** SERVE_BENCH_CONNS=8 / SERVE_BENCH_MODES=stream: only these cases (a focused look at one target). */
+const ONLY_CONNS = (process.env.SERVE_BENCH_CONNS ?? '')
+  .split(',')
+  .filter((c) => c !== '')
+  .map(Number);
+const ONLY_MODES = (process.env.SERVE_BENCH_MODES ?? '').split(',').filter((m) => m !== '');
+const runsCase = (stream: boolean, conns: number) =>
+  (ONLY_CONNS.length === 0 || ONLY_CONNS.includes(conns)) && (ONLY_MODES.length === 0 || ONLY_MODES.includes(stream ? 'stream' : 'non-stream'));
 
 interface Peer {
   id: PeerId;
@@ -98,6 +108,13 @@ interface Case {
   /** CPU time of the peer's own process per answered request, µs (the upstream's for direct). */
   cpuUs?: number;
 }
+
+/**
+ * JIT warm-up per peer, as a multiple of the default (~2 s): SERVE_BENCH_WARMUP. A focused run
+ * (SERVE_BENCH_MODES / SERVE_BENCH_CONNS) has no earlier cases to warm tollgate's code up: give
+ * it more, or its first rounds run on unoptimized code.
+ */
+const WARMUP_SCALE = Number(process.env.SERVE_BENCH_WARMUP ?? 1);
 
 /** Rounds per case (peers interleaved within each); SERVE_BENCH_ROUNDS. */
 const ROUNDS = Number(process.env.SERVE_BENCH_ROUNDS ?? 3);
@@ -381,7 +398,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     for (const peer of peers) {
       for (const stream of [false, true]) {
         if (peer.service === undefined || failures.has(key(peer.id, delays[0]!, stream))) continue;
-        await closedLoop(peer.shot(delays[0]!, stream), { connections: 16, warmupMs: 0, durationMs: stream ? 800 : 1200 });
+        await closedLoop(peer.shot(delays[0]!, stream), { connections: 16, warmupMs: 0, durationMs: (stream ? 800 : 1200) * WARMUP_SCALE });
       }
     }
     // Each case runs in ROUNDS short rounds, the peers interleaved in a rotating order inside
@@ -389,6 +406,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
     for (const d of delays) {
       for (const stream of [false, true]) {
         for (const conns of CONNS) {
+          if (!runsCase(stream, conns)) continue;
           const inCase = peers.filter(
             (peer) => (peer.delays === undefined || peer.delays.includes(d)) && (peer.conns === undefined || peer.conns.includes(conns)),
           );
@@ -450,7 +468,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
         : ' (Redis not reachable: Redis variant skipped)'),
   );
   lines.push(
-    `closed loop; per case and peer ${seconds} s measured in ${ROUNDS} rounds (0.2 s warm-up each; at 1 connection at least ${LOW_LOAD_ANSWERS} answers' worth: ${((roundMs(seconds, 1, 20) * ROUNDS) / 1000).toFixed(1)} s at d20), the peers interleaved in a rotating order within every round; ~2 s of JIT warm-up per peer first; every answer checked (status 200 + expected content); ` +
+    `closed loop; per case and peer ${seconds} s measured in ${ROUNDS} rounds (0.2 s warm-up each; at 1 connection at least ${LOW_LOAD_ANSWERS} answers' worth: ${((roundMs(seconds, 1, 20) * ROUNDS) / 1000).toFixed(1)} s at d20), the peers interleaved in a rotating order within every round; ~${(2 * WARMUP_SCALE).toFixed(0)} s of JIT warm-up per peer first; every answer checked (status 200 + expected content); ` +
       `the machine is shared: other processes kept ${Number.isNaN(othersRun) ? '?' : othersRun.toFixed(2)} of its ${cpus().length} cores busy on average while the cases ran (column "others’ cores": per case); ` +
       `load average (1/5/15 min) at start ${load0.map((x) => x.toFixed(2)).join(' / ')}, at end ${load1.map((x) => x.toFixed(2)).join(' / ')}; ` +
       `total ${((performance.now() - started) / 1000).toFixed(0)} s`,

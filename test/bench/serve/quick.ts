@@ -2,11 +2,12 @@
  * A quick look at one case of the serve benchmark while working on the hot path (not part of
  * `npm run bench`): mock upstream, bare proxy, tollgate serve (and optionally Portkey), closed
  * loop at QUICK_CONNS connections for QUICK_SECONDS each, non-stream and stream; prints req/s and
- * CPU µs per request of each peer's process, and (QUICK_ROUNDS rounds) the median p50 added over direct (for streams also the time to first byte); QUICK_DELAY=20 uses the upstream that answers after 20 ms; QUICK_PIPE=1 adds the raw byte pipe. QUICK_PROFILE=<dir> writes a CPU profile of
+ * CPU µs per request of each peer's process, and (QUICK_ROUNDS rounds) the median p50 added over direct (for streams also the time to first byte); QUICK_DELAY=20 uses the upstream that answers after 20 ms; QUICK_PIPE=1 adds the raw byte pipe, QUICK_PROXY=0 leaves the bare proxy out, QUICK_WARMUP=<s> warms every peer up that long in each mode. QUICK_PROFILE=<dir> writes a CPU profile of
  * tollgate serve there, QUICK_PROFILE_PROXY=<dir> one of the bare proxy. To compare builds or
  * settings side by side in one run, QUICK_VARIANTS=base:,other:ENV=value;NODE_FLAGS=--flag starts
  * one tollgate serve per variant (its own environment; NODE_FLAGS are given to node, ARGS to
- * `tollgate serve`, e.g. `2w:ARGS=--workers 2`), and
+ * `tollgate serve`, e.g. `2w:ARGS=--workers 2`; BIN another checkout's packages/adapters-node/bin/tollgate.js,
+ * built, to compare two builds: `base:BIN=/path/to/main/packages/adapters-node/bin/tollgate.js,new:`), and
  * QUICK_NODE_FLAGS goes to every variant; QUICK_DUMP=1 prints what each variant wrote.
  * Run: node --import tsx test/bench/serve/quick.ts
  */
@@ -55,21 +56,23 @@ if (withPipe) {
   const pipe = await startPipe(upstreamUrl);
   peers.push({ name: 'pipe', service: pipe, shot: (s) => ({ ...peers[0]!.shot(s), port: pipe.port }) });
 }
-const proxy = await startProxy(
-  upstreamUrl,
-  process.env.QUICK_PROFILE_PROXY === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.QUICK_PROFILE_PROXY}`],
-);
-peers.push({
-  name: 'bare proxy',
-  service: proxy,
-  shot: (s) => ({
-    port: proxy.port,
-    path: `/d${delay}/v1/chat/completions`,
-    headers: { 'content-type': 'application/json' },
-    body: openaiBody('claude-sonnet-4-5', s),
-    expect: expect(s),
-  }),
-});
+if (process.env.QUICK_PROXY !== '0') {
+  const proxy = await startProxy(
+    upstreamUrl,
+    process.env.QUICK_PROFILE_PROXY === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.QUICK_PROFILE_PROXY}`],
+  );
+  peers.push({
+    name: 'bare proxy',
+    service: proxy,
+    shot: (s) => ({
+      port: proxy.port,
+      path: `/d${delay}/v1/chat/completions`,
+      headers: { 'content-type': 'application/json' },
+      body: openaiBody('claude-sonnet-4-5', s),
+      expect: expect(s),
+    }),
+  });
+}
 // QUICK_VARIANTS=name:ENV=v;ENV2=w,name2:… runs one tollgate serve per variant, each with its own environment.
 const variants = (process.env.QUICK_VARIANTS ?? 'tollgate:').split(',').map((v) => {
   const [name, env = ''] = v.split(':');
@@ -94,6 +97,7 @@ for (const variant of variants) {
     ],
     { TG_NAME: variant.name, ...variant.env },
     (variant.env.ARGS ?? '').split(' ').filter(Boolean),
+    variant.env.BIN,
   );
   peers.push({
     name: variant.name,
@@ -126,13 +130,21 @@ if (withPortkey) {
     }),
   });
 }
-for (const p of peers) await closedLoop(p.shot(false), { connections: 16, warmupMs: 0, durationMs: 1500 });
+// JIT warm-up (QUICK_WARMUP seconds per peer and mode, default 1.5 s of non-stream only): tollgate's code needs thousands of requests to be optimized.
+const warmup = process.env.QUICK_WARMUP === undefined ? null : Number(process.env.QUICK_WARMUP);
+for (const p of peers) {
+  if (warmup === null) await closedLoop(p.shot(false), { connections: 16, warmupMs: 0, durationMs: 1500 });
+  else for (const mode of modes) await closedLoop(p.shot(mode === 'stream'), { connections: 16, warmupMs: 0, durationMs: warmup * 1000 });
+}
 let direct = 0;
 let directTtfb = 0;
 for (const mode of modes) {
   const stream = mode === 'stream';
   for (let round = 0; round < rounds; round++) {
-    for (const p of peers) {
+    // Direct first (the baseline of the round), the others in a rotating order: none always runs after the same one.
+    const others = peers.slice(1);
+    const order = [peers[0]!, ...others.slice(round % others.length), ...others.slice(0, round % others.length)];
+    for (const p of order) {
       const cpu0 = p.service.cpuMs();
       const r = await closedLoop(p.shot(stream), { connections: conns, warmupMs: 200, durationMs: seconds * 500 });
       const cpu = p.service.cpuMs() - cpu0;

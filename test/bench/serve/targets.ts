@@ -354,9 +354,11 @@ export async function startTollgate(
   nodeFlags: string[] = [],
   env: Record<string, string> = {},
   cliArgs: string[] = [],
+  /** Another build's `tollgate` command (bin/tollgate.js of another checkout), to compare builds in one run. */
+  bin?: string,
 ): Promise<Service> {
-  buildPackages();
-  const command = FROM_SOURCE ? ['--conditions=@tollgate/source', '--import', 'tsx', TOLLGATE_CLI] : [TOLLGATE_BIN];
+  if (bin === undefined) buildPackages();
+  const command = bin !== undefined ? [bin] : FROM_SOURCE ? ['--conditions=@tollgate/source', '--import', 'tsx', TOLLGATE_CLI] : [TOLLGATE_BIN];
   return startService({
     name,
     args: [...nodeFlags, ...command, 'serve', '--config', setup.config, ...cliArgs],

@@ -304,8 +304,12 @@ function capConstraints(caps: readonly HardCap[], tag: string): SpendConstraint[
 function sameConstraints(a: readonly SpendConstraint[], b: readonly SpendConstraint[]): boolean {
   return (
     a.length === b.length &&
-    a.every((c, i) => c.key === b[i]!.key && c.limit === b[i]!.limit && c.soft === b[i]!.soft && c.counters.join('\n') === b[i]!.counters.join('\n'))
+    a.every((c, i) => c.key === b[i]!.key && c.limit === b[i]!.limit && c.soft === b[i]!.soft && sameCounters(c.counters, b[i]!.counters))
   );
+}
+
+function sameCounters(a: readonly string[], b: readonly string[]): boolean {
+  return a === b || (a.length === b.length && a.every((key, i) => key === b[i]));
 }
 
 /** Remember the token buckets taken and their windows, so the settle can move them to what was used. */

@@ -28,13 +28,28 @@ export function headerText(value: string): string {
 /** A UTF-16 surrogate without its pair: `encodeURIComponent` refuses it. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
+/** The texts of the cap the last budget headers described. */
+let last = { ruleId: '', limitMicros: Number.NaN, resetsAt: Number.NaN, rule: '', limit: '', reset: '' };
+
 /** `x-tollgate-budget-{rule,limit-usd,remaining-usd,reset,utilization}` for one cap. */
 export function budgetHeaders(view: BudgetView, into: Record<string, string> = {}): Record<string, string> {
   const remaining = Math.max(0, Math.min(view.limitMicros, view.remainingMicros));
-  into['x-tollgate-budget-rule'] = headerValue(view.ruleId);
-  into['x-tollgate-budget-limit-usd'] = formatMicros(view.limitMicros);
+  // A cap's rule, limit and reset are the same request after request (until its window moves
+  // on): their texts are made again only when they change.
+  if (view.ruleId !== last.ruleId || view.limitMicros !== last.limitMicros || view.resetsAt !== last.resetsAt) {
+    last = {
+      ruleId: view.ruleId,
+      limitMicros: view.limitMicros,
+      resetsAt: view.resetsAt,
+      rule: headerValue(view.ruleId),
+      limit: formatMicros(view.limitMicros),
+      reset: new Date(view.resetsAt).toISOString(),
+    };
+  }
+  into['x-tollgate-budget-rule'] = last.rule;
+  into['x-tollgate-budget-limit-usd'] = last.limit;
   into['x-tollgate-budget-remaining-usd'] = formatMicros(remaining);
-  into['x-tollgate-budget-reset'] = new Date(view.resetsAt).toISOString();
+  into['x-tollgate-budget-reset'] = last.reset;
   into['x-tollgate-budget-utilization'] = (view.limitMicros > 0 ? (view.limitMicros - remaining) / view.limitMicros : 1).toFixed(4);
   return into;
 }

@@ -2,7 +2,7 @@ import type { Usage } from '@tollgate/codecs/base';
 import type { RateAdjustment } from '../store/types.js';
 import { priceUsage, type Pricing } from '../pricing/index.js';
 import type { HoldKeeper } from './holds.js';
-import { COUNTER_TTL_MS, chargeKeys } from './keys.js';
+import { COUNTER_TTL_MS, chargeKeyList } from './keys.js';
 import type { RequestContext } from './context.js';
 import type { UsageSink } from './usage-record.js';
 
@@ -57,7 +57,7 @@ export async function settleUsage(input: SettleInput): Promise<void> {
     id: ctx.id,
     // The caller's counters and those of every pool it belongs to: settle touches every pool,
     // in the windows of the instant it was admitted at (those its caps reserved against).
-    charges: chargeKeys(ctx.keyTag, ctx.principal, ctx.model, ctx.chargedAt, input.timezone).map((c) => ({
+    charges: chargeKeyList(ctx.keyTag, ctx.principal, ctx.model, ctx.chargedAt, input.timezone).map((c) => ({
       counter: c.counter,
       amount: total,
       ttlMs: c.ttlMs,

@@ -41,16 +41,46 @@ export const COUNTER_TTL_MS = 400 * 24 * 3600 * 1000;
  * sees the spend.
  */
 export function chargeKeys(tag: string, principal: Principal, model: string, now: number, timezone: string): Array<{ counter: string; ttlMs: number }> {
-  const windows = Object.values(windowKeys(now, timezone));
+  return chargeKeyList(tag, principal, model, now, timezone).slice();
+}
+
+/** `chargeKeys` as the shared list itself (frozen entries): for a caller that only reads it. */
+export function chargeKeyList(
+  tag: string,
+  principal: Principal,
+  model: string,
+  now: number,
+  timezone: string,
+): ReadonlyArray<{ readonly counter: string; readonly ttlMs: number }> {
+  const windows = windowKeys(now, timezone);
   const buckets = bucketCharges(now);
+  // Every calendar window's key changes only when the local day does (the daily key names it),
+  // every bucket's when its own bucket does: the same keys as the last call for this principal,
+  // model and tag until one of those moves on.
+  const period = `${windows.daily}\n${buckets.map((b) => b.key).join('\n')}`;
+  let byPrincipal = chargeMemo.get(principal);
+  if (byPrincipal === undefined) chargeMemo.set(principal, (byPrincipal = new Map<string, ChargeMemoEntry>()));
+  const memoKey = `${tag}\n${model}\n${timezone}`;
+  const hit = byPrincipal.get(memoKey);
+  if (hit !== undefined && hit.period === period) return hit.charges;
   const out: Array<{ counter: string; ttlMs: number }> = [];
   for (const pool of poolKeys(principal)) {
     if (pool === null) continue;
-    for (const wk of windows) out.push({ counter: tag + counterKey(pool, wk, model), ttlMs: COUNTER_TTL_MS });
-    for (const b of buckets) out.push({ counter: tag + counterKey(pool, b.key, model), ttlMs: b.ttlMs });
+    for (const wk of Object.values(windows)) out.push(Object.freeze({ counter: tag + counterKey(pool, wk, model), ttlMs: COUNTER_TTL_MS }));
+    for (const b of buckets) out.push(Object.freeze({ counter: tag + counterKey(pool, b.key, model), ttlMs: b.ttlMs }));
   }
+  // A principal is asked for with few models and tags; one that is not is not kept for all of them.
+  if (byPrincipal.size >= 64) byPrincipal.clear();
+  byPrincipal.set(memoKey, { period, charges: out });
   return out;
 }
+
+/** The last charge keys per principal (a principal object lives as long as its key or token cache entry). */
+interface ChargeMemoEntry {
+  period: string;
+  charges: ReadonlyArray<{ counter: string; ttlMs: number }>;
+}
+const chargeMemo = new WeakMap<Principal, Map<string, ChargeMemoEntry>>();
 
 /**
  * The store keys of a counter layout for one caller: `keys` to read (the counters of the
@@ -96,8 +126,23 @@ export function layoutValues(lk: LayoutKeys, values: Readonly<Record<string, num
 }
 
 /** The counters a hard cap sums: its pool's c(pool, m, k) for every model and window key of its scope. */
-export function capCounters(cap: HardCap, tag: string): string[] {
+export function capCounters(cap: HardCap, tag: string): readonly string[] {
+  // A cap's window keys and models are the policy's own arrays (the same ones until the window
+  // moves on): its counters are made once per pool and tag for them.
+  let byModels = capMemo.get(cap.windowKeys);
+  if (byModels === undefined) capMemo.set(cap.windowKeys, (byModels = new WeakMap()));
+  let byPool = byModels.get(cap.models);
+  if (byPool === undefined) byModels.set(cap.models, (byPool = new Map<string, readonly string[]>()));
+  const memoKey = `${tag}\n${cap.principalKey}`;
+  const hit = byPool.get(memoKey);
+  if (hit !== undefined) return hit;
   const out: string[] = [];
   for (const wk of cap.windowKeys) for (const m of cap.models) out.push(tag + counterKey(cap.principalKey, wk, m));
+  Object.freeze(out);
+  // Bounded: many pools in one window are made again rather than all kept.
+  if (byPool.size >= 4096) byPool.clear();
+  byPool.set(memoKey, out);
   return out;
 }
+
+const capMemo = new WeakMap<readonly string[], WeakMap<readonly string[], Map<string, readonly string[]>>>();

@@ -19,7 +19,7 @@ export interface SpendConstraint {
   /** The cap: micro-USD for a spend cap, requests for an in-flight limit. */
   limit: number;
   /** Counter keys whose committed sum counts against the cap (one per model and window key in scope; none for an in-flight limit). */
-  counters: string[];
+  counters: readonly string[];
   /** What this reservation holds on this key (default: the reservation's `amount`). A safe integer ≥ 0. */
   amount?: number;
   /**
