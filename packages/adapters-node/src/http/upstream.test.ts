@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import { createSecureServer } from 'node:http2';
 import { createServer as createHttpsServer } from 'node:https';
 import { connect as netConnect, createServer as createNetServer, type AddressInfo } from 'node:net';
-import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeAdapter, type Served } from '../__tests__/adapter-suite.js';
+import { describeAdapter } from '../__tests__/adapter-suite.js';
+import { listen, post, startScriptedUpstream, type ScriptedUpstream } from '../__tests__/scripted-upstream.js';
 import { toNodeListener } from './listener.js';
 import { isTimeoutError } from '@tollgate/codecs/base';
 import { PRIVATE_CA } from '../__tests__/hostile-upstream.js';
@@ -14,125 +14,16 @@ import { createNodeUpstream, UpstreamTimeoutError } from './upstream.js';
 
 const KEY = readFileSync(new URL('../__tests__/tls/key.pem', import.meta.url), 'utf8');
 
-interface Seen {
-  method: string;
-  url: string;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-let server: Server;
-let origin: string;
-const seen: Seen[] = [];
-let bodyClosed: Promise<void> = Promise.resolve();
-
-function route(req: IncomingMessage, res: ServerResponse, body: string): void {
-  seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-  switch (req.url) {
-    case '/json':
-      res.writeHead(201, { 'content-type': 'application/json', 'x-extra': 'one' });
-      res.end(JSON.stringify({ echo: body }));
-      return;
-    case '/cookies':
-      res.setHeader('set-cookie', ['a=1', 'b=2']);
-      res.end('ok');
-      return;
-    case '/gzip':
-      res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
-      res.end(gzipSync('decoded text'));
-      return;
-    case '/gzip-endless': {
-      res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
-      const whole = gzipSync('x'.repeat(100_000));
-      res.write(whole.subarray(0, 100));
-      return;
-    }
-    case '/gzip-corrupt':
-      res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
-      res.end(Buffer.from('this is not gzip at all'));
-      return;
-    case '/redirect':
-      res.writeHead(307, { location: 'http://127.0.0.1:1/elsewhere' });
-      res.end();
-      return;
-    case '/empty':
-      res.writeHead(204);
-      res.end();
-      return;
-    case '/cut':
-      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
-      res.write('partial');
-      setTimeout(() => res.destroy(), 20);
-      return;
-    case '/endless': {
-      // Writes as long as the socket takes it; reports when the connection closes.
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      let resolve!: () => void;
-      bodyClosed = new Promise<void>((r) => (resolve = r));
-      const piece = 'data: ' + 'x'.repeat(16 * 1024) + '\n\n';
-      let timer: ReturnType<typeof setInterval> | undefined;
-      const pump = () => {
-        while (res.write(piece));
-      };
-      res.on('drain', pump);
-      res.on('close', () => {
-        clearInterval(timer);
-        resolve();
-      });
-      pump();
-      timer = setInterval(() => {}, 1000);
-      return;
-    }
-    case '/slow-head':
-      setTimeout(() => {
-        if (!res.destroyed) res.end('late');
-      }, 2000);
-      return;
-    default:
-      res.writeHead(404);
-      res.end();
-  }
-}
-
+let up: ScriptedUpstream;
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => route(req, res, Buffer.concat(chunks).toString('utf8')));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  up = await startScriptedUpstream();
 });
-
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-});
-
-const post = (body: string | Uint8Array, extra: RequestInit = {}): RequestInit => ({
-  method: 'POST',
-  headers: new Headers({ 'content-type': 'application/json', authorization: 'Bearer upstream-secret' }),
-  body: body as BodyInit,
-  redirect: 'error',
-  ...extra,
-});
-
-async function listen(s: Server): Promise<Served> {
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(s.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        s.closeAllConnections();
-        s.close(() => resolve());
-      }),
-  };
-}
+afterAll(() => up.close());
 
 describe('createNodeUpstream: the same transport, answering with the Node stream as the body', () => {
   const upstream = createNodeUpstream();
   afterAll(() => upstream.close());
-  const call = (path: string, extra: RequestInit = {}) => upstream(`${origin}${path}`, post('{"b":2}', extra) as RequestInit & { headers: Headers });
+  const call = (path: string, extra: RequestInit = {}) => upstream(`${up.origin}${path}`, post('{"b":2}', extra) as RequestInit & { headers: Headers });
   const drain = async (body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null) => {
     let text = '';
     for await (const chunk of body as AsyncIterable<Uint8Array>) text += Buffer.from(chunk).toString('utf8');
@@ -141,9 +32,9 @@ describe('createNodeUpstream: the same transport, answering with the Node stream
 
   it('sends a text body as UTF-8 with its byte length (the gateway passes translated JSON as text)', async () => {
     const text = '{"say":"héllo ☃ 👋"}';
-    const res = await upstream(`${origin}/json`, post(text) as RequestInit & { headers: Headers });
+    const res = await upstream(`${up.origin}/json`, post(text) as RequestInit & { headers: Headers });
     expect(JSON.parse(await drain(res.body))).toEqual({ echo: text });
-    const last = seen[seen.length - 1]!;
+    const last = up.seen[up.seen.length - 1]!;
     expect(last.body).toBe(text);
     expect(Number(last.headers['content-length'])).toBe(Buffer.byteLength(text));
   });
@@ -158,7 +49,7 @@ describe('createNodeUpstream: the same transport, answering with the Node stream
   it('reads the head by name in any case, and reuses one kept-alive connection for bodies read to the end', async () => {
     const ports = new Set<number>();
     const onConnection = (socket: { remotePort?: number }) => ports.add(socket.remotePort ?? 0);
-    server.on('connection', onConnection);
+    up.server.on('connection', onConnection);
     try {
       for (let i = 0; i < 5; i++) {
         const res = await call('/json');
@@ -167,7 +58,7 @@ describe('createNodeUpstream: the same transport, answering with the Node stream
         expect(JSON.parse(await drain(res.body))).toEqual({ echo: '{"b":2}' });
       }
     } finally {
-      server.off('connection', onConnection);
+      up.server.off('connection', onConnection);
     }
     expect(ports.size).toBeLessThanOrEqual(1);
     const cookies = await call('/cookies');
@@ -187,7 +78,7 @@ describe('createNodeUpstream: the same transport, answering with the Node stream
   it('giving a body up before reading any of it (a discarded failover answer) closes its connection at once', async () => {
     const res = await call('/endless');
     await (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]().return!();
-    await Promise.race([bodyClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 2000))]);
+    await Promise.race([up.bodyClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 2000))]);
   });
 
   it('a compressed body left unread survives an abort and a corrupt stream (no crash), and fails when read', async () => {
@@ -204,7 +95,7 @@ describe('createNodeUpstream: the same transport, answering with the Node stream
   it('fails a call whose upstream stays silent past timeoutMs, as a connection failure (TypeError)', async () => {
     const quick = createNodeUpstream({ headersTimeoutMs: 100 });
     try {
-      const error = await quick(`${origin}/slow-head`, post('{}') as RequestInit & { headers: Headers }).catch((e: unknown) => e);
+      const error = await quick(`${up.origin}/slow-head`, post('{}') as RequestInit & { headers: Headers }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TypeError);
       expect(String((error as TypeError).cause)).toMatch(/no response head within 100 ms/);
     } finally {
@@ -217,7 +108,7 @@ describe('createNodeUpstream: the same transport, answering with the Node stream
     const iterator = (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
     await iterator.next();
     await iterator.return!();
-    await Promise.race([bodyClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 2000))]);
+    await Promise.race([up.bodyClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 2000))]);
   });
 
   it('an abort mid-body fails the iteration and closes the upstream connection', async () => {
@@ -231,7 +122,7 @@ describe('createNodeUpstream: the same transport, answering with the Node stream
         for (;;) if ((await iterator.next()).done === true) return;
       })(),
     ).rejects.toThrow();
-    await Promise.race([bodyClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 2000))]);
+    await Promise.race([up.bodyClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream connection still open')), 2000))]);
   });
 });
 
@@ -323,7 +214,7 @@ describe('createNodeUpstream: bounds, proxies, HTTP/2', () => {
   it('does not count time the reader takes against the body-idle bound', async () => {
     const transport = createNodeUpstream({ proxy: 'none', bodyIdleTimeoutMs: 150 });
     try {
-      const res = await call(transport, `${origin}/endless`);
+      const res = await call(transport, `${up.origin}/endless`);
       const iterator = (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
       await iterator.next();
       await new Promise((r) => setTimeout(r, 500));
