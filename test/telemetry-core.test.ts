@@ -5,7 +5,7 @@
  * caller's `traceparent` continued and the upstream call carrying one; `server-timing` and the
  * request id on every answer; with no SDK, nothing at all.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SpanKind } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { createGateway, createMemoryStore, type PolicyFileInput, type StateStore, type UsageRecord } from '@tollgate/core';
@@ -334,6 +334,27 @@ describe('the SDK’s work comes after the answer', () => {
     expect(ms(client.duration)).toBeGreaterThan(5);
     expect(Math.abs(ms(server.duration) - records[0]!.duration_ms)).toBeLessThan(5);
     expect(new Date(ms(server.startTime)).toISOString().slice(0, 16)).toBe(records[0]!.ts.slice(0, 16));
+  });
+
+  it('a CLIENT span stays inside its SERVER span when the wall clock moves between their starts', async () => {
+    const { post, sdk } = await setup();
+    // Each read of the wall clock is 3 ms later than the last (a clock being slewed, or reads a
+    // millisecond apart): times taken on the performance clock keep their measured order anyway.
+    const real = Date.now.bind(Date);
+    let reads = 0;
+    const now = vi.spyOn(Date, 'now').mockImplementation(() => real() + 3 * reads++);
+    try {
+      const res = await post(chat('gpt-mini', { stream: true }));
+      await res.text();
+      await expect.poll(() => sdk.spans().length).toBe(2);
+    } finally {
+      now.mockRestore();
+    }
+    const ms = (t: [number, number]) => t[0] * 1000 + t[1] / 1e6;
+    const server = sdk.spans().find((s) => s.kind === SpanKind.SERVER)!;
+    const client = sdk.spans().find((s) => s.kind === SpanKind.CLIENT)!;
+    expect(ms(server.startTime)).toBeLessThanOrEqual(ms(client.startTime));
+    expect(ms(client.endTime)).toBeLessThanOrEqual(ms(server.endTime));
   });
 
   it('close() hands everything pending to the SDK', async () => {

@@ -31,6 +31,8 @@ export interface ObservedRequest {
   /** The SERVER span, made now (backdated to the arrival) if no upstream call made it. */
   serverSpan(tel: Telemetry): Span | null;
   brand(model: string): string | undefined;
+  /** A performance-clock time as the wall-clock milliseconds spans are given. */
+  wallTime(t: number): number;
 }
 
 export function finishRequest(tel: Telemetry, request: ObservedRequest, attempts: readonly FinishedAttempt[], end: RequestEnd): void {
@@ -39,16 +41,16 @@ export function finishRequest(tel: Telemetry, request: ObservedRequest, attempts
     if (span === null) return;
     span.updateName('list_models');
     span.setAttribute('http.response.status_code', end.status);
-    span.end(end.endedAt);
+    span.end(request.wallTime(end.endedAt));
     return;
   }
   const record = end.record;
   const last = attempts[attempts.length - 1];
   if (last !== undefined && last.error === null && record.status !== 'ok' && record.status !== 'cancelled' && record.reason !== null)
     last.error = reasonClass(record.reason);
-  for (const a of attempts) finishAttempt(tel, a, a === last ? record : null, record.kind ?? null);
+  for (const a of attempts) finishAttempt(tel, request, a, a === last ? record : null, record.kind ?? null);
   const provider = providerFor(record, last, request);
-  endServerSpan(request.serverSpan(tel), record, provider, end.endedAt);
+  endServerSpan(request.serverSpan(tel), record, provider, request.wallTime(end.endedAt));
   if (tel.metrics !== null) recordMetrics(tel, record, provider);
 }
 
@@ -57,7 +59,7 @@ function providerFor(record: UsageRecord, last: FinishedAttempt | undefined, req
   return record.model === null ? OTHER : brandProvider(request.brand(record.model));
 }
 
-function finishAttempt(tel: Telemetry, a: FinishedAttempt, record: UsageRecord | null, kind: string | null): void {
+function finishAttempt(tel: Telemetry, request: ObservedRequest, a: FinishedAttempt, record: UsageRecord | null, kind: string | null): void {
   const t = a.target;
   const errorType = a.error === null ? null : tel.errorTypes.value(a.error);
   const m = tel.metrics;
@@ -83,7 +85,7 @@ function finishAttempt(tel: Telemetry, a: FinishedAttempt, record: UsageRecord |
     span.setStatus({ code: SpanStatusCode.ERROR, message: a.error ?? undefined });
   }
   if (record !== null) setUsageAttributes(span, record);
-  span.end(a.endedAt);
+  span.end(request.wallTime(a.endedAt));
 }
 
 function endServerSpan(span: Span | null, record: UsageRecord, provider: string, endedAt: number): void {

@@ -59,6 +59,8 @@ export class RequestObserver extends RequestTiming {
   private span: Span | null = null;
   /** Each attempt's CLIENT span. */
   private readonly spans = new WeakMap<UpstreamAttempt, Span>();
+  /** Wall-clock milliseconds minus performance-clock milliseconds, read once per request (NaN: not yet). */
+  private wallOffset = NaN;
 
   constructor(
     private readonly tel: Telemetry,
@@ -82,10 +84,21 @@ export class RequestObserver extends RequestTiming {
     return this.parentContext;
   }
 
+  /**
+   * A performance-clock time as wall-clock milliseconds, every time of the request by the same
+   * offset. Handed a performance time, the SDK corrects it by an offset each span reads for
+   * itself from the millisecond wall clock, so a CLIENT span could end up to 1 ms after its
+   * SERVER parent; one offset per request keeps their order as measured.
+   */
+  wallTime(t: number): number {
+    if (Number.isNaN(this.wallOffset)) this.wallOffset = Date.now() - performance.now();
+    return t + this.wallOffset;
+  }
+
   /** The SERVER span, started now (backdated to the request's arrival) if it is not yet. */
   serverSpan(tel: Telemetry): Span | null {
     if (this.span === null && tel.tracer !== null) {
-      this.span = tel.tracer.startSpan('chat', { kind: SpanKind.SERVER, startTime: this.startedAt }, this.parent(tel));
+      this.span = tel.tracer.startSpan('chat', { kind: SpanKind.SERVER, startTime: this.wallTime(this.startedAt) }, this.parent(tel));
     }
     return this.span;
   }
@@ -112,7 +125,11 @@ export class RequestObserver extends RequestTiming {
           attributes[ATTR.serverAddress] = address.address;
           attributes[ATTR.serverPort] = address.port;
         }
-        const span = tel.tracer.startSpan(`${operation} ${target.upstreamModel}`, { kind: SpanKind.CLIENT, attributes, startTime: a.startedAt }, serverContext);
+        const span = tel.tracer.startSpan(
+          `${operation} ${target.upstreamModel}`,
+          { kind: SpanKind.CLIENT, attributes, startTime: this.wallTime(a.startedAt) },
+          serverContext,
+        );
         this.spans.set(a, span);
         ctx = trace.setSpan(serverContext, span);
       }
