@@ -30,6 +30,10 @@ const alias = [
 export default defineConfig({
   resolve: { alias },
   test: {
+    // A guard against hangs, not a speed target (those are benchmarks): wide enough that a test
+    // doing real work (property runs, 1 MB scans, real sockets) passes on a loaded 2-core machine.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
     projects: [
       { extends: true, test: { name: 'policy', include: ['packages/policy/src/**/*.test.ts'] } },
       { extends: true, test: { name: 'codecs', include: ['packages/codecs/src/**/*.test.ts'] } },
