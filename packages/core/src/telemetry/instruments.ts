@@ -23,7 +23,6 @@ import {
 } from '@opentelemetry/api';
 import { DeferredWork } from './deferred.js';
 import { BoundedLabel } from './labels.js';
-import { injectionOf, type Injection } from './trace-context.js';
 import type { TelemetryOption, TelemetrySources } from './options.js';
 import { ATTR, DURATION_BUCKETS, METRIC, STORE_BUCKETS, TOKEN_BUCKETS, TPOT_BUCKETS, TTFT_BUCKETS } from './semconv.js';
 
@@ -73,8 +72,6 @@ export interface Telemetry {
   /** Null when the tracer provider is a no-op. */
   readonly tracer: Tracer | null;
   readonly propagator: TextMapPropagator;
-  /** How the configured propagator writes trace context; null: the global one's, looked up per request. */
-  readonly injection: Injection | null;
   /** Null when the meter provider is a no-op. */
   readonly metrics: Metrics | null;
   /** Guards for labels that come from reason codes. */
@@ -165,7 +162,6 @@ export function createTelemetry(option: TelemetryOption | undefined): Telemetry 
   return {
     tracer,
     propagator: option?.propagator ?? propagation,
-    injection: option?.propagator === undefined ? null : injectionOf(option.propagator),
     metrics: m,
     reasons: new BoundedLabel(500),
     errorTypes: new BoundedLabel(200),

@@ -15,7 +15,6 @@ import { finishRequest, type FinishedAttempt } from './finish.js';
 import type { Telemetry } from './instruments.js';
 import { OTHER } from './labels.js';
 import { ATTR, operationName, providerName } from './semconv.js';
-import { globalInjection, injectTraceparent } from './trace-context.js';
 
 const headerGetter = {
   get: (carrier: HeaderReader, key: string) => carrier.get(key) ?? undefined,
@@ -148,33 +147,22 @@ export class RequestObserver extends RequestTiming {
     const tel = this.tel;
     try {
       const parent = this.parent(tel);
-      const fast = (tel.injection ?? globalInjection()) === 'traceparent';
-      if (tel.tracer === null) {
-        // No spans: the caller's trace context, if any, goes on as it came (without baggage).
-        if (!fast) tel.propagator.inject(propagation.deleteBaggage(parent), headers, headerSetter);
-        else {
-          const caller = trace.getSpanContext(parent);
-          if (caller !== undefined) injectTraceparent(parent, caller, headers);
-        }
-        return;
-      }
-      let serverContext = this.serverContext;
-      if (serverContext === null) serverContext = this.serverContext = trace.setSpan(parent, this.serverSpan(tel)!);
-      const shape = clientShape(a.target, this.kind);
-      const span = tel.tracer.startSpan(
-        shape.name,
-        { kind: SpanKind.CLIENT, attributes: shape.attributes, startTime: this.wallTime(a.startedAt) },
-        serverContext,
-      );
-      this.spans[a.n - 1] = span;
-      if (fast) {
-        // What the W3C propagator would write, without building its context.
-        injectTraceparent(parent, span.spanContext(), headers);
-        return;
+      let ctx = parent;
+      if (tel.tracer !== null) {
+        let serverContext = this.serverContext;
+        if (serverContext === null) serverContext = this.serverContext = trace.setSpan(parent, this.serverSpan(tel)!);
+        const shape = clientShape(a.target, this.kind);
+        const span = tel.tracer.startSpan(
+          shape.name,
+          { kind: SpanKind.CLIENT, attributes: shape.attributes, startTime: this.wallTime(a.startedAt) },
+          serverContext,
+        );
+        this.spans[a.n - 1] = span;
+        ctx = trace.setSpan(serverContext, span);
       }
       // Trace context only: baggage (the caller's, or the host's own) is free-form data, and the
       // gateway sends a provider nothing from the caller it was not configured to send.
-      tel.propagator.inject(propagation.deleteBaggage(trace.setSpan(serverContext, span)), headers, headerSetter);
+      tel.propagator.inject(propagation.deleteBaggage(ctx), headers, headerSetter);
     } catch {
       // Telemetry never fails a request.
     }
