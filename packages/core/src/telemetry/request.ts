@@ -9,6 +9,7 @@
 import { SpanKind, context, propagation, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import type { HeaderReader } from '../gateway/request.js';
 import { RequestTiming, type UpstreamAttempt } from '../gateway/timing.js';
+import type { UpstreamTarget } from '../gateway/upstream.js';
 import type { UsageRecord } from '../gateway/usage-record.js';
 import { finishRequest, type FinishedAttempt } from './finish.js';
 import type { Telemetry } from './instruments.js';
@@ -25,22 +26,58 @@ interface Address {
   address: string;
   port: number;
 }
-const addresses = new Map<string, Address | null>();
 
-/** `server.address` / `server.port` of a deployment's base URL, parsed once. */
+/** `server.address` / `server.port` of a deployment's base URL. */
 function addressOf(baseUrl: string): Address | null {
-  let a = addresses.get(baseUrl);
-  if (a === undefined) {
-    try {
-      const u = new URL(baseUrl);
-      a = { address: u.hostname, port: u.port !== '' ? Number(u.port) : u.protocol === 'http:' ? 80 : 443 };
-    } catch {
-      a = null;
-    }
-    if (addresses.size >= 1024) addresses.clear();
-    addresses.set(baseUrl, a);
+  try {
+    const u = new URL(baseUrl);
+    return { address: u.hostname, port: u.port !== '' ? Number(u.port) : u.protocol === 'http:' ? 80 : 443 };
+  } catch {
+    return null;
   }
-  return a;
+}
+
+/**
+ * A CLIENT span's name and creation attributes for one deployment, made on its first call and
+ * reused while what they are made of stays the same (a reloaded registry can change it). The SDK
+ * copies the attributes it is given, so one object serves every request.
+ */
+interface ClientShape {
+  format: string;
+  baseUrl: string;
+  model: string;
+  kind: string | null;
+  name: string;
+  attributes: Attributes;
+}
+const shapes = new Map<string, ClientShape>();
+
+function clientShape(target: UpstreamTarget, kind: string | null): ClientShape {
+  const s = shapes.get(target.deploymentId);
+  if (s !== undefined && s.format === target.upstreamFormat && s.baseUrl === target.baseUrl && s.model === target.upstreamModel && s.kind === kind) return s;
+  // What a sampler may decide on is given at creation (the spec's list); the rest is set after the answer.
+  const operation = operationName(target.upstreamFormat, kind);
+  const attributes: Attributes = {
+    [ATTR.operation]: operation,
+    [ATTR.provider]: providerName(target.upstreamFormat, target.baseUrl),
+    [ATTR.requestModel]: target.upstreamModel,
+  };
+  const address = addressOf(target.baseUrl);
+  if (address !== null) {
+    attributes[ATTR.serverAddress] = address.address;
+    attributes[ATTR.serverPort] = address.port;
+  }
+  const shape: ClientShape = {
+    format: target.upstreamFormat,
+    baseUrl: target.baseUrl,
+    model: target.upstreamModel,
+    kind,
+    name: `${operation} ${target.upstreamModel}`,
+    attributes,
+  };
+  if (s === undefined && shapes.size >= 1024) shapes.clear();
+  shapes.set(target.deploymentId, shape);
+  return shape;
 }
 
 /** An attempt as the SDK's share of the request reads it: its error label and CLIENT span. */
@@ -57,8 +94,10 @@ export class RequestObserver extends RequestTiming {
   private parentContext: Context | null = null;
   /** The SERVER span: started with the request's arrival time when the first upstream call needs a parent, else after the answer. */
   private span: Span | null = null;
-  /** Each attempt's CLIENT span. */
-  private readonly spans = new WeakMap<UpstreamAttempt, Span>();
+  /** The context with the SERVER span in it: the CLIENT spans' parent. */
+  private serverContext: Context | null = null;
+  /** Each attempt's CLIENT span, by its number (1 first). */
+  private readonly spans: Array<Span | undefined> = [];
   /** Wall-clock milliseconds minus performance-clock milliseconds, read once per request (NaN: not yet). */
   private wallOffset = NaN;
 
@@ -106,31 +145,19 @@ export class RequestObserver extends RequestTiming {
   /** An upstream call is about to be sent: give it a span and a `traceparent`. */
   protected override onAttemptStarted(a: UpstreamAttempt, headers: Headers): void {
     const tel = this.tel;
-    const target = a.target;
     try {
       const parent = this.parent(tel);
       let ctx = parent;
       if (tel.tracer !== null) {
-        const server = this.serverSpan(tel)!;
-        const serverContext = trace.setSpan(parent, server);
-        // What a sampler may decide on is given at creation (the spec's list); the rest is set after the answer.
-        const operation = operationName(target.upstreamFormat, this.kind);
-        const attributes: Attributes = {
-          [ATTR.operation]: operation,
-          [ATTR.provider]: providerName(target.upstreamFormat, target.baseUrl),
-          [ATTR.requestModel]: target.upstreamModel,
-        };
-        const address = addressOf(target.baseUrl);
-        if (address !== null) {
-          attributes[ATTR.serverAddress] = address.address;
-          attributes[ATTR.serverPort] = address.port;
-        }
+        let serverContext = this.serverContext;
+        if (serverContext === null) serverContext = this.serverContext = trace.setSpan(parent, this.serverSpan(tel)!);
+        const shape = clientShape(a.target, this.kind);
         const span = tel.tracer.startSpan(
-          `${operation} ${target.upstreamModel}`,
-          { kind: SpanKind.CLIENT, attributes, startTime: this.wallTime(a.startedAt) },
+          shape.name,
+          { kind: SpanKind.CLIENT, attributes: shape.attributes, startTime: this.wallTime(a.startedAt) },
           serverContext,
         );
-        this.spans.set(a, span);
+        this.spans[a.n - 1] = span;
         ctx = trace.setSpan(serverContext, span);
       }
       // Trace context only: baggage (the caller's, or the host's own) is free-form data, and the
@@ -157,7 +184,7 @@ export class RequestObserver extends RequestTiming {
   }
 
   private finishedAttempts(): FinishedAttempt[] {
-    return this.attempts.map((a) => finished(a, this.spans.get(a)));
+    return this.attempts.map((a) => finished(a, this.spans[a.n - 1]));
   }
 
   /** `gen_ai.provider.name` for a request refused before a deployment was chosen: its model's brand. */

@@ -44,23 +44,32 @@ export function instrumentStore(store: StateStore, m: Metrics, later: (work: () 
     }
     return a;
   };
-  /** One promise hop: the round trip is timed when it settles; `after` sees a success first. */
+  /**
+   * The round trip is timed by a reaction of its own on the store's promise, which the caller
+   * gets as it is: no promise and no microtask hop added to the request's path. Registered
+   * before the caller's, the reaction runs first, so `after` sees a success before the caller does.
+   */
   const timed = <T>(operation: string, pending: Promise<T>, after?: (result: T) => void): Promise<T> => {
     const t = performance.now();
-    return pending.then(
+    void pending.then(
       (result) => {
         const seconds = (performance.now() - t) / 1000;
         later(() => m.storeDuration.record(seconds, attrsFor(operation, null)));
-        after?.(result);
-        return result;
+        if (after !== undefined) {
+          try {
+            after(result);
+          } catch {
+            // Bookkeeping for the gauges never fails a store call.
+          }
+        }
       },
       (error: unknown) => {
         const seconds = (performance.now() - t) / 1000;
         const name = error instanceof Error && /^[A-Za-z]{1,64}$/.test(error.name) ? error.name : OTHER;
         later(() => m.storeDuration.record(seconds, attrsFor(operation, name)));
-        throw error;
       },
     );
+    return pending;
   };
   // Counted as they come and go; a hold nobody settled expires in the store after its TTL, and
   // stops being counted then too (checked when the gauges are read).
