@@ -13,10 +13,8 @@ import {
   createEventStreamReader,
   createEventStreamTextFramer,
   decodeEventStreamMessage,
-  encodeEventStreamHeaders,
   encodeEventStreamMessage,
   frameEventStreamMessage,
-  frameEventStreamText,
   prepareEventStreamHeaders,
   type EventStreamMessage,
   type EventStreamProblem,
@@ -255,15 +253,19 @@ describe('CRC-32, eight bytes a step', () => {
 
 describe('frames written straight from text', () => {
   it('are the frames of its UTF-8 bytes, for any text', () => {
-    const headers = encodeEventStreamHeaders({ ':event-type': 'contentBlockDelta', ':content-type': 'application/json', ':message-type': 'event' });
+    const headers = prepareEventStreamHeaders({ ':event-type': 'contentBlockDelta', ':content-type': 'application/json', ':message-type': 'event' });
+    const framer = createEventStreamTextFramer();
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (text) => {
-        const framed = frameEventStreamText(headers, text);
-        expect(framed).toEqual(frameEventStreamMessage(headers, new TextEncoder().encode(text)));
+        const framed = framer.frame(headers, text);
+        expect(framed).toEqual(frameEventStreamMessage(headers.bytes, new TextEncoder().encode(text)));
         expect(() => smithy.decode(framed)).not.toThrow();
       }),
       { numRuns: 300 },
     );
+    // Lone surrogates are written as U+FFFD, as the TextEncoder writes them.
+    const lone = 'a\ud800b\udc00\ud83d';
+    expect(framer.frame(headers, lone)).toEqual(frameEventStreamMessage(headers.bytes, new TextEncoder().encode(lone)));
   });
 });
 

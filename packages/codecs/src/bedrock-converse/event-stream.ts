@@ -249,25 +249,6 @@ export function frameEventStreamMessage(headers: Uint8Array, body: Uint8Array): 
 }
 
 /**
- * A message whose body is `text` (UTF-8), encoded straight into the frame: one allocation per
- * message, no copy (the frame is a view of a buffer sized for the worst case).
- */
-export function frameEventStreamText(headers: Uint8Array, text: string): Uint8Array {
-  const start = PRELUDE + headers.length;
-  const buffer = new Uint8Array(start + text.length * 3 + 4);
-  const { written } = utf8.encodeInto(text, buffer.subarray(start));
-  const total = start + written + 4;
-  const out = buffer.subarray(0, total);
-  setUint32(out, 0, total);
-  setUint32(out, 4, headers.length);
-  const prelude = crc32(out.subarray(0, 8));
-  setUint32(out, 8, prelude);
-  out.set(headers, PRELUDE);
-  setUint32(out, total - 4, crc32(out.subarray(8, total - 4), prelude));
-  return out;
-}
-
-/**
  * String headers written once for the many messages that carry them (a stream has a handful of
  * event types and many events), with what they do to the message checksum: a message's checksum
  * runs over its prelude, its headers and its body, and the headers' part is the same for every
