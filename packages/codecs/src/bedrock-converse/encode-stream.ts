@@ -10,7 +10,8 @@ import type { Usage } from '../ir/usage.js';
 import { foldSignature } from '../shared/tool-call-id.js';
 import { stopReasonFor } from './encode-response.js';
 import { streamException } from './errors.js';
-import { eventFrame, exceptionFrame } from './framing.js';
+import { createEventStreamTextFramer } from './event-stream.js';
+import { eventHeaders, exceptionFrame } from './framing.js';
 import { encodeUsage } from './usage.js';
 
 type BlockStart = Extract<StreamEvent, { type: 'block_start' }>['block'];
@@ -31,6 +32,14 @@ export function createStreamEncoder(options: StreamEncoderOptions = {}): StreamE
   let toolCalls = false;
   let usage: Usage | undefined;
   const blocks = new Map<number, Block>();
+  // Frames are written one after another into buffers of this stream's own.
+  const framer = createEventStreamTextFramer();
+  const deltaHeaders = eventHeaders('contentBlockDelta');
+  const eventFrame = (type: string, payload: unknown) => framer.frame(eventHeaders(type), JSON.stringify(payload));
+  /** A delta whose payload is `{"contentBlockIndex":at,"delta":{<prefix>STRING<suffix>}}`, the JSON written directly. */
+  const stringDelta = (write: StreamWrite, block: Block, prefix: string, value: string, suffix: string) => {
+    write(framer.frame(deltaHeaders, `{"contentBlockIndex":${block.at},"delta":{${prefix}${JSON.stringify(value)}${suffix}}}`));
+  };
 
   const start = (write: StreamWrite) => {
     if (started) return;
@@ -83,7 +92,7 @@ export function createStreamEncoder(options: StreamEncoderOptions = {}): StreamE
           return onBlockStart(write, event.index, event.block);
         case 'text_delta': {
           const block = blocks.get(event.index);
-          if (block !== undefined && block.open && event.text.length > 0) delta(write, block, { text: event.text });
+          if (block !== undefined && block.open && event.text.length > 0) stringDelta(write, block, '"text":', event.text, '');
           return;
         }
         case 'reasoning_delta': {
@@ -93,7 +102,7 @@ export function createStreamEncoder(options: StreamEncoderOptions = {}): StreamE
         }
         case 'tool_args_delta': {
           const block = blocks.get(event.index);
-          if (block !== undefined && block.open && event.delta.length > 0) delta(write, block, { toolUse: { input: event.delta } });
+          if (block !== undefined && block.open && event.delta.length > 0) stringDelta(write, block, '"toolUse":{"input":', event.delta, '}');
           return;
         }
         case 'signature': {

@@ -11,11 +11,11 @@ import { concat, smithy, splitFrames, stringHeaders } from './__tests__/smithy.j
 import {
   crc32,
   createEventStreamReader,
+  createEventStreamTextFramer,
   decodeEventStreamMessage,
-  encodeEventStreamHeaders,
   encodeEventStreamMessage,
   frameEventStreamMessage,
-  frameEventStreamText,
+  prepareEventStreamHeaders,
   type EventStreamMessage,
   type EventStreamProblem,
 } from './event-stream.js';
@@ -253,14 +253,63 @@ describe('CRC-32, eight bytes a step', () => {
 
 describe('frames written straight from text', () => {
   it('are the frames of its UTF-8 bytes, for any text', () => {
-    const headers = encodeEventStreamHeaders({ ':event-type': 'contentBlockDelta', ':content-type': 'application/json', ':message-type': 'event' });
+    const headers = prepareEventStreamHeaders({ ':event-type': 'contentBlockDelta', ':content-type': 'application/json', ':message-type': 'event' });
+    const framer = createEventStreamTextFramer();
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (text) => {
-        const framed = frameEventStreamText(headers, text);
-        expect(framed).toEqual(frameEventStreamMessage(headers, new TextEncoder().encode(text)));
+        const framed = framer.frame(headers, text);
+        expect(framed).toEqual(frameEventStreamMessage(headers.bytes, new TextEncoder().encode(text)));
         expect(() => smithy.decode(framed)).not.toThrow();
       }),
       { numRuns: 300 },
     );
+    // Lone surrogates are written as U+FFFD, as the TextEncoder writes them.
+    const lone = 'a\ud800b\udc00\ud83d';
+    expect(framer.frame(headers, lone)).toEqual(frameEventStreamMessage(headers.bytes, new TextEncoder().encode(lone)));
+  });
+});
+
+describe('frames written in sequence by a framer, with prepared headers', () => {
+  const headerSet = fc.dictionary(
+    fc.string({ minLength: 1, maxLength: 40 }).filter((s) => new TextEncoder().encode(s).length <= 255),
+    fc.string({ maxLength: 120 }),
+    { maxKeys: 5 },
+  );
+
+  it('each is byte-identical to the reference encoder, and stays so while later frames are written', () => {
+    fc.assert(
+      fc.property(
+        fc.array(headerSet, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(fc.nat(), fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 30_000 }))), {
+          minLength: 1,
+          maxLength: 60,
+        }),
+        (sets, bodies) => {
+          const prepared = sets.map((h) => prepareEventStreamHeaders(h));
+          const framer = createEventStreamTextFramer();
+          const written = bodies.map(([k, body]) => {
+            const i = k % sets.length;
+            return { i, body, frame: framer.frame(prepared[i]!, body) };
+          });
+          for (const { i, body, frame } of written) {
+            const theirs = smithy.encode({ headers: stringHeaders(sets[i]!), body: new TextEncoder().encode(body) });
+            expect(frame).toEqual(theirs);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a long stream of frames reads back as the same messages', () => {
+    const framer = createEventStreamTextFramer();
+    const delta = prepareEventStreamHeaders({ ':event-type': 'contentBlockDelta', ':content-type': 'application/json', ':message-type': 'event' });
+    const stop = prepareEventStreamHeaders({ ':event-type': 'contentBlockStop', ':content-type': 'application/json', ':message-type': 'event' });
+    const bodies = Array.from({ length: 5000 }, (_, i) => JSON.stringify({ contentBlockIndex: 0, delta: { text: `«${'x'.repeat(i % 300)}» ${i}` } }));
+    const frames = bodies.map((b, i) => framer.frame(i % 7 === 6 ? stop : delta, b));
+    const { messages, problems } = readAll([concat(frames)], 1 << 20);
+    expect(problems).toEqual([]);
+    expect(messages.map((m) => text.decode(m.body))).toEqual(bodies);
+    expect(messages.map((m) => m.headers[':event-type'])).toEqual(bodies.map((_, i) => (i % 7 === 6 ? 'contentBlockStop' : 'contentBlockDelta')));
   });
 });

@@ -2,7 +2,15 @@
 import type { StreamFraming } from '../codec.js';
 import { errorInfo } from '../errors/gateway-error.js';
 import { DEFAULT_MAX_EVENT_BYTES, type SseMessage } from '../sse/parse.js';
-import { createEventStreamReader, encodeEventStreamHeaders, encodeEventStreamMessage, frameEventStreamText, type EventStreamMessage } from './event-stream.js';
+import {
+  createEventStreamReader,
+  createEventStreamTextFramer,
+  encodeEventStreamMessage,
+  prepareEventStreamHeaders,
+  type EventStreamMessage,
+  type EventStreamTextFramer,
+  type PreparedEventStreamHeaders,
+} from './event-stream.js';
 
 export const EVENT_STREAM_CONTENT_TYPE = 'application/vnd.amazon.eventstream';
 
@@ -36,16 +44,21 @@ export function messageOfFrame(frame: EventStreamMessage): SseMessage {
 }
 
 /** The headers of each event type, written once: a stream has a handful of types and many events. */
-const EVENT_HEADERS = new Map<string, Uint8Array>();
+const EVENT_HEADERS = new Map<string, PreparedEventStreamHeaders>();
 
-/** An event frame of ConverseStream. */
-export function eventFrame(type: string, payload: unknown): Uint8Array {
+/** The prepared headers of an event frame of `type`. */
+export function eventHeaders(type: string): PreparedEventStreamHeaders {
   let headers = EVENT_HEADERS.get(type);
   if (headers === undefined) {
-    headers = encodeEventStreamHeaders({ ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' });
+    headers = prepareEventStreamHeaders({ ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' });
     if (EVENT_HEADERS.size < 64) EVENT_HEADERS.set(type, headers);
   }
-  return frameEventStreamText(headers, JSON.stringify(payload));
+  return headers;
+}
+
+/** An event frame of ConverseStream (a stream's encoder writes through its own framer instead). */
+export function eventFrame(type: string, payload: unknown, framer: EventStreamTextFramer = createEventStreamTextFramer()): Uint8Array {
+  return framer.frame(eventHeaders(type), JSON.stringify(payload));
 }
 
 /** An exception frame of ConverseStream. */

@@ -108,6 +108,44 @@ function concatText(bytes: Uint8Array): string {
 
 const smithyDecode = (frame: Uint8Array) => smithy.decode(frame);
 
+describe('frames written for a Bedrock client', () => {
+  it("text and tool-argument deltas with characters JSON must escape: each frame is the reference codec's frame of that event", async () => {
+    const texts = ['plain', 'quote " and \\ backslash', 'line\nbreak\ttab\u0001', 'sep \u2028 \u2029', 'emoji 🙂 «é»', 'lone \ud800 surrogate'];
+    const args = ['{"q": "a \\"b\\""', ', "n": [1, 2]', '}'];
+    const ev = (data: Record<string, unknown>) => `event: ${String(data['type'])}\ndata: ${JSON.stringify(data)}\n\n`;
+    const anthropic = [
+      ev({
+        type: 'message_start',
+        message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [], usage: { input_tokens: 3, output_tokens: 1 } },
+      }),
+      ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+      ...texts.map((text) => ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })),
+      ev({ type: 'content_block_stop', index: 0 }),
+      ev({ type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'search', input: {} } }),
+      ...args.map((partial_json) => ev({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json } })),
+      ev({ type: 'content_block_stop', index: 1 }),
+      ev({ type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 9 } }),
+      ev({ type: 'message_stop' }),
+    ].join('');
+    const out = await bytesOf(convertStream(streamOf(new TextEncoder().encode(anthropic)), 'anthropic_messages', 'bedrock_converse'));
+    const frames = splitFrames(out);
+    const expected: Array<[string, unknown]> = [
+      ['messageStart', { role: 'assistant' }],
+      ...texts.map((text): [string, unknown] => ['contentBlockDelta', { contentBlockIndex: 0, delta: { text } }]),
+      ['contentBlockStop', { contentBlockIndex: 0 }],
+      ['contentBlockStart', { contentBlockIndex: 1, start: { toolUse: { toolUseId: 'toolu_1', name: 'search' } } }],
+      ...args.map((input): [string, unknown] => ['contentBlockDelta', { contentBlockIndex: 1, delta: { toolUse: { input } } }]),
+      ['contentBlockStop', { contentBlockIndex: 1 }],
+      ['messageStop', { stopReason: 'tool_use' }],
+      ['metadata', { usage: { inputTokens: 3, outputTokens: 9, totalTokens: 12 }, metrics: { latencyMs: 0 } }],
+    ];
+    expect(frames.map((f) => [smithy.decode(f).headers[':event-type']!.value, JSON.parse(new TextDecoder().decode(smithy.decode(f).body))])).toEqual(
+      expected.map(([type, payload]) => [type, JSON.parse(JSON.stringify(payload))]),
+    );
+    expected.forEach(([type, payload], i) => expect(frames[i]).toEqual(smithyEventFrame(type, payload)));
+  });
+});
+
 describe('a broken or hostile Bedrock upstream', () => {
   const frames = splitFrames(TOOL_USE);
   const head = concat(frames.slice(0, 4)); // messageStart and three text deltas
