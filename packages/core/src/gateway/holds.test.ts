@@ -5,10 +5,13 @@ import { billingRegistry, billingUpstream } from './__tests__/billing-upstream.j
 
 /**
  * Time is faked (timers, Date and performance.now): the memory store's clock, the gateway's
- * renewal timer and the settle retries' backoff all move only when a test advances it.
+ * renewal timer and the settle retries' backoff all move only when a test advances it. It starts
+ * mid-morning UTC: a test advances it by up to half a minute, and a run that began just before
+ * midnight would otherwise charge one day's counter and read the next one's.
  */
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+  vi.setSystemTime(new Date('2026-03-10T09:00:00Z'));
 });
 afterEach(() => {
   vi.useRealTimers();
