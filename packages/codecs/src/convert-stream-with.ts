@@ -88,53 +88,79 @@ function toReadableStream(source: ChunkSource): ReadableStream<Uint8Array> {
 }
 
 /**
+ * Under this key, an iterator of `convertStreamChunks` offers its chunks as a web stream made
+ * directly on the conversion (what `convertStreamWith` returns) — a function answering undefined
+ * once the iterator was used. Either the iterator or the stream is then the reader. A caller
+ * that would otherwise wrap the iterator in a stream (the gateway's `handle`) spares an iterator
+ * step per chunk.
+ */
+const CHUNK_STREAM = Symbol.for('tollgate.chunkStream');
+
+/**
  * The chunks of a source as an async iterator, read as a web stream would be: one pull at a
  * time, only when asked; a failure of `pull` fails this and every later `next()`; `return()`
  * ends the iteration at once — a `next()` still waiting for the source ends too, and what the
  * source gives after that is dropped — and cancels the source if it had not ended.
  */
 function toChunks(source: ChunkSource): AsyncIterableIterator<Uint8Array> {
+  /** Set once the iterator was used: from then on it is the only reader of `source`. */
+  let started = false;
+  /** Set when the source was handed out as a web stream instead: the iterator yields nothing. */
+  let streamed = false;
   const queue: Uint8Array[] = [];
   const over: IteratorResult<Uint8Array> = { done: true, value: undefined };
   let closed = false;
   let returned = false;
   let failure: { error: unknown } | null = null;
+  /** The pull under way: settles when it does, or at once on `return()`. */
   let busy: Promise<void> | null = null;
-  let stop!: () => void;
-  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  let wake: (() => void) | null = null;
   const sink: ChunkSink = {
     enqueue: (chunk) => {
       if (!returned) queue.push(chunk);
     },
     close: () => void (closed = true),
   };
+  const pullOnce = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      wake = resolve;
+      source.pull(sink).then(
+        () => {
+          busy = null;
+          wake = null;
+          resolve();
+        },
+        (error: unknown) => {
+          busy = null;
+          wake = null;
+          if (!returned) failure = { error };
+          resolve();
+        },
+      );
+    });
   const iterator: AsyncIterableIterator<Uint8Array> = {
     [Symbol.asyncIterator]: () => iterator,
     async next(): Promise<IteratorResult<Uint8Array>> {
+      started = true;
       for (;;) {
-        if (returned) return over;
+        if (returned || streamed) return over;
+        // A pull under way (another next() asked first) is waited for; return() ends the wait.
         if (busy !== null) {
-          // A pull is under way (another next() asked first): wait for it, or for return().
-          await Promise.race([busy, stopped]);
+          await busy;
           continue;
         }
         if (queue.length > 0) return { done: false, value: queue.shift()! };
         if (failure !== null) throw failure.error;
         if (closed) return over;
-        busy = source.pull(sink).then(
-          () => void (busy = null),
-          (error: unknown) => {
-            busy = null;
-            if (!returned) failure = { error };
-          },
-        );
+        busy = pullOnce();
       }
     },
     async return(): Promise<IteratorResult<Uint8Array>> {
-      if (returned) return over;
+      started = true;
+      if (returned || streamed) return over;
       returned = true;
       queue.length = 0;
-      stop();
+      wake?.();
       if (!closed && failure === null) {
         closed = true;
         await source.cancel();
@@ -142,6 +168,13 @@ function toChunks(source: ChunkSource): AsyncIterableIterator<Uint8Array> {
       return over;
     },
   };
+  Object.defineProperty(iterator, CHUNK_STREAM, {
+    value: (): ReadableStream<Uint8Array> | undefined => {
+      if (started) return undefined;
+      started = streamed = true;
+      return toReadableStream(source);
+    },
+  });
   return iterator;
 }
 

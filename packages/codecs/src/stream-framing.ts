@@ -27,13 +27,71 @@ export function createFrameReader(
 ): StreamFrameReader {
   const sizing = options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes };
   if (codec.streamFraming !== undefined) return codec.streamFraming.createReader(onMessage, onFailure, sizing);
-  const text = new TextDecoder();
   const sse = createSseReader(onMessage, () => onFailure(oversizeError(options)), sizing);
+  const text = utf8Chunks();
   return {
-    feed: (chunk) => sse.feed(text.decode(chunk, { stream: true })),
+    feed: (chunk) => sse.feed(text.decode(chunk)),
     end() {
-      sse.feed(text.decode());
+      sse.feed(text.end());
       sse.end();
+    },
+  };
+}
+
+/** One decoder for every stream: it keeps no state between calls (`utf8Chunks` carries what is split). */
+const sharedUtf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * Where a chunk's last UTF-8 sequence starts when the chunk ends before it is complete (that
+ * sequence's lead byte), else the chunk's length. Decoding up to there, and carrying the rest to
+ * the next chunk, gives the text a streaming decoder would: every split falls before a
+ * non-continuation byte, where a sequence still open would end with U+FFFD either way.
+ */
+function completeLength(chunk: Uint8Array): number {
+  const n = chunk.byteLength;
+  for (let i = n - 1; i >= 0 && i >= n - 3; i--) {
+    const b = chunk[i]!;
+    if ((b & 0xc0) === 0x80) continue; // a continuation byte: look further back
+    if (b < 0xc0) return n;
+    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
+    return n - i < need ? i : n;
+  }
+  return n;
+}
+
+/**
+ * UTF-8 chunks to text, as `new TextDecoder().decode(chunk, { stream: true })` per stream would
+ * (a leading BOM dropped once, sequences split across chunks joined, invalid bytes as U+FFFD),
+ * without a decoder per stream: a shared one decodes whole sequences, and the few bytes of a
+ * sequence a chunk splits wait for the next chunk.
+ */
+export function utf8Chunks(): { decode(chunk: Uint8Array): string; end(): string } {
+  let carry: Uint8Array | null = null;
+  let atStart = true;
+  const out = (decoded: string): string => {
+    if (atStart && decoded.length > 0) {
+      atStart = false;
+      if (decoded.charCodeAt(0) === 0xfeff) return decoded.slice(1);
+    }
+    return decoded;
+  };
+  return {
+    decode(chunk) {
+      let bytes = chunk;
+      if (carry !== null) {
+        bytes = new Uint8Array(carry.byteLength + chunk.byteLength);
+        bytes.set(carry);
+        bytes.set(chunk, carry.byteLength);
+        carry = null;
+      }
+      const complete = completeLength(bytes);
+      if (complete < bytes.byteLength) carry = new Uint8Array(bytes.subarray(complete));
+      return out(sharedUtf8.decode(complete === bytes.byteLength ? bytes : bytes.subarray(0, complete)));
+    },
+    end() {
+      const rest = carry;
+      carry = null;
+      return rest === null ? '' : out(sharedUtf8.decode(rest));
     },
   };
 }

@@ -5,7 +5,8 @@
 import { GatewayError } from '@tollgate/codecs/base';
 import type { Recognizer } from '@tollgate/policy/detectors';
 import type { DlpDeps } from '../gateway/policy-stage.js';
-import type { DlpEngine } from './engine.js';
+import type { Policy } from '@tollgate/policy';
+import type { DlpEngine, PreparedDlp } from './engine.js';
 
 export interface DlpStageOptions {
   recognizers: readonly Recognizer[];
@@ -26,14 +27,31 @@ function surrogateKey(secret: string | undefined): () => Promise<CryptoKey> {
     ));
 }
 
+/**
+ * A policy whose DLP names no action (no `default`, no `use_cases`) lets every entity through
+ * for everyone: the request goes as it is, nothing is counted, the answer is not guarded.
+ */
+function inert(policy: Policy): boolean {
+  const d = policy.dlp;
+  if (d === undefined) return true;
+  return (d.default === undefined || Object.keys(d.default).length === 0) && (d.use_cases === undefined || d.use_cases.length === 0);
+}
+
 export function dlpStage(engine: DlpEngine, options: DlpStageOptions): DlpDeps {
   const key = surrogateKey(options.key);
+  // Prepared once per policy revision (a reload replaces the policy object), not per request.
+  const preparedFor = new WeakMap<Policy, PreparedDlp>();
   return {
     async run({ policy, principal, ir, ctx }) {
       const enforce = (policy.enforcement ?? 'enforce') !== 'shadow';
       let result;
       try {
-        const prepared = engine.prepare(policy, options.recognizers);
+        let prepared = preparedFor.get(policy);
+        if (prepared === undefined) {
+          prepared = engine.prepare(policy, options.recognizers);
+          preparedFor.set(policy, prepared);
+        }
+        if (inert(policy)) return { ok: true, ir, reencode: false, output: null };
         result = await engine.apply(prepared, { policy, principal, ir, key: await key(), enforce });
       } catch (error) {
         const e = GatewayError.isInstance(error)

@@ -157,6 +157,16 @@ export class RequestContext {
     };
   }
 
+  /**
+   * A client's abort (its `signal`) cancelled the stream when it came before the stream's
+   * terminal event and first error: called as either arrives, and at the stream's end, it
+   * notes a cancel once the signal is aborted. An abort after an upstream in-stream error is
+   * the client reacting to it, not a cancel.
+   */
+  noteClientAbort(signal: AbortSignal | null): void {
+    if (signal !== null && signal.aborted && this.streamError === null && !this.streamCompleted) this.clientCancelled = true;
+  }
+
   reject(status: number, reason: string, recordStatus: RecordStatus = 'rejected'): void {
     this.status = recordStatus;
     this.httpStatus = status;

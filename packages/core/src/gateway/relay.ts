@@ -17,6 +17,8 @@ export interface RelayOptions {
   /** Called exactly once when the stream ends, whatever the reason. Must not throw. */
   onEnd(outcome: StreamOutcome): void;
   maxEventBytes?: number;
+  /** The client's signal: an abort before the stream's outcome was seen is its cancel (`noteClientAbort`). */
+  clientSignal?: AbortSignal;
   /** Rewrites events before they are encoded (the output guard). */
   transform?: (event: StreamEvent, emit: (event: StreamEvent) => void) => void;
 }
@@ -35,7 +37,7 @@ const OPAQUE_CARRIER: Readonly<Record<WireFormat, Issuer | null>> = {
 };
 
 /** Watches canonical events as they pass: usage, tools invoked, output relayed, upstream errors. */
-export function tapEvents(ctx: RequestContext, translated = false): (event: StreamEvent) => void {
+export function tapEvents(ctx: RequestContext, translated = false, clientSignal: AbortSignal | null = null): (event: StreamEvent) => void {
   const toolBlocks = new Set<number>();
   const carrier = ctx.entryFormat === null ? null : OPAQUE_CARRIER[ctx.entryFormat];
   // Gemini thought signatures on tool calls travel folded into the call ids: never a drop.
@@ -70,9 +72,11 @@ export function tapEvents(ctx: RequestContext, translated = false): (event: Stre
         ctx.outputBytes += utf8Length(event.delta);
         break;
       case 'message_stop':
+        ctx.noteClientAbort(clientSignal);
         ctx.streamCompleted = true;
         break;
       case 'error':
+        ctx.noteClientAbort(clientSignal);
         ctx.streamError = event.error.code;
         break;
       default:
@@ -87,7 +91,7 @@ export function tapEvents(ctx: RequestContext, translated = false): (event: Stre
  * one chunk. The converted chunks are handed on as is: the taps ride on the event and close hooks.
  */
 export function relayStream(upstream: BodySource, ctx: RequestContext, options: RelayOptions): AsyncIterableIterator<Uint8Array> {
-  const tap = tapEvents(ctx, options.translated === true);
+  const tap = tapEvents(ctx, options.translated === true, options.clientSignal ?? null);
   const convertOptions: Parameters<typeof convertStreamChunks>[3] = {
     includeUsage: options.includeUsage,
     onEvent(event) {

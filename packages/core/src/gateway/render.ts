@@ -29,7 +29,7 @@ export function streamReply(status: number, headers: Record<string, string>, chu
     get body(): GatewayReply['body'] {
       if (replaced !== null) return replaced.body;
       if (taken) return null;
-      return (stream ??= iteratorStream(chunks));
+      return (stream ??= directStream(chunks) ?? iteratorStream(chunks));
     },
     /** A wrapper may still put another body in its place, as on any plain reply. */
     set body(body: GatewayReply['body']) {
@@ -53,6 +53,17 @@ export function streamReply(status: number, headers: Record<string, string>, chu
  */
 export function takeChunks(reply: GatewayReply): AsyncIterator<Uint8Array> | undefined {
   return (reply as { [TAKE_CHUNKS]?: () => AsyncIterator<Uint8Array> | undefined })[TAKE_CHUNKS]?.();
+}
+
+const CHUNK_STREAM = Symbol.for('tollgate.chunkStream');
+
+/**
+ * The web stream a conversion's chunk iterator (`convertStreamChunks`) offers in its place:
+ * read directly on the conversion, without an iterator step per chunk. Undefined for another
+ * iterator.
+ */
+function directStream(chunks: AsyncIterator<Uint8Array>): ReadableStream<Uint8Array> | undefined {
+  return (chunks as { [CHUNK_STREAM]?: () => ReadableStream<Uint8Array> | undefined })[CHUNK_STREAM]?.();
 }
 
 /** An async iterator as a byte stream: pulled when read, `return()` when cancelled. */

@@ -25,7 +25,6 @@ export interface RespondInput {
   clientModel: string;
   /** The client's signal: a body read that fails after it aborted is the client's cancel. */
   clientSignal: AbortSignal;
-  cleanup(): void;
 }
 
 const MAX_ERROR_BODY = 1024 * 1024;
@@ -92,7 +91,6 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
   const settle = (completed: boolean) => settleUsage({ ctx, holds: deps.holds, pricing, timezone: deps.timezone, completed });
 
   if (response.status < 200 || response.status > 299) {
-    input.cleanup();
     const text = await readText(response.body, MAX_ERROR_BODY);
     ctx.observer?.upstreamDone();
     let parsed: unknown = text;
@@ -111,7 +109,6 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
 
   if (ctx.stream) {
     if (response.body === null) {
-      input.cleanup();
       await settle(false);
       ctx.reject(502, 'upstream_empty_body', 'upstream_error');
       writeRecord(ctx, deps.sink);
@@ -122,7 +119,8 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     deps.trackStream(new Promise<void>((r) => (resolveDone = r)));
     const onEnd = (outcome: StreamOutcome) => {
       ctx.observer?.upstreamDone();
-      input.cleanup();
+      // An abort that came before the stream's outcome (and made it fail) is the client's cancel.
+      ctx.noteClientAbort(input.clientSignal);
       // Whichever came first decides: a client that stops reading after an in-stream error
       // (SDKs throw, then cancel) did not cancel a healthy stream; a stream that errors
       // because the client went away was cancelled.
@@ -150,6 +148,7 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
       translated: !(target.upstreamFormat === entry && target.plan === 'identity'),
       clientModel: input.clientModel,
       includeUsage: ctx.includeUsage,
+      clientSignal: input.clientSignal,
       onEnd,
     };
     if (ctx.answerGuard !== null) relayOptions.transform = guardStream(ctx.answerGuard, ctx);
@@ -160,7 +159,6 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
 
   const read = await readBody(response.body, MAX_RESPONSE_BODY);
   ctx.observer?.upstreamDone();
-  input.cleanup();
   ctx.markFirstByte();
   let out: string;
   let withheld: GatewayError | null = null;

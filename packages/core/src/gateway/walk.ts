@@ -255,20 +255,10 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
   // 9. convert and dispatch, failing over before anything is committed
   const targets = list.map(toTarget);
   // The client's signal aborts the upstream call itself (no second controller per request).
-  // For a stream, this listener, added first, runs before the transport's and notes who
-  // cancelled: the stream's record tells a client's cancel from an upstream failure by it. A
-  // whole answer's record does not need it (a cancel fails the call), so none is added then.
+  // Who cancelled a stream is told by that signal when the stream's outcome is seen (its
+  // terminal event, its first error, its end: `noteClientAbort`), not by a listener per request.
   const clientSignal = request.signal;
-  const onClientAbort = () => {
-    // An abort after an upstream in-stream error is the client reacting to it, not a cancel.
-    if (ctx.streamError === null && !ctx.streamCompleted) ctx.clientCancelled = true;
-  };
-  const watching = ctx.stream && !clientSignal.aborted;
-  if (clientSignal.aborted) onClientAbort();
-  else if (watching) clientSignal.addEventListener('abort', onClientAbort, { once: true });
-  const unwatch = () => {
-    if (watching) clientSignal.removeEventListener('abort', onClientAbort);
-  };
+  if (clientSignal.aborted) ctx.noteClientAbort(clientSignal);
   const parsed = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const result = await dispatch({
     targets,
@@ -307,9 +297,8 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     ctx.upstreamModel = candidate.deployment.upstreamModel;
     ctx.upstreamFormat = candidate.upstreamFormat;
     const clientModel = ctx.substitutedFrom === null ? (requested ?? model.id) : servedModel.id;
-    return respond({ deps, ctx, candidate, target: result.target, response: result.response, admission, clientModel, clientSignal, cleanup: unwatch });
+    return respond({ deps, ctx, candidate, target: result.target, response: result.response, admission, clientModel, clientSignal });
   }
-  unwatch();
   await deps.holds.release(ctx.id, tokenAdjustments(ctx, 0));
   const e = GatewayError.from(result);
   ctx.attempts = Math.max(ctx.attempts, 1);
