@@ -13,10 +13,10 @@ import { PRIVATE_CA, startHostileUpstream, type HostileUpstream } from '../__tes
 import { toNodeListener } from './listener.js';
 import { createNodeUpstream, type NodeUpstream } from './upstream.js';
 
-const HEADERS_MS = 400;
-const IDLE_MS = 400;
+const HEADERS_MS = 800;
+const IDLE_MS = 1000;
 /** What a scenario may take beyond its deadline (a loaded 2-core machine). */
-const SLACK_MS = 1500;
+const SLACK_MS = 3000;
 
 const SCENARIOS = ['ok', 'header-drip', 'endless-100', 'endless-103', 'trailers-forever', 'one-byte-chunks', 'stops-midway', 'reset-after-headers', 'flood'];
 
