@@ -24,7 +24,8 @@
  * SERVE_BENCH_ROUNDS (default 3), SERVE_BENCH_SKIP=portkey,proxy,pipe,tollgate-redis (peers to
  * leave out), SERVE_BENCH_MODES=stream and SERVE_BENCH_CONNS=8 (only those cases: the other
  * targets then read n/a; SERVE_BENCH_WARMUP=5 warms each peer up five times as long, as the
- * cases left out would have), SERVE_BENCH_TRANSPORTS=undici,undici-request,fetch (tollgate serve
+ * cases left out would have; SERVE_BENCH_WARMUP_ANSWERS=10000 goes on warming up until each peer
+ * answered that many in each mode), SERVE_BENCH_TRANSPORTS=undici,undici-request,fetch (tollgate serve
  * again on each of these upstream transports, test/bench/serve/tollgate-transport.ts).
  */
 import { rmSync } from 'node:fs';
@@ -115,6 +116,14 @@ interface Case {
  * it more, or its first rounds run on unoptimized code.
  */
 const WARMUP_SCALE = Number(process.env.SERVE_BENCH_WARMUP ?? 1);
+
+/**
+ * At least this many answers per peer and mode in the JIT warm-up: SERVE_BENCH_WARMUP_ANSWERS
+ * (default 0: time only). tollgate serve's CPU per streamed request keeps falling for its first
+ * ~9,000 streams (2.1 ms → 0.5–0.6 ms at 8 connections), which a time-based warm-up on a busy
+ * machine does not reach; the raw pipe is warm after a few hundred.
+ */
+const WARMUP_ANSWERS = Number(process.env.SERVE_BENCH_WARMUP_ANSWERS ?? 0);
 
 /** Rounds per case (peers interleaved within each); SERVE_BENCH_ROUNDS. */
 const ROUNDS = Number(process.env.SERVE_BENCH_ROUNDS ?? 3);
@@ -394,11 +403,18 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
         }
       }
     }
-    // JIT warm-up: the first thousands of requests through each process run cold code.
+    // JIT warm-up: the first thousands of requests through each process run cold code
+    // (SERVE_BENCH_WARMUP_ANSWERS: go on until that many answers, within two minutes).
     for (const peer of peers) {
       for (const stream of [false, true]) {
         if (peer.service === undefined || failures.has(key(peer.id, delays[0]!, stream))) continue;
-        await closedLoop(peer.shot(delays[0]!, stream), { connections: 16, warmupMs: 0, durationMs: (stream ? 800 : 1200) * WARMUP_SCALE });
+        const until = performance.now() + 120_000;
+        let answers = 0;
+        for (;;) {
+          const r = await closedLoop(peer.shot(delays[0]!, stream), { connections: 16, warmupMs: 0, durationMs: (stream ? 800 : 1200) * WARMUP_SCALE });
+          answers += r.completed;
+          if (answers >= WARMUP_ANSWERS || r.completed === 0 || performance.now() >= until) break;
+        }
       }
     }
     // Each case runs in ROUNDS short rounds, the peers interleaved in a rotating order inside
@@ -468,7 +484,7 @@ export async function run(): Promise<{ name: string; lines: string[] }> {
         : ' (Redis not reachable: Redis variant skipped)'),
   );
   lines.push(
-    `closed loop; per case and peer ${seconds} s measured in ${ROUNDS} rounds (0.2 s warm-up each; at 1 connection at least ${LOW_LOAD_ANSWERS} answers' worth: ${((roundMs(seconds, 1, 20) * ROUNDS) / 1000).toFixed(1)} s at d20), the peers interleaved in a rotating order within every round; ~${(2 * WARMUP_SCALE).toFixed(0)} s of JIT warm-up per peer first; every answer checked (status 200 + expected content); ` +
+    `closed loop; per case and peer ${seconds} s measured in ${ROUNDS} rounds (0.2 s warm-up each; at 1 connection at least ${LOW_LOAD_ANSWERS} answers' worth: ${((roundMs(seconds, 1, 20) * ROUNDS) / 1000).toFixed(1)} s at d20), the peers interleaved in a rotating order within every round; ~${(2 * WARMUP_SCALE).toFixed(0)} s of JIT warm-up per peer first${WARMUP_ANSWERS > 0 ? ` (and at least ${WARMUP_ANSWERS} answers in each mode)` : ''}; every answer checked (status 200 + expected content); ` +
       `the machine is shared: other processes kept ${Number.isNaN(othersRun) ? '?' : othersRun.toFixed(2)} of its ${cpus().length} cores busy on average while the cases ran (column "others’ cores": per case); ` +
       `load average (1/5/15 min) at start ${load0.map((x) => x.toFixed(2)).join(' / ')}, at end ${load1.map((x) => x.toFixed(2)).join(' / ')}; ` +
       `total ${((performance.now() - started) / 1000).toFixed(0)} s`,

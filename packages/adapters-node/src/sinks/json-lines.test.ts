@@ -35,6 +35,17 @@ describe('createJsonLinesSink', () => {
     expect(sink.stats()).toEqual({ written: 3, dropped: 0, failed: 0, queued: 0 });
   });
 
+  it('writes text outside ASCII byte for byte, across batches of one and of many records', async () => {
+    const path = file();
+    const sink = createJsonLinesSink({ path }, { batchSize: 2 });
+    // Latin-1, a character beyond it, and one beyond the BMP (a surrogate pair in a JS string).
+    const records = [usageRecord({ request_id: 'zoë — 東京 🚀' }), usageRecord({ request_id: 'ascii' }), usageRecord({ request_id: 'µ' })];
+    for (const r of records) sink.write(r);
+    await sink.close();
+    expect(readFileSync(path, 'utf8')).toBe(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    expect(sink.stats()).toEqual({ written: 3, dropped: 0, failed: 0, queued: 0 });
+  });
+
   it('flushes by itself at least every flushIntervalMs, and on flush()', async () => {
     const path = file();
     const sink = createJsonLinesSink({ path }, { flushIntervalMs: 100 });
