@@ -48,9 +48,13 @@ export function instrumentStore(store: StateStore, m: Metrics, later: (work: () 
    * The round trip is timed by a reaction of its own on the store's promise, which the caller
    * gets as it is: no promise and no microtask hop added to the request's path. Registered
    * before the caller's, the reaction runs first, so `after` sees a success before the caller does.
+   * A store's own promise is used as it is; anything else it returns that is only thenable (a
+   * query builder that runs its query on every `then`, say) is adopted once into a promise, so
+   * the store is asked once whoever reacts to the answer.
    */
-  const timed = <T>(operation: string, pending: Promise<T>, after?: (result: T) => void): Promise<T> => {
+  const timed = <T>(operation: string, answer: Promise<T>, after?: (result: T) => void): Promise<T> => {
     const t = performance.now();
+    const pending = Promise.resolve(answer);
     void pending.then(
       (result) => {
         const seconds = (performance.now() - t) / 1000;
