@@ -301,6 +301,21 @@ describe('frames written in sequence by a framer, with prepared headers', () => 
     );
   });
 
+  it('a frame too large for a shared buffer gets its own, and later small frames do not keep it alive', () => {
+    const framer = createEventStreamTextFramer();
+    const delta = prepareEventStreamHeaders({ ':event-type': 'contentBlockDelta', ':content-type': 'application/json', ':message-type': 'event' });
+    const before = framer.frame(delta, 'small');
+    const large = 'é'.repeat(1 << 20);
+    const big = framer.frame(delta, large);
+    const after = framer.frame(delta, 'small again');
+    expect(big).toEqual(frameEventStreamMessage(delta.bytes, new TextEncoder().encode(large)));
+    expect(big.buffer).not.toBe(before.buffer);
+    expect(after.buffer).toBe(before.buffer);
+    expect(after.buffer.byteLength).toBeLessThanOrEqual(64 * 1024);
+    expect(before).toEqual(frameEventStreamMessage(delta.bytes, new TextEncoder().encode('small')));
+    expect(after).toEqual(frameEventStreamMessage(delta.bytes, new TextEncoder().encode('small again')));
+  });
+
   it('a long stream of frames reads back as the same messages', () => {
     const framer = createEventStreamTextFramer();
     const delta = prepareEventStreamHeaders({ ':event-type': 'contentBlockDelta', ':content-type': 'application/json', ':message-type': 'event' });

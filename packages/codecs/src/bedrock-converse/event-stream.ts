@@ -301,13 +301,18 @@ export function createEventStreamTextFramer(): EventStreamTextFramer {
       const h = headers.bytes.length;
       const start = PRELUDE + h;
       const worst = start + text.length * 3 + 4;
-      if (buffer.length - used < worst) {
-        buffer = new Uint8Array(Math.max(next, worst));
-        used = 0;
+      let out = buffer;
+      let at = used;
+      if (worst > FRAMER_MAX_BUFFER) {
+        // A frame larger than a shared buffer gets one of its own, let go with the frame: the
+        // stream's later small frames are not views that keep megabytes alive.
+        out = new Uint8Array(worst);
+        at = 0;
+      } else if (buffer.length - used < worst) {
+        out = buffer = new Uint8Array(Math.max(next, worst));
+        at = used = 0;
         if (next < FRAMER_MAX_BUFFER) next *= 2;
       }
-      const out = buffer;
-      const at = used;
       const written = text.length === 0 ? 0 : utf8.encodeInto(text, out.subarray(at + start, at + worst - 4)).written;
       const total = start + written + 4;
       setUint32(out, at, total);
@@ -320,7 +325,7 @@ export function createEventStreamTextFramer(): EventStreamTextFramer {
       c = (s[c & 0xff]! ^ s[256 + ((c >>> 8) & 0xff)]! ^ s[512 + ((c >>> 16) & 0xff)]! ^ s[768 + (c >>> 24)]! ^ headers.constant) >>> 0;
       c = crcUpdate(out, at + start, at + start + written, c);
       setUint32(out, at + total - 4, (c ^ 0xffffffff) >>> 0);
-      used = at + total;
+      if (out === buffer) used = at + total;
       return out.subarray(at, at + total);
     },
   };
