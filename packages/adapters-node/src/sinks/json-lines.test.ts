@@ -110,6 +110,23 @@ describe('createJsonLinesSink', () => {
     expect(stream.writableEnded).toBe(false);
   });
 
+  it('hands a caller’s object-mode stream each batch as text', async () => {
+    const chunks: unknown[] = [];
+    const stream = new Writable({
+      objectMode: true,
+      write: (chunk: unknown, _enc, cb) => {
+        chunks.push(chunk);
+        cb();
+      },
+    });
+    const sink = createJsonLinesSink(stream, { batchSize: 2 });
+    const records = [usageRecord({ request_id: 'é-1' }), usageRecord(), usageRecord()];
+    for (const r of records) sink.write(r);
+    await sink.close();
+    expect(chunks.every((c) => typeof c === 'string')).toBe(true);
+    expect((chunks as string[]).join('')).toBe(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  });
+
   it('writes to stdout', async () => {
     const out: string[] = [];
     vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string, cb?: (e?: Error | null) => void) => {

@@ -49,6 +49,9 @@ export function createJsonLinesSink(target: JsonLinesTarget = 'stdout', options:
     send = (data) => appendFile(path, data);
   } else {
     const stream: NodeJS.WritableStream = target === 'stdout' ? process.stdout : (target as NodeJS.WritableStream);
+    // A caller's own stream gets each batch as text, as it always has (an object-mode stream
+    // or one that keeps strings would not expect a Buffer); stdout takes the bytes.
+    const asText = target !== 'stdout';
     // A stream error must reach the counters, never crash the process.
     stream.on('error', onError);
     detach = () => void stream.off('error', onError);
@@ -57,7 +60,7 @@ export function createJsonLinesSink(target: JsonLinesTarget = 'stdout', options:
         const timer = setTimeout(() => reject(new Error(`write did not complete within ${writeTimeoutMs} ms`)), writeTimeoutMs);
         timer.unref();
         try {
-          stream.write(data, (error?: Error | null) => {
+          stream.write(asText ? data.toString('utf8') : data, (error?: Error | null) => {
             clearTimeout(timer);
             if (error) reject(error);
             else resolve();
