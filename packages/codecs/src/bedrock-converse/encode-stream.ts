@@ -11,7 +11,7 @@ import { foldSignature } from '../shared/tool-call-id.js';
 import { stopReasonFor } from './encode-response.js';
 import { streamException } from './errors.js';
 import { createEventStreamTextFramer } from './event-stream.js';
-import { eventHeaders, exceptionFrame } from './framing.js';
+import { eventFrame as frameOf, eventHeaders, exceptionFrame } from './framing.js';
 import { encodeUsage } from './usage.js';
 
 type BlockStart = Extract<StreamEvent, { type: 'block_start' }>['block'];
@@ -35,7 +35,7 @@ export function createStreamEncoder(options: StreamEncoderOptions = {}): StreamE
   // Frames are written one after another into buffers of this stream's own.
   const framer = createEventStreamTextFramer();
   const deltaHeaders = eventHeaders('contentBlockDelta');
-  const eventFrame = (type: string, payload: unknown) => framer.frame(eventHeaders(type), JSON.stringify(payload));
+  const eventFrame = (type: string, payload: unknown) => frameOf(type, payload, framer);
   /** A delta whose payload is `{"contentBlockIndex":at,"delta":{<prefix>STRING<suffix>}}`, the JSON written directly. */
   const stringDelta = (write: StreamWrite, block: Block, prefix: string, value: string, suffix: string) => {
     write(framer.frame(deltaHeaders, `{"contentBlockIndex":${block.at},"delta":{${prefix}${JSON.stringify(value)}${suffix}}}`));

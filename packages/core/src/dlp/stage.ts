@@ -46,12 +46,12 @@ export function dlpStage(engine: DlpEngine, options: DlpStageOptions): DlpDeps {
       const enforce = (policy.enforcement ?? 'enforce') !== 'shadow';
       let result;
       try {
+        if (inert(policy)) return { ok: true, ir, reencode: false, output: null };
         let prepared = preparedFor.get(policy);
         if (prepared === undefined) {
           prepared = engine.prepare(policy, options.recognizers);
           preparedFor.set(policy, prepared);
         }
-        if (inert(policy)) return { ok: true, ir, reencode: false, output: null };
         result = await engine.apply(prepared, { policy, principal, ir, key: await key(), enforce });
       } catch (error) {
         const e = GatewayError.isInstance(error)
