@@ -8,9 +8,10 @@
  * collected included); ALLOC_ROUNDS rounds (default 3), the variants alternating.
  * ALLOC_VARIANTS=main:/path/to/other/checkout/packages/adapters-node/bin/tollgate.js,branch:
  * (empty path: this working tree's build). Prints KiB allocated and CPU µs per request.
+ * ALLOC_KEEP=<dir> keeps each heap profile there (to see where the bytes go).
  * Run: node --import tsx test/bench/serve/alloc.ts
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { closedLoop } from './load.ts';
 import { startTollgate, startUpstream, writeTollgateSetup } from './targets.ts';
@@ -47,6 +48,7 @@ try {
       const r = await closedLoop(shot, { connections: conns, warmupMs: 0, durationMs: Number(process.env.ALLOC_SECONDS ?? 4) * 1000 });
       const cpuUs = ((service.cpuMs() - cpu0) * 1000) / r.completed;
       await service.stop();
+      if (process.env.ALLOC_KEEP !== undefined) copyFileSync(out, `${process.env.ALLOC_KEEP}/alloc-${name}-${round}.heapprofile`);
       const kib = allocated((JSON.parse(readFileSync(out, 'utf8')) as { head: ProfileNode }).head) / r.completed / 1024;
       results.set(name, [...(results.get(name) ?? []), { kib, cpuUs, rps: r.rps }]);
       console.log(
