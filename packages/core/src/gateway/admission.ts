@@ -243,9 +243,9 @@ type SpendBase = Omit<Parameters<typeof decideSpend>[0], 'counters' | 'markers'>
  */
 async function decide(input: AdmissionInput, base: SpendBase, counters: CounterValues): Promise<SpendDecision> {
   let spend = decideSpend({ ...base, counters });
-  const markerKeys = [...spend.pauses.map((p) => p.key), ...spend.notifications.map((n) => n.key), ...spend.latches.map((l) => l.key)];
-  if (spend.substitute !== undefined) markerKeys.push(spend.substitute.latchKey);
-  if (markerKeys.length > 0) {
+  if (spend.pauses.length > 0 || spend.notifications.length > 0 || spend.latches.length > 0 || spend.substitute !== undefined) {
+    const markerKeys = [...spend.pauses.map((p) => p.key), ...spend.notifications.map((n) => n.key), ...spend.latches.map((l) => l.key)];
+    if (spend.substitute !== undefined) markerKeys.push(spend.substitute.latchKey);
     const tag = input.ctx.keyTag;
     const markers = await readMarkers(input.store, markerKeys, input.now, tag);
     spend = decideSpend({ ...base, counters, markers });
@@ -253,7 +253,7 @@ async function decide(input: AdmissionInput, base: SpendBase, counters: CounterV
   }
   input.ctx.noteSpend(spend);
   const wouldBlock = input.ctx.wouldBlock;
-  wouldBlock.push(...spend.wouldBlock.filter((id) => !wouldBlock.includes(id)));
+  for (const id of spend.wouldBlock) if (!wouldBlock.includes(id)) wouldBlock.push(id);
   return spend;
 }
 
