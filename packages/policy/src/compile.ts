@@ -95,6 +95,9 @@ export interface CompiledRate {
   unlimited: boolean;
   onStoreError: 'open' | 'closed';
   shadow: boolean;
+  /** `rate_limit:<id>` and `concurrency_limit:<id>`, built once. */
+  rateReason: string;
+  concurrencyReason: string;
 }
 
 export interface CompiledToolList {
@@ -245,6 +248,8 @@ export function compilePolicy(policy: Policy, registry: RegistryView): CompiledP
     unlimited: r.unlimited === true,
     onStoreError: r.on_store_error ?? 'closed',
     shadow: r.enforcement === 'shadow',
+    rateReason: `rate_limit:${r.id}`,
+    concurrencyReason: `concurrency_limit:${r.id}`,
   }));
   const rateByModel: CompiledRate[][] = modelIds.map((_, m) => rates.filter((r) => r.scope === null || scopeModels(r.scope).includes(m)));
   rateByModel.push(rates.filter((r) => r.scope === null));

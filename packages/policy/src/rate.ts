@@ -77,16 +77,38 @@ export interface RateDecision {
 
 const WINDOW_MS = 60_000;
 
+interface RuleKeys {
+  rpm: string;
+  tpm: string;
+  conc: string;
+}
+
+const ruleKeys = new WeakMap<CompiledRate, Map<string, RuleKeys>>();
+
+/** A rule's store keys for one pool key, made once (they do not depend on time); at most 1,024 pool keys per rule are kept. */
+function keysOf(r: CompiledRate, pkey: string): RuleKeys {
+  let byPool = ruleKeys.get(r);
+  if (byPool === undefined) ruleKeys.set(r, (byPool = new Map<string, RuleKeys>()));
+  let keys = byPool.get(pkey);
+  if (keys === undefined) {
+    keys = { rpm: `rate:${r.keyId}:${pkey}:rpm`, tpm: `rate:${r.keyId}:${pkey}:tpm`, conc: `conc:${r.keyId}:${pkey}` };
+    if (byPool.size >= 1024) byPool.clear();
+    byPool.set(pkey, keys);
+  }
+  return keys;
+}
+
 function constraint(r: CompiledRate, kind: 'requests' | 'tokens', pkey: string, tokens: number | undefined): RateConstraint {
+  const keys = keysOf(r, pkey);
   const c: RateConstraint = {
-    key: `rate:${r.keyId}:${pkey}:${kind === 'requests' ? 'rpm' : 'tpm'}`,
+    key: kind === 'requests' ? keys.rpm : keys.tpm,
     ruleId: r.id,
     kind,
     per: r.per,
     limit: (kind === 'requests' ? r.rpm : r.tpm) as number,
     windowMs: WINDOW_MS,
     onStoreError: r.onStoreError,
-    reason: `rate_limit:${r.id}`,
+    reason: r.rateReason,
   };
   if (kind === 'requests') c.amount = 1;
   else if (tokens !== undefined) c.amount = tokens;
@@ -95,12 +117,12 @@ function constraint(r: CompiledRate, kind: 'requests' | 'tokens', pkey: string, 
 
 function concurrency(r: CompiledRate, pkey: string): ConcurrencyConstraint {
   return {
-    key: `conc:${r.keyId}:${pkey}`,
+    key: keysOf(r, pkey).conc,
     ruleId: r.id,
     limit: r.concurrent as number,
     per: r.per,
     onStoreError: r.onStoreError,
-    reason: `concurrency_limit:${r.id}`,
+    reason: r.concurrencyReason,
   };
 }
 

@@ -9,6 +9,7 @@ import {
   type Policy,
   type Principal,
   counterLayout,
+  type CounterLayout,
   type CounterValues,
   type SpendDecision,
   type RateConstraint,
@@ -126,17 +127,17 @@ async function admitOnce(input: AdmissionInput): Promise<Admission> {
   const inflight = limits.inflight;
   ctx.noteAdmission(input.worstCaseMicros, input.tokenBound, rateConstraints, now);
   const base = { policy, registry, principal, model, now, costMicros: input.worstCaseMicros };
-  if (input.unbounded !== undefined && input.unbounded.length > 0 && spendRules.length > 0) {
-    // Which caps apply does not depend on what was spent: decided before anything is taken.
-    if (decideSpend({ ...base, counters: {} }).hardCaps.length > 0) throw unboundable(input.unbounded[0]!);
+  // Which caps apply does not depend on what was spent: known before anything is taken.
+  const before = layout === null ? null : unspent(layout, base, tag);
+  if (input.unbounded !== undefined && input.unbounded.length > 0 && before !== null) {
+    if (before.caps.length > 0) throw unboundable(input.unbounded[0]!);
   }
 
   if ((layout !== null || inflight.length > 0) && store.admit !== undefined) {
-    const before = layout === null ? null : decideSpend({ ...base, counters: { layout, values: new Float64Array(layout.size) } });
-    const caps = before === null ? [] : capConstraints(before.hardCaps, tag);
+    const caps = before === null ? [] : before.caps;
     const constraints = [...caps, ...inflight];
     let result: AdmitResult | null = null;
-    if (before === null || (before.allowed && before.substitute === undefined)) {
+    if (before === null || (before.allowed && !before.substitute && fitsUnspent(before.caps, input.worstCaseMicros))) {
       try {
         result = await store.admit({
           buckets,
@@ -242,9 +243,9 @@ type SpendBase = Omit<Parameters<typeof decideSpend>[0], 'counters' | 'markers'>
  */
 async function decide(input: AdmissionInput, base: SpendBase, counters: CounterValues): Promise<SpendDecision> {
   let spend = decideSpend({ ...base, counters });
-  const markerKeys = [...spend.pauses.map((p) => p.key), ...spend.notifications.map((n) => n.key), ...spend.latches.map((l) => l.key)];
-  if (spend.substitute !== undefined) markerKeys.push(spend.substitute.latchKey);
-  if (markerKeys.length > 0) {
+  if (spend.pauses.length > 0 || spend.notifications.length > 0 || spend.latches.length > 0 || spend.substitute !== undefined) {
+    const markerKeys = [...spend.pauses.map((p) => p.key), ...spend.notifications.map((n) => n.key), ...spend.latches.map((l) => l.key)];
+    if (spend.substitute !== undefined) markerKeys.push(spend.substitute.latchKey);
     const tag = input.ctx.keyTag;
     const markers = await readMarkers(input.store, markerKeys, input.now, tag);
     spend = decideSpend({ ...base, counters, markers });
@@ -252,7 +253,7 @@ async function decide(input: AdmissionInput, base: SpendBase, counters: CounterV
   }
   input.ctx.noteSpend(spend);
   const wouldBlock = input.ctx.wouldBlock;
-  wouldBlock.push(...spend.wouldBlock.filter((id) => !wouldBlock.includes(id)));
+  for (const id of spend.wouldBlock) if (!wouldBlock.includes(id)) wouldBlock.push(id);
   return spend;
 }
 
@@ -294,6 +295,56 @@ async function reserveFor(input: AdmissionInput, spend: SpendDecision | null, li
   if (!reserved.ok) throw refusal(reserved, spend, limits);
   noteOver(input.ctx, reserved, limits);
   return { spend, reserved: caps.length > 0 ? input.worstCaseMicros : 0, held: true, holdKeys: constraints.map((c) => c.key) };
+}
+
+/**
+ * What the decision says with nothing spent, for one caller and model at the layout's instants,
+ * without the request's cost: whether it allows (and substitutes), and its hard caps as store
+ * constraints. The layout stands for the policy, the registry and the windows (it is made
+ * again when either is reloaded or a window rolls over), so this is decided once per layout,
+ * caller, model and tag and kept with the layout; `fitsUnspent` adds the request's cost. The
+ * constraints are shared by the requests that reserve against them (frozen: a store only reads them).
+ */
+interface Unspent {
+  allowed: boolean;
+  substitute: boolean;
+  caps: readonly SpendConstraint[];
+}
+
+const unspentMemo = new WeakMap<CounterLayout, WeakMap<Principal, Map<string, Unspent>>>();
+
+/** Models and tags kept per caller and layout at most: past it the memo starts again. */
+export const UNSPENT_MEMO_SIZE = 64;
+
+function unspent(layout: CounterLayout, base: SpendBase, tag: string): Unspent {
+  let byPrincipal = unspentMemo.get(layout);
+  if (byPrincipal === undefined) unspentMemo.set(layout, (byPrincipal = new WeakMap<Principal, Map<string, Unspent>>()));
+  let byModel = byPrincipal.get(base.principal);
+  if (byModel === undefined) byPrincipal.set(base.principal, (byModel = new Map<string, Unspent>()));
+  const memoKey = `${tag}\n${base.model}`;
+  const hit = byModel.get(memoKey);
+  if (hit !== undefined) return hit;
+  const { policy, registry, principal, model, now } = base;
+  const d = decideSpend({ policy, registry, principal, model, now, counters: { layout, values: new Float64Array(layout.size) } });
+  const made: Unspent = {
+    allowed: d.allowed,
+    substitute: d.substitute !== undefined,
+    caps: Object.freeze(capConstraints(d.hardCaps, tag).map((c) => Object.freeze(c))),
+  };
+  if (byModel.size >= UNSPENT_MEMO_SIZE) byModel.clear();
+  byModel.set(memoKey, made);
+  return made;
+}
+
+/**
+ * Whether the request's worst case fits every hard cap with nothing spent: a block entry also
+ * refuses when used + cost passes its threshold (`SpendInput.costMicros`), and with nothing
+ * used that is cost > limit. The hard caps are the enforced block entries, the only ones that
+ * check the cost.
+ */
+function fitsUnspent(caps: readonly SpendConstraint[], costMicros: number): boolean {
+  for (const c of caps) if (costMicros > c.limit) return false;
+  return true;
 }
 
 /** Hard caps as store constraints: each sums its pool's counters over its scope's models and window keys. */

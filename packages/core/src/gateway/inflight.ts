@@ -21,8 +21,12 @@ export interface Limits {
   tag: string;
 }
 
+/** Most requests are under no in-flight limit: one empty map for all of them (read only). */
+const NO_LIMITS: ReadonlyMap<string, ConcurrencyConstraint> = new Map();
+
 /** The request's in-flight limits as store constraints: one unit held per request, shadow ones soft (counted, never refusing). */
 export function inflightLimits(live: readonly ConcurrencyConstraint[], shadow: readonly ConcurrencyConstraint[], tag: string): Limits {
+  if (live.length === 0 && shadow.length === 0) return { inflight: [], byKey: NO_LIMITS, tag };
   const byKey = new Map<string, ConcurrencyConstraint>();
   const inflight: SpendConstraint[] = [];
   for (const c of live) {

@@ -32,6 +32,34 @@ describe('chargeKeys', () => {
   });
 });
 
+describe('chargeKeys, kept between calls', () => {
+  it('names the same counters as a first call would, at every instant, across day, week, month, bucket and DST boundaries', () => {
+    const zones = ['UTC', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe'];
+    // Boundaries and the milliseconds either side of them, then instants at random, in order and out of it.
+    const edges = [
+      Date.UTC(2026, 11, 31, 23, 0),
+      Date.UTC(2027, 0, 1, 0, 0),
+      Date.UTC(2027, 0, 1, 5, 0),
+      Date.UTC(2027, 2, 14, 7, 0), // New York springs forward
+      Date.UTC(2027, 3, 3, 15, 0), // Lord Howe falls back half an hour
+      Date.UTC(2027, 2, 31, 18, 30), // midnight in Kolkata
+      Date.UTC(2027, 5, 30, 18, 0), // a six-hour bucket and a quarter
+    ].flatMap((t) => [t - 1, t, t + 1]);
+    let seed = 7;
+    const random = () => (seed = (seed * 48271) % 0x7fffffff) / 0x7fffffff;
+    const instants = [...edges, ...Array.from({ length: 200 }, () => Date.UTC(2027, 0, 1) + Math.floor(random() * 400 * 24 * HOUR))];
+    for (const tz of zones) {
+      for (const t of [...instants, ...instants.slice().reverse()]) {
+        for (const tag of ['', '{acme}:']) {
+          const kept = chargeKeys(tag, alice, 'm', t, tz);
+          const fresh = chargeKeys(tag, { ...alice }, 'm', t, tz);
+          expect(kept).toEqual(fresh);
+        }
+      }
+    }
+  });
+});
+
 describe('capCounters', () => {
   const cap = (windowKeys: readonly string[], models: readonly string[], principalKey = 'user:alice'): HardCap =>
     ({ principalKey, windowKeys, models }) as unknown as HardCap;

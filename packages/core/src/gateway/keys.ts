@@ -1,4 +1,15 @@
-import { bucketCharges, keySegment, poolKeys, windowKeys, type CounterLayout, type HardCap, type Principal } from '@tollgate/policy';
+import {
+  ROLLING,
+  bucketCharges,
+  keySegment,
+  poolKeys,
+  windowBounds,
+  windowKeys,
+  type CounterLayout,
+  type HardCap,
+  type Principal,
+  type RollingWindow,
+} from '@tollgate/policy';
 
 /**
  * The tenant whose hash tag a principal's store keys carry (`GatewayOptions.tenantOf`). With
@@ -52,35 +63,56 @@ export function chargeKeyList(
   now: number,
   timezone: string,
 ): ReadonlyArray<{ readonly counter: string; readonly ttlMs: number }> {
-  const windows = windowKeys(now, timezone);
-  const buckets = bucketCharges(now);
   // Every calendar window's key changes only when the local day does (the daily key names it),
   // every bucket's when its own bucket does: the same keys as the last call for this principal,
-  // model and tag until one of those moves on.
-  const period = `${windows.daily}\n${buckets.map((b) => b.key).join('\n')}`;
-  let byPrincipal = chargeMemo.get(principal);
-  if (byPrincipal === undefined) chargeMemo.set(principal, (byPrincipal = new Map<string, ChargeMemoEntry>()));
-  const memoKey = `${tag}\n${model}\n${timezone}`;
-  const hit = byPrincipal.get(memoKey);
-  if (hit !== undefined && hit.period === period) return hit.charges;
+  // model, tag and time zone while `now` stays in the local day and in every current bucket.
+  let memo = chargeMemo.get(principal);
+  if (memo === undefined) chargeMemo.set(principal, (memo = []));
+  for (const hit of memo) {
+    if (hit.tag === tag && hit.model === model && hit.timezone === timezone && now >= hit.validFrom && now < hit.validTo) return hit.charges;
+  }
+  const day = windowBounds('daily', now, timezone);
+  let validFrom = day.start;
+  let validTo = day.end;
+  for (const w of ROLLING_WINDOWS) {
+    const bucketMs = ROLLING[w].bucketMs;
+    const start = Math.floor(now / bucketMs) * bucketMs;
+    validFrom = Math.max(validFrom, start);
+    validTo = Math.min(validTo, start + bucketMs);
+  }
+  const windows = windowKeys(now, timezone);
+  const buckets = bucketCharges(now);
   const out: Array<{ counter: string; ttlMs: number }> = [];
   for (const pool of poolKeys(principal)) {
     if (pool === null) continue;
     for (const wk of Object.values(windows)) out.push(Object.freeze({ counter: tag + counterKey(pool, wk, model), ttlMs: COUNTER_TTL_MS }));
     for (const b of buckets) out.push(Object.freeze({ counter: tag + counterKey(pool, b.key, model), ttlMs: b.ttlMs }));
   }
-  // A principal is asked for with few models and tags; one that is not is not kept for all of them.
-  if (byPrincipal.size >= 64) byPrincipal.clear();
-  byPrincipal.set(memoKey, { period, charges: out });
+  const made: ChargeMemoEntry = { tag, model, timezone, validFrom, validTo, charges: out };
+  // One entry per model, tag and time zone a principal is charged under (the one that moved on
+  // is replaced); one charged under many is not kept for all of them.
+  const stale = memo.findIndex((e) => e.tag === tag && e.model === model && e.timezone === timezone);
+  if (stale >= 0) memo[stale] = made;
+  else {
+    if (memo.length >= 64) memo.length = 0;
+    memo.push(made);
+  }
   return out;
 }
 
-/** The last charge keys per principal (a principal object lives as long as its key or token cache entry). */
+const ROLLING_WINDOWS = Object.keys(ROLLING) as RollingWindow[];
+
+/** The last charge keys per principal, model, tag and time zone (a principal object lives as long as its key or token cache entry). */
 interface ChargeMemoEntry {
-  period: string;
+  tag: string;
+  model: string;
+  timezone: string;
+  /** The keys are the same for instants in `[validFrom, validTo)`: one local day and bucket of every rolling window. */
+  validFrom: number;
+  validTo: number;
   charges: ReadonlyArray<{ counter: string; ttlMs: number }>;
 }
-const chargeMemo = new WeakMap<Principal, Map<string, ChargeMemoEntry>>();
+const chargeMemo = new WeakMap<Principal, ChargeMemoEntry[]>();
 
 /**
  * The store keys of a counter layout for one caller: `keys` to read (the counters of the

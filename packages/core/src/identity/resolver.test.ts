@@ -46,6 +46,26 @@ describe('identity: virtual keys', () => {
     }
   });
 
+  it('answers a key used again as the first time, and a key one character off still fails', async () => {
+    const alice = await createVirtualKey();
+    const bob = await createVirtualKey();
+    const resolver = createIdentityResolver({
+      virtual_keys: [
+        { hash: alice.hash, principal: { user: 'alice' } },
+        { hash: bob.hash, principal: { user: 'bob' } },
+      ],
+    });
+    const as = async (key: string) => resolver.authenticate(req({ authorization: `Bearer ${key}` }));
+    const last = alice.key.at(-1) === 'A' ? 'B' : 'A';
+    for (let round = 0; round < 3; round++) {
+      expect(await as(alice.key)).toEqual({ ok: true, method: 'virtual_key', keyHash: alice.hash, principal: { kind: 'user', id: 'alice' } });
+      expect(await as(bob.key)).toEqual({ ok: true, method: 'virtual_key', keyHash: bob.hash, principal: { kind: 'user', id: 'bob' } });
+      expectFailure(await as(alice.key.slice(0, -1) + last));
+    }
+    // Each answer is the caller's own object.
+    expect(await as(alice.key)).not.toBe(await as(alice.key));
+  });
+
   it('refuses a wrong key with a generic 401 that never echoes the key', async () => {
     const { resolver } = await setup();
     const other = await createVirtualKey();

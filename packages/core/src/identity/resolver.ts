@@ -80,6 +80,10 @@ export function createIdentityResolver(identity: IdentityOptions, options: Ident
     if (a.team !== undefined) principal.team = a.team;
     keys.set(a.hash, { bytes: hashBytes(a.hash), principal: Object.freeze(principal), method: 'application' });
   }
+  // A configured key's secret, once hashed and matched, → its hash and record, so a key in use
+  // is not hashed again on every request. Only secrets that matched a configured key are kept
+  // (at most one per key: unknown keys can never fill it); a reload makes a new resolver.
+  const matched = new Map<string, { keyHash: string; rec: KeyRecord }>();
   let jwt: JwtVerifier | null = null;
   if (parsed.jwt?.length) {
     const { jwtEngine, ...jwks } = options;
@@ -101,11 +105,14 @@ export function createIdentityResolver(identity: IdentityOptions, options: Ident
       }
       if (!isVirtualKeyShape(secret)) return fail(INVALID, 'key: not a tollgate key');
 
+      const known = matched.get(secret);
+      if (known !== undefined) return { ok: true, principal: known.rec.principal, method: known.rec.method, keyHash: known.keyHash };
       // Synchronous: a key is one or two blocks, and no await means no extra turn per request.
       const bytes = sha256(secret);
       const keyHash = 'sha256:' + toHex(bytes);
       const rec = keys.get(keyHash);
       if (rec !== undefined && constantTimeEqual(rec.bytes, bytes)) {
+        if (matched.size < keys.size) matched.set(secret, { keyHash, rec });
         return { ok: true, principal: rec.principal, method: rec.method, keyHash };
       }
       if (lookup !== undefined) {

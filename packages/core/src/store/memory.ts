@@ -65,6 +65,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
 
   const committed = (keys: readonly string[], now: number): number => {
     let sum = 0;
+    // A key named twice counts once. Few keys (the usual cap) are checked without a set.
+    if (keys.length <= 16) {
+      for (let i = 0; i < keys.length; i++) if (keys.indexOf(keys[i]!) === i) sum += counterValue(keys[i]!, now);
+      return sum;
+    }
     for (const key of new Set(keys)) sum += counterValue(key, now);
     return sum;
   };
@@ -174,7 +179,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
         const alive = previous !== undefined && previous.expiresAt > now;
         const ttl = ttlMs ?? request.counterTtlMs;
         const expiresAt = ttl !== undefined ? now + ttl : alive ? previous.expiresAt : Infinity;
-        counters.set(counter, { value: (alive ? previous.value : 0) + amount, expiresAt });
+        const value = (alive ? previous.value : 0) + amount;
+        if (previous === undefined) counters.set(counter, { value, expiresAt });
+        else {
+          // Updated in place: a counter is the store's own, never handed out.
+          previous.value = value;
+          previous.expiresAt = expiresAt;
+        }
       }
       for (const a of request.rate ?? []) {
         const w = windows.get(a.key);
