@@ -171,6 +171,10 @@ describe('tollgate serve --workers N', () => {
     try {
       expect(p.stderr()).toMatch(/— 2 workers,/);
       // Connections alternate between the workers; the limit is one, wherever a request lands.
+      // The limit counts per calendar minute: six requests that straddle a minute's end would
+      // see two windows (five 200s), so start them with at least 20 s of the minute left.
+      const left = 60_000 - (Date.now() % 60_000);
+      if (left < 20_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) {
         const res = await fetch(`${url}/v1/chat/completions`, {
