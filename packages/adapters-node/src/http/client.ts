@@ -130,6 +130,8 @@ function fieldValue(text: string, from: number, to: number): string {
   return text.slice(from, to);
 }
 
+const ONCE = { once: true } as const;
+
 /** The error a body fails with when the connection ends before the body does. */
 function closedEarly(): Error {
   return new Error('the upstream closed the connection before the body ended');
@@ -198,7 +200,6 @@ class Exchange implements Expiring {
   private keepAlive = true;
   /** How long the upstream said it keeps the connection open when idle (`keep-alive: timeout=N`), ms. */
   private keptFor: number | null = null;
-  private detachSignal: (() => void) | null = null;
   /** Body bytes of the current read, handed on together once the read is parsed. */
   private batch: Buffer[] = [];
   private batchBytes = 0;
@@ -224,12 +225,13 @@ class Exchange implements Expiring {
     this.body = request.body;
     this.deadline = this.started + Math.min(bounds.headersMs, bounds.attemptMs);
     bounds.deadlines.add(this);
-    const signal = request.signal;
-    if (signal !== undefined) {
-      const onAbort = () => this.fail(abortReason(signal));
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.detachSignal = () => signal.removeEventListener('abort', onAbort);
-    }
+    // The exchange itself listens (`handleEvent`): no closures per call.
+    request.signal?.addEventListener('abort', this, ONCE);
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.fail(abortReason(this.request.signal!));
   }
 
   /** Bytes from the connection, in order; `shared` when they are only lent until the next read. */
@@ -280,7 +282,7 @@ class Exchange implements Expiring {
     if (this.finished) return;
     this.finished = true;
     this.keepAlive = false;
-    this.detachSignal?.();
+    this.request.signal?.removeEventListener('abort', this);
     this.bounds.deadlines.delete(this);
     if (!this.answered) {
       this.answered = true;
@@ -495,7 +497,7 @@ class Exchange implements Expiring {
     if (n === 0) return;
     // Bytes of a lent read buffer are copied (concat always copies).
     const chunk = n === 1 ? (this.shared ? Buffer.from(this.batch[0]!) : this.batch[0]!) : Buffer.concat(this.batch, this.batchBytes);
-    this.batch = [];
+    this.batch.length = 0; // what it held is handed on (or copied) by now
     this.batchBytes = 0;
     if (this.decoder !== null) {
       if (!this.decoder.write(chunk)) this.flow(false);
@@ -507,7 +509,7 @@ class Exchange implements Expiring {
     if (this.finished) return;
     this.flushBatch();
     this.finished = true;
-    this.detachSignal?.();
+    this.request.signal?.removeEventListener('abort', this);
     this.bounds.deadlines.delete(this);
     if (this.decoder !== null) this.decoder.end();
     else this.answerBody?.end();
