@@ -164,6 +164,36 @@ describe('toNodeListener', () => {
 });
 
 describe('toNodeListener: the request the gateway reads', () => {
+  it('reads a body that arrived whole, late, and keeps the connection for the next request', async () => {
+    // The gateway reads the body only after the whole request arrived (nothing to wait for),
+    // and reads on past its end: each answer has its whole body, the connection carries both.
+    const gateway: Pick<Gateway, 'handle'> = {
+      handle: async (request) => {
+        await new Promise((r) => setTimeout(r, 20));
+        const iterator = (request.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+        let text = '';
+        for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) text += Buffer.from(next.value).toString();
+        expect(await iterator.next()).toEqual({ done: true, value: undefined });
+        return new Response(text);
+      },
+    };
+    const served = await listen(createServer(toNodeListener(gateway)));
+    const socket = connect(Number(new URL(served.url).port), '127.0.0.1');
+    try {
+      let received = '';
+      socket.on('data', (data: Buffer) => (received += data.toString('latin1')));
+      const post = (body: string) => `POST /x HTTP/1.1\r\nhost: a\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+      socket.write(post('{"one":1}'));
+      await eventually(() => (received.includes('{"one":1}') ? true : undefined));
+      socket.write(post('{"two":2}'));
+      await eventually(() => (received.includes('{"two":2}') ? true : undefined));
+      expect(received.match(/HTTP\/1\.1 200/g)).toHaveLength(2);
+    } finally {
+      socket.destroy();
+      await served.close();
+    }
+  });
+
   it('shows headers as a Fetch Headers would: hop-by-hop ones absent, repeated ones joined, any case', async () => {
     let seen: Record<string, string | null> = {};
     const gateway: Pick<Gateway, 'handle'> = {

@@ -177,7 +177,7 @@ async function writeBody(reader: Chunks, res: ServerResponse, eventStream: boole
   const onClose = () => {
     if (!res.writableFinished) void reader.stop().catch(() => {});
   };
-  res.once('close', onClose);
+  res.on('close', onClose);
   // An event stream shows its head without waiting for the first event for long; when that
   // event is ready soon (the usual case) the head leaves with it in one write.
   // (`headersSent` cannot tell: after `writeHead` it is true while the head still waits.)
