@@ -329,6 +329,63 @@ describe('writing a gateway reply', () => {
   });
 });
 
+describe('an event stream’s head', () => {
+  it('goes out before a late first event, for every stream waiting at once, and with an early one in one write', async () => {
+    const served = await listen(
+      createServer((req, res) => {
+        const wait = Number((req.url ?? '/0').slice(1));
+        const body = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            await new Promise((r) => setTimeout(r, wait));
+            controller.enqueue(new TextEncoder().encode(`data: ${wait}\n\n`));
+            controller.close();
+          },
+        });
+        void writeReply({ status: 200, headers: { 'content-type': 'text/event-stream' }, body }, res, req.method);
+      }),
+    );
+    try {
+      const started = Date.now();
+      const timed = async (path: string, after: number) => {
+        await new Promise((r) => setTimeout(r, after));
+        const res = await fetch(`${served.url}${path}`);
+        const headAt = Date.now() - started;
+        return { headAt, text: await res.text() };
+      };
+      const [a, b, c] = await Promise.all([timed('/400', 0), timed('/400', 30), timed('/0', 15)]);
+      // Both late streams show their head long before their event; the early one ends at once.
+      expect(a.headAt).toBeLessThan(250);
+      expect(b.headAt).toBeLessThan(280);
+      expect([a.text, b.text, c.text]).toEqual(['data: 400\n\n', 'data: 400\n\n', 'data: 0\n\n']);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('goes out before the connection is cut when the stream fails before its first event', async () => {
+    const served = await listen(
+      createServer((req, res) => {
+        const body = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            await new Promise((r) => setTimeout(r, Number((req.url ?? '/0').slice(1))));
+            controller.error(new Error('upstream gone'));
+          },
+        });
+        void writeReply({ status: 200, headers: { 'content-type': 'text/event-stream' }, body }, res, req.method);
+      }),
+    );
+    try {
+      for (const path of ['/0', '/100']) {
+        const res = await fetch(`${served.url}${path}`);
+        expect(res.status).toBe(200);
+        await expect(res.text()).rejects.toThrow();
+      }
+    } finally {
+      await served.close();
+    }
+  });
+});
+
 describe('a client that takes nothing of its answer', () => {
   it('is cut once nothing of a large whole body left for stallMs; one that keeps reading is not', async () => {
     const stalls: string[] = [];
