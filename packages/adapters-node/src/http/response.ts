@@ -22,8 +22,16 @@ let headTimer: ReturnType<typeof setTimeout> | null = null;
 function waitForHead(res: ServerResponse): WaitingHead {
   const head: WaitingHead = { res, due: performance.now() + HEAD_FLUSH_MS, sent: false };
   waitingHeads.add(head);
-  headTimer ??= setTimeout(flushDueHeads, HEAD_FLUSH_MS);
+  headTimer ??= armHeadTimer(HEAD_FLUSH_MS);
   return head;
+}
+
+/**
+ * Not keeping the process alive: a waiting head's connection does, and the timer may outlive
+ * the last head it was armed for (it is not cleared when that head's first event comes).
+ */
+function armHeadTimer(ms: number): ReturnType<typeof setTimeout> {
+  return setTimeout(flushDueHeads, ms).unref();
 }
 
 function flushDueHeads(): void {
@@ -31,7 +39,7 @@ function flushDueHeads(): void {
   const now = performance.now();
   for (const head of waitingHeads) {
     if (head.due > now) {
-      headTimer = setTimeout(flushDueHeads, Math.ceil(head.due - now));
+      headTimer = armHeadTimer(Math.ceil(head.due - now));
       return;
     }
     waitingHeads.delete(head);
