@@ -112,55 +112,77 @@ function toChunks(source: ChunkSource): AsyncIterableIterator<Uint8Array> {
   let closed = false;
   let returned = false;
   let failure: { error: unknown } | null = null;
-  /** The pull under way: settles when it does, or at once on `return()`. */
-  let busy: Promise<void> | null = null;
-  let wake: (() => void) | null = null;
+  /** Whether a pull is under way (one at a time). */
+  let pulling = false;
+  /** The `next()` calls waiting for a pull, first first: each gets its own result. */
+  const waiters: Array<{ resolve(result: IteratorResult<Uint8Array>): void; reject(error: unknown): void }> = [];
   const sink: ChunkSink = {
     enqueue: (chunk) => {
       if (!returned) queue.push(chunk);
     },
     close: () => void (closed = true),
   };
-  const pullOnce = (): Promise<void> =>
-    new Promise<void>((resolve) => {
-      wake = resolve;
-      source.pull(sink).then(
-        () => {
-          busy = null;
-          wake = null;
-          resolve();
-        },
-        (error: unknown) => {
-          busy = null;
-          wake = null;
-          if (!returned) failure = { error };
-          resolve();
-        },
-      );
-    });
+  /** What `next()` gives now, or null when it has to wait for a pull. Throws a pull's failure. */
+  const ready = (): IteratorResult<Uint8Array> | null => {
+    if (returned || streamed) return over;
+    if (queue.length > 0) return { done: false, value: queue.shift()! };
+    if (failure !== null) throw failure.error;
+    if (closed) return over;
+    return null;
+  };
+  /** Hand what the pull gave to the waiters in order; pull again while one is left without. */
+  const serve = () => {
+    while (waiters.length > 0) {
+      let result: IteratorResult<Uint8Array> | null;
+      try {
+        result = ready();
+      } catch (error) {
+        waiters.shift()!.reject(error);
+        continue;
+      }
+      if (result === null) return pull();
+      waiters.shift()!.resolve(result);
+    }
+  };
+  const pulled = () => {
+    pulling = false;
+    serve();
+  };
+  const pullFailed = (error: unknown) => {
+    pulling = false;
+    if (!returned) failure = { error };
+    serve();
+  };
+  const pull = () => {
+    pulling = true;
+    source.pull(sink).then(pulled, pullFailed);
+  };
   const iterator: AsyncIterableIterator<Uint8Array> = {
     [Symbol.asyncIterator]: () => iterator,
-    async next(): Promise<IteratorResult<Uint8Array>> {
+    next(): Promise<IteratorResult<Uint8Array>> {
       started = true;
-      for (;;) {
-        if (returned || streamed) return over;
-        // A pull under way (another next() asked first) is waited for; return() ends the wait.
-        if (busy !== null) {
-          await busy;
-          continue;
+      // A pull under way (another next() asked first) is waited for; return() ends the wait.
+      if (!pulling) {
+        let result: IteratorResult<Uint8Array> | null;
+        try {
+          result = ready();
+        } catch (error) {
+          return Promise.reject(error);
         }
-        if (queue.length > 0) return { done: false, value: queue.shift()! };
-        if (failure !== null) throw failure.error;
-        if (closed) return over;
-        busy = pullOnce();
-      }
+        if (result !== null) return Promise.resolve(result);
+      } else if (returned || streamed) return Promise.resolve(over);
+      return new Promise<IteratorResult<Uint8Array>>((resolve, reject) => {
+        waiters.push({ resolve, reject });
+        if (!pulling) pull();
+      });
     },
     async return(): Promise<IteratorResult<Uint8Array>> {
       started = true;
       if (returned || streamed) return over;
       returned = true;
       queue.length = 0;
-      wake?.();
+      // A next() still waiting for the pull ends now; what the pull gives is dropped.
+      for (const waiter of waiters.splice(0)) waiter.resolve(over);
       if (!closed && failure === null) {
         closed = true;
         await source.cancel();

@@ -11,7 +11,7 @@ export interface ChunkReaderOptions {
 
 /**
  * Chunks of a Node stream, pulled with `read()`: what the stream holds is taken at once (a body
- * that came whole needs no waiting), otherwise the next `readable` is awaited; the stream's own
+ * that came whole needs no waiting, nor any listener), otherwise the next `readable` is awaited; the stream's own
  * async iteration (an end-of-stream watcher and an iterator per body) costs more than the read
  * itself for the usual small body. It fails when the stream errors or closes before its end, is
  * done as soon as the whole body arrived and was read — without waiting for `end`, whose other
@@ -63,7 +63,16 @@ export function chunkReader(source: Readable, options: ChunkReaderOptions): Asyn
   return {
     async next(): Promise<IteratorResult<Buffer>> {
       if (given) return { done: true, value: undefined };
-      if (!listening) listen();
+      if (!listening) {
+        // What already arrived is taken without listening (the usual small body came whole):
+        // listeners are attached only to wait, or to see how a stream that is over ended.
+        if (!source.destroyed && !source.readableEnded) {
+          const chunk = source.read() as Buffer | null;
+          if (chunk !== null) return { done: false, value: chunk };
+          if (options.arrived()) return { done: true, value: undefined };
+        }
+        listen();
+      }
       for (;;) {
         if (given) return { done: true, value: undefined };
         const chunk = source.read() as Buffer | null;

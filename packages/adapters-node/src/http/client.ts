@@ -130,6 +130,8 @@ function fieldValue(text: string, from: number, to: number): string {
   return text.slice(from, to);
 }
 
+const ONCE = { once: true } as const;
+
 /** The error a body fails with when the connection ends before the body does. */
 function closedEarly(): Error {
   return new Error('the upstream closed the connection before the body ended');
@@ -198,7 +200,6 @@ class Exchange implements Expiring {
   private keepAlive = true;
   /** How long the upstream said it keeps the connection open when idle (`keep-alive: timeout=N`), ms. */
   private keptFor: number | null = null;
-  private detachSignal: (() => void) | null = null;
   /** Body bytes of the current read, handed on together once the read is parsed. */
   private batch: Buffer[] = [];
   private batchBytes = 0;
@@ -206,30 +207,75 @@ class Exchange implements Expiring {
   /** When the current hard bound runs out: the head's, then the whole call's. */
   deadline: number;
 
+  /** The connection carrying the exchange, once it has one. */
+  private connection: Connection | null = null;
+  /** Gives up the wait for a connection (while there is none). */
+  private stopWaiting: () => void = noop;
+
   constructor(
     private readonly bounds: CallBounds,
     readonly request: ClientRequest,
     /** The request head, checked and ready to write. */
     readonly head: string,
-    private readonly resolve: (answer: ClientAnswer) => void,
-    private readonly reject: (error: unknown) => void,
-    /**
-     * Called once the exchange is over: whether the connection may carry another, and how long
-     * the upstream said it keeps it open when idle (ms), if it did.
-     */
-    private readonly done: (reusable: boolean, keptFor: number | null) => void,
-    /** Pause or resume reading the connection. */
-    private readonly flow: (on: boolean) => void,
+    /** The caller's promise: settled once, with `shape` of the answer's head or `failure` of the error. */
+    private readonly resolveWith: (value: unknown) => void,
+    private readonly rejectWith: (error: unknown) => void,
+    private readonly shape: ((answer: ClientAnswer) => unknown) | undefined,
+    private readonly failure: ((error: unknown) => unknown) | undefined,
   ) {
     this.body = request.body;
     this.deadline = this.started + Math.min(bounds.headersMs, bounds.attemptMs);
     bounds.deadlines.add(this);
-    const signal = request.signal;
-    if (signal !== undefined) {
-      const onAbort = () => this.fail(abortReason(signal));
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.detachSignal = () => signal.removeEventListener('abort', onAbort);
+    // The exchange itself listens (`handleEvent`): no closures per call.
+    request.signal?.addEventListener('abort', this, ONCE);
+  }
+
+  /** Wait for a connection from `origin` (or take one at once), then send. */
+  send(origin: Origin): void {
+    this.stopWaiting = origin.acquire(this);
+  }
+
+  /** The connection the exchange goes out on. */
+  take(connection: Connection): void {
+    this.connection = connection;
+    connection.start(this);
+  }
+
+  /** The head of the answer: the call resolves (with its shape, if the caller gave one). */
+  private resolve(answer: ClientAnswer): void {
+    if (this.shape === undefined) return this.resolveWith(answer);
+    let shaped: unknown;
+    try {
+      shaped = this.shape(answer);
+    } catch (error) {
+      // Nobody will read this body: give it up, so its connection is not held.
+      void answer.body?.return();
+      return this.rejectWith(error);
     }
+    this.resolveWith(shaped);
+  }
+
+  private reject(error: unknown): void {
+    this.rejectWith(this.failure === undefined ? error : this.failure(error));
+  }
+
+  /**
+   * The exchange is over: whether the connection may carry another, and how long the upstream
+   * said it keeps it open when idle (ms), if it did.
+   */
+  private done(reusable: boolean, keptFor: number | null): void {
+    if (this.connection !== null) this.connection.release(reusable, keptFor);
+    else this.stopWaiting();
+  }
+
+  /** Pause or resume reading the connection, only while this exchange is its own: a decoder may still drain after it. */
+  private flow(on: boolean): void {
+    if (this.connection?.exchange === this) this.connection.flow(on);
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.fail(abortReason(this.request.signal!));
   }
 
   /** Bytes from the connection, in order; `shared` when they are only lent until the next read. */
@@ -280,7 +326,7 @@ class Exchange implements Expiring {
     if (this.finished) return;
     this.finished = true;
     this.keepAlive = false;
-    this.detachSignal?.();
+    this.request.signal?.removeEventListener('abort', this);
     this.bounds.deadlines.delete(this);
     if (!this.answered) {
       this.answered = true;
@@ -495,7 +541,7 @@ class Exchange implements Expiring {
     if (n === 0) return;
     // Bytes of a lent read buffer are copied (concat always copies).
     const chunk = n === 1 ? (this.shared ? Buffer.from(this.batch[0]!) : this.batch[0]!) : Buffer.concat(this.batch, this.batchBytes);
-    this.batch = [];
+    this.batch.length = 0; // what it held is handed on (or copied) by now
     this.batchBytes = 0;
     if (this.decoder !== null) {
       if (!this.decoder.write(chunk)) this.flow(false);
@@ -507,7 +553,7 @@ class Exchange implements Expiring {
     if (this.finished) return;
     this.flushBatch();
     this.finished = true;
-    this.detachSignal?.();
+    this.request.signal?.removeEventListener('abort', this);
     this.bounds.deadlines.delete(this);
     if (this.decoder !== null) this.decoder.end();
     else this.answerBody?.end();
@@ -674,7 +720,7 @@ class Connection {
 class Origin {
   readonly free: Connection[] = [];
   private open = 0;
-  private readonly waiting: Array<(connection: Connection) => void> = [];
+  private readonly waiting: Exchange[] = [];
   private session: Buffer | undefined;
   /** Bumped by `close()`: connections opened before it close once their answer is read. */
   generation = 0;
@@ -689,31 +735,31 @@ class Origin {
   ) {}
 
   /** A connection for the next exchange: an idle one, a new one, or the next released. */
-  acquire(take: (connection: Connection) => void): () => void {
+  acquire(exchange: Exchange): () => void {
     for (;;) {
       const idle = this.free.pop();
       if (idle === undefined) break;
       // Past its time (the sweep has not come by yet): the upstream may be closing it.
       if (idle.usable && idle.idleUntil > performance.now()) {
-        take(idle);
+        exchange.take(idle);
         return noop;
       }
       idle.socket.destroy();
     }
     if (this.open < this.options.maxSocketsPerOrigin) {
-      take(this.connect());
+      exchange.take(this.connect());
       return noop;
     }
-    this.waiting.push(take);
+    this.waiting.push(exchange);
     return () => {
-      const at = this.waiting.indexOf(take);
+      const at = this.waiting.indexOf(exchange);
       if (at !== -1) this.waiting.splice(at, 1);
     };
   }
 
   idle(connection: Connection, keepMs: number): void {
     const next = this.waiting.shift();
-    if (next !== undefined) return next(connection);
+    if (next !== undefined) return next.take(connection);
     connection.socket.unref();
     connection.idleUntil = performance.now() + keepMs;
     this.free.push(connection);
@@ -736,7 +782,7 @@ class Origin {
     if (at !== -1) this.free.splice(at, 1);
     // Someone waits for a slot this close frees: give them a new connection.
     const next = this.waiting.shift();
-    if (next !== undefined) next(this.connect());
+    if (next !== undefined) next.take(this.connect());
     else if (this.open === 0) this.events.empty(this);
   }
 
@@ -830,28 +876,15 @@ export class Client {
   request<T>(request: ClientRequest, shape: (answer: ClientAnswer) => T, failure: (error: unknown) => unknown): Promise<T>;
   request<T>(request: ClientRequest, shape?: (answer: ClientAnswer) => T, failure?: (error: unknown) => unknown): Promise<T | ClientAnswer> {
     return new Promise<T | ClientAnswer>((resolveWith, rejectWith) => {
-      const resolve = (answer: ClientAnswer) => {
-        if (shape === undefined) return resolveWith(answer);
-        let shaped: T;
-        try {
-          shaped = shape(answer);
-        } catch (error) {
-          // Nobody will read this body: give it up, so its connection is not held.
-          void answer.body?.return();
-          return rejectWith(error);
-        }
-        resolveWith(shaped);
-      };
-      const reject = (error: unknown) => rejectWith(failure === undefined ? error : failure(error));
       const signal = request.signal;
-      if (signal?.aborted === true) return reject(abortReason(signal));
+      if (signal?.aborted === true) return rejectWith(failure === undefined ? abortReason(signal) : failure(abortReason(signal)));
       const body = request.body;
       let head: string;
       try {
         // Checked before any connection is taken: a bad header costs none.
         head = requestHead(request, body === null ? null : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
       } catch (error) {
-        return reject(error);
+        return rejectWith(failure === undefined ? error : failure(error));
       }
       const key = `${request.secure ? 's' : ''}${request.hostname}:${request.port}`;
       let origin = this.origins.get(key);
@@ -859,26 +892,7 @@ export class Client {
         origin = new Origin(this.options, request.secure, request.hostname, request.port, this.events);
         this.origins.set(key, origin);
       }
-      let connection: Connection | null = null;
-      const exchange: Exchange = new Exchange(
-        this.bounds,
-        request,
-        head,
-        resolve,
-        reject,
-        (reusable, keptFor) => {
-          if (connection !== null) connection.release(reusable, keptFor);
-          else stopWaiting();
-        },
-        // Only while this exchange is the connection's: a decoder may still drain after it.
-        (on) => {
-          if (connection?.exchange === exchange) connection.flow(on);
-        },
-      );
-      const stopWaiting = origin.acquire((c) => {
-        connection = c;
-        c.start(exchange);
-      });
+      new Exchange(this.bounds, request, head, resolveWith as (value: unknown) => void, rejectWith, shape, failure).send(origin);
     });
   }
 

@@ -164,6 +164,36 @@ describe('toNodeListener', () => {
 });
 
 describe('toNodeListener: the request the gateway reads', () => {
+  it('reads a body that arrived whole, late, and keeps the connection for the next request', async () => {
+    // The gateway reads the body only after the whole request arrived (nothing to wait for),
+    // and reads on past its end: each answer has its whole body, the connection carries both.
+    const gateway: Pick<Gateway, 'handle'> = {
+      handle: async (request) => {
+        await new Promise((r) => setTimeout(r, 20));
+        const iterator = (request.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+        let text = '';
+        for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) text += Buffer.from(next.value).toString();
+        expect(await iterator.next()).toEqual({ done: true, value: undefined });
+        return new Response(text);
+      },
+    };
+    const served = await listen(createServer(toNodeListener(gateway)));
+    const socket = connect(Number(new URL(served.url).port), '127.0.0.1');
+    try {
+      let received = '';
+      socket.on('data', (data: Buffer) => (received += data.toString('latin1')));
+      const post = (body: string) => `POST /x HTTP/1.1\r\nhost: a\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+      socket.write(post('{"one":1}'));
+      await eventually(() => (received.includes('{"one":1}') ? true : undefined));
+      socket.write(post('{"two":2}'));
+      await eventually(() => (received.includes('{"two":2}') ? true : undefined));
+      expect(received.match(/HTTP\/1\.1 200/g)).toHaveLength(2);
+    } finally {
+      socket.destroy();
+      await served.close();
+    }
+  });
+
   it('shows headers as a Fetch Headers would: hop-by-hop ones absent, repeated ones joined, any case', async () => {
     let seen: Record<string, string | null> = {};
     const gateway: Pick<Gateway, 'handle'> = {
@@ -293,6 +323,63 @@ describe('writing a gateway reply', () => {
       const head = await fetch(`${served.url}/text`, { method: 'HEAD' });
       expect(Number(head.headers.get('content-length'))).toBe(Buffer.byteLength(text));
       expect(await head.text()).toBe('');
+    } finally {
+      await served.close();
+    }
+  });
+});
+
+describe('an event stream’s head', () => {
+  it('goes out before a late first event, for every stream waiting at once, and with an early one in one write', async () => {
+    const served = await listen(
+      createServer((req, res) => {
+        const wait = Number((req.url ?? '/0').slice(1));
+        const body = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            await new Promise((r) => setTimeout(r, wait));
+            controller.enqueue(new TextEncoder().encode(`data: ${wait}\n\n`));
+            controller.close();
+          },
+        });
+        void writeReply({ status: 200, headers: { 'content-type': 'text/event-stream' }, body }, res, req.method);
+      }),
+    );
+    try {
+      const started = Date.now();
+      const timed = async (path: string, after: number) => {
+        await new Promise((r) => setTimeout(r, after));
+        const res = await fetch(`${served.url}${path}`);
+        const headAt = Date.now() - started;
+        return { headAt, text: await res.text() };
+      };
+      const [a, b, c] = await Promise.all([timed('/400', 0), timed('/400', 30), timed('/0', 15)]);
+      // Both late streams show their head long before their event; the early one ends at once.
+      expect(a.headAt).toBeLessThan(250);
+      expect(b.headAt).toBeLessThan(280);
+      expect([a.text, b.text, c.text]).toEqual(['data: 400\n\n', 'data: 400\n\n', 'data: 0\n\n']);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('goes out before the connection is cut when the stream fails before its first event', async () => {
+    const served = await listen(
+      createServer((req, res) => {
+        const body = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            await new Promise((r) => setTimeout(r, Number((req.url ?? '/0').slice(1))));
+            controller.error(new Error('upstream gone'));
+          },
+        });
+        void writeReply({ status: 200, headers: { 'content-type': 'text/event-stream' }, body }, res, req.method);
+      }),
+    );
+    try {
+      for (const path of ['/0', '/100']) {
+        const res = await fetch(`${served.url}${path}`);
+        expect(res.status).toBe(200);
+        await expect(res.text()).rejects.toThrow();
+      }
     } finally {
       await served.close();
     }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clientStalledError, GatewayError, pairedReply, type Gateway, type GatewayRequest } from '@tollgate/core';
-import { toGatewayRequest } from './request.js';
+import { toGatewayRequest, type ToRequestOptions } from './request.js';
 import { writeFetchResponse, writeReply } from './response.js';
 
 /** The default body cap: 32 MiB, the largest any vendor API accepts (as the gateway's own default). */
@@ -60,18 +60,16 @@ export async function handleNodeRequest(
   const onClose = () => {
     if (!res.writableFinished) controller.abort(new GatewayError('cancelled', 'The client closed the connection.'));
   };
-  res.once('close', onClose);
+  res.on('close', onClose);
   const stallMs = options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
   const writeOptions = { stallMs, onStall: () => controller.abort(clientStalledError(stallMs)) };
   let deferred: Array<() => Promise<void>> | undefined;
   let request: GatewayRequest;
   try {
-    request = toGatewayRequest(req, {
-      maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
-      signal: controller.signal,
-      ...(options.url === undefined ? {} : { url: options.url }),
-      ...(options.body === undefined ? {} : { body: options.body }),
-    });
+    const toRequest: ToRequestOptions = { maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, signal: controller.signal };
+    if (options.url !== undefined) toRequest.url = options.url;
+    if (options.body !== undefined) toRequest.body = options.body;
+    request = toGatewayRequest(req, toRequest);
   } catch {
     // Not expressible as a Fetch request (a CONNECT or TRACE method, say): nothing for the gateway.
     res.writeHead(400, { 'content-type': 'application/json', connection: 'close' });

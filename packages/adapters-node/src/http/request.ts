@@ -39,16 +39,20 @@ function headersOf(req: IncomingMessage): Headers {
  * The request's headers as the gateway reads them, straight from Node's parsed headers (no
  * copy): pseudo and hop-by-hop headers are absent, repeated ones joined as `Headers` would.
  */
-function nodeHeaders(req: IncomingMessage): HeaderReader {
-  const parsed = req.headers;
-  const get = (name: string): string | null => {
+class NodeHeaders implements HeaderReader {
+  constructor(private readonly parsed: IncomingMessage['headers']) {}
+
+  get(name: string): string | null {
     const key = name.toLowerCase();
     if (HOP_BY_HOP.has(key) || key.startsWith(':')) return null;
-    const value = parsed[key];
+    const value = this.parsed[key];
     if (value === undefined) return null;
     return Array.isArray(value) ? value.join(', ') : value;
-  };
-  return { get, has: (name) => get(name) !== null };
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== null;
+  }
 }
 
 /** The same headers with `content-length` set (a body some middleware already read). */
@@ -69,7 +73,7 @@ export function toGatewayRequest(req: IncomingMessage, options: ToRequestOptions
   const method = req.method ?? 'GET';
   // As a Fetch Request would: these methods are not for an API (and TRACE echoes credentials).
   if (FORBIDDEN_METHODS.has(method.toUpperCase())) throw new TypeError(`'${method}' HTTP method is unsupported.`);
-  let headers: HeaderReader = nodeHeaders(req);
+  let headers: HeaderReader = new NodeHeaders(req.headers);
   let body: GatewayRequest['body'] = null;
   const max = options.maxRequestBytes;
   const onTooLarge = options.onTooLarge ?? (() => {});

@@ -4,6 +4,52 @@ import { completeBodyOf, takeChunks, type GatewayReply } from '@tollgate/core';
 /** How long an event stream's head may wait for the first event before it is sent alone. */
 const HEAD_FLUSH_MS = 20;
 
+/** An event stream's head waiting for its first event: sent alone once `due` (performance ms) passed. */
+interface WaitingHead {
+  res: ServerResponse;
+  due: number;
+  sent: boolean;
+}
+
+/**
+ * The heads waiting, oldest first (every one waits as long, so the first is the first due), and
+ * one timer for them all: a stream's first event usually comes long before, and a timer per
+ * stream (made, then cleared) cost more than the wait it bounds.
+ */
+const waitingHeads = new Set<WaitingHead>();
+let headTimer: ReturnType<typeof setTimeout> | null = null;
+
+function waitForHead(res: ServerResponse): WaitingHead {
+  const head: WaitingHead = { res, due: performance.now() + HEAD_FLUSH_MS, sent: false };
+  waitingHeads.add(head);
+  headTimer ??= armHeadTimer(HEAD_FLUSH_MS);
+  return head;
+}
+
+/**
+ * Not keeping the process alive: a waiting head's connection does, and the timer may outlive
+ * the last head it was armed for (it is not cleared when that head's first event comes).
+ */
+function armHeadTimer(ms: number): ReturnType<typeof setTimeout> {
+  return setTimeout(flushDueHeads, ms).unref();
+}
+
+function flushDueHeads(): void {
+  headTimer = null;
+  const now = performance.now();
+  for (const head of waitingHeads) {
+    if (head.due > now) {
+      headTimer = armHeadTimer(Math.ceil(head.due - now));
+      return;
+    }
+    waitingHeads.delete(head);
+    if (!head.res.destroyed) {
+      head.sent = true;
+      head.res.flushHeaders();
+    }
+  }
+}
+
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
 
 /** How a writer treats a client that stops reading. */
@@ -177,26 +223,19 @@ async function writeBody(reader: Chunks, res: ServerResponse, eventStream: boole
   const onClose = () => {
     if (!res.writableFinished) void reader.stop().catch(() => {});
   };
-  res.once('close', onClose);
+  res.on('close', onClose);
   // An event stream shows its head without waiting for the first event for long; when that
   // event is ready soon (the usual case) the head leaves with it in one write.
   // (`headersSent` cannot tell: after `writeHead` it is true while the head still waits.)
   let wrote = false;
-  let headTimer: ReturnType<typeof setTimeout> | undefined;
-  if (eventStream) {
-    headTimer = setTimeout(() => {
-      if (!wrote && !res.destroyed) {
-        wrote = true;
-        res.flushHeaders();
-      }
-    }, HEAD_FLUSH_MS);
-  }
+  let head = eventStream ? waitForHead(res) : null;
   try {
     for (;;) {
       const { done, value } = await reader.next();
-      if (headTimer !== undefined) {
-        clearTimeout(headTimer);
-        headTimer = undefined;
+      if (head !== null) {
+        waitingHeads.delete(head);
+        wrote = head.sent;
+        head = null;
       }
       if (done) break;
       if (res.destroyed) {
@@ -219,13 +258,13 @@ async function writeBody(reader: Chunks, res: ServerResponse, eventStream: boole
     await reader.stop().catch(() => {});
     const socket = res.socket;
     if (socket !== null && !res.destroyed) {
-      if (!wrote) res.flushHeaders();
+      if (!wrote && head?.sent !== true) res.flushHeaders();
       socket.end(() => socket.destroy());
       // A client that stopped reading does not keep the socket: it goes after a grace period.
       setTimeout(() => socket.destroy(), 2000).unref();
     } else res.destroy();
   } finally {
-    clearTimeout(headTimer);
+    if (head !== null) waitingHeads.delete(head);
     res.off('close', onClose);
   }
 }

@@ -57,12 +57,20 @@ function responseHeaders(raw: readonly string[], decoded: boolean): Headers {
  * The response head as the gateway reads it (lookups by name), straight from the raw list: no
  * `Headers` is built.
  */
-function rawHeaderReader(raw: readonly string[], decoded: boolean): HeaderReader {
-  const get = (name: string): string | null => {
+class RawHeaderReader implements HeaderReader {
+  constructor(
+    private readonly raw: readonly string[],
+    private readonly decoded: boolean,
+  ) {}
+
+  get(name: string): string | null {
     const lower = name.toLowerCase();
-    return decoded && DECODED_AWAY.has(lower) ? null : rawHeader(raw, lower);
-  };
-  return { get, has: (name) => get(name) !== null };
+    return this.decoded && DECODED_AWAY.has(lower) ? null : rawHeader(this.raw, lower);
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== null;
+  }
 }
 
 /** `fetch` reports network failures as a TypeError whose `cause` is the underlying error. */
@@ -230,5 +238,5 @@ export function fetchOver(t: OwnTransport): NodeFetch {
 
 /** The built-in client's answer as the gateway reads it: no `Response`, the body its own chunk queue. */
 export function upstreamAnswer(answer: ClientAnswer): UpstreamResponse {
-  return { status: answer.status, headers: rawHeaderReader(answer.rawHeaders, answer.decoded), body: answer.body };
+  return { status: answer.status, headers: new RawHeaderReader(answer.rawHeaders, answer.decoded), body: answer.body };
 }

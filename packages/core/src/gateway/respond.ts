@@ -30,12 +30,10 @@ export interface RespondInput {
 const MAX_ERROR_BODY = 1024 * 1024;
 const MAX_RESPONSE_BODY = 64 * 1024 * 1024;
 
-/** Headers every governed response carries: the budget status (the tightest cap) among them. */
-function governanceHeaders(ctx: RequestContext, admission: Admission): Record<string, string> {
-  const headers: Record<string, string> = {
-    'x-tollgate-request-id': ctx.id,
-    'x-tollgate-unclassified-fields': String(ctx.unclassified),
-  };
+/** Headers every governed response carries (after those in `headers`): the budget status (the tightest cap) among them. */
+function governanceHeaders(ctx: RequestContext, admission: Admission, headers: Record<string, string> = {}): Record<string, string> {
+  headers['x-tollgate-request-id'] = ctx.id;
+  headers['x-tollgate-unclassified-fields'] = String(ctx.unclassified);
   decisionHeaders(admission.spend, headers);
   if (ctx.substitutedFrom !== null) headers['x-tollgate-model-fallback'] = headerValue(`${ctx.substitutedFrom} -> ${ctx.model}`);
   const warnings = warningsHeader(ctx.warnings);
@@ -86,7 +84,9 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
   // Both are in the table: the gateway refused to start on a route or deployment without one.
   const entryCodec = codecOf(deps.codecs, entry);
   const upstreamCodec = codecOf(deps.codecs, target.upstreamFormat);
-  const headers = governanceHeaders(ctx, admission);
+  // A stream's own headers come first, as they always did, in the one object written.
+  const relaying = ctx.stream && response.body !== null && response.status >= 200 && response.status <= 299;
+  const headers = governanceHeaders(ctx, admission, relaying ? { 'content-type': streamContentType(entryCodec), 'cache-control': 'no-cache' } : {});
   const pricing = candidate.deployment.pricing;
   const settle = (completed: boolean) => settleUsage({ ctx, holds: deps.holds, pricing, timezone: deps.timezone, completed });
 
@@ -154,7 +154,7 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     if (ctx.answerGuard !== null) relayOptions.transform = guardStream(ctx.answerGuard, ctx);
     const chunks = relayStream(response.body, ctx, relayOptions);
     ctx.httpStatus = 200;
-    return streamReply(200, { 'content-type': streamContentType(entryCodec), 'cache-control': 'no-cache', ...headers }, chunks);
+    return streamReply(200, headers, chunks);
   }
 
   const read = await readBody(response.body, MAX_RESPONSE_BODY);

@@ -171,6 +171,22 @@ const STREAM_ACCEPT: Partial<Record<WireFormat, string>> = { bedrock_converse: '
 /** Headers never forwarded from the client: its credentials, hop-by-hop and identity claims. */
 const CLIENT_HEADERS_TO_FORWARD = ['anthropic-beta', 'openai-beta', 'user-agent', 'accept'];
 
+/** A call as the gateway makes it. Never follows redirects with a provider credential attached. */
+function postCall(url: string, headers: Headers, body: Uint8Array | string, signal: AbortSignal): UpstreamCall {
+  return { url, init: { method: 'POST', headers, body: body as BodyInit, signal, redirect: 'error' } };
+}
+
+/** A secret a credential names; a missing one is a gateway-side failure (503). */
+async function readSecret(credentials: CredentialSource, target: UpstreamTarget, name: string): Promise<string> {
+  try {
+    return await credentials.get(name);
+  } catch (cause) {
+    throw new GatewayError('unavailable', 'The upstream credential is not configured.', {
+      detail: `secret ${name} for provider ${target.providerId}: ${cause instanceof Error ? cause.message : String(cause)}`,
+    });
+  }
+}
+
 export async function buildUpstreamCall(
   target: UpstreamTarget,
   /** The client's bytes (identity), or JSON text (sent as UTF-8: Node writes it with the head in one go). */
@@ -190,20 +206,11 @@ export async function buildUpstreamCall(
     if (value !== null && (name !== 'anthropic-beta' || target.upstreamFormat.startsWith('anthropic'))) headers.set(name, value);
   }
   if (stream) headers.set('accept', STREAM_ACCEPT[target.upstreamFormat] ?? 'text/event-stream');
-  for (const [k, v] of Object.entries(target.headers)) headers.set(k, v);
+  const own = target.headers;
+  for (const k of Object.keys(own)) headers.set(k, own[k]!);
   const c = target.credential;
-  // Never follow redirects with a provider credential attached.
-  const init = (): UpstreamCall['init'] => ({ method: 'POST', headers, body: body as BodyInit, signal, redirect: 'error' });
-  if (c === null) return { url: normalizedUrl(joined), init: init() };
-  const read = async (name: string): Promise<string> => {
-    try {
-      return await credentials.get(name);
-    } catch (cause) {
-      throw new GatewayError('unavailable', 'The upstream credential is not configured.', {
-        detail: `secret ${name} for provider ${target.providerId}: ${cause instanceof Error ? cause.message : String(cause)}`,
-      });
-    }
-  };
+  if (c === null) return postCall(normalizedUrl(joined), headers, body, signal);
+  const read = (name: string): Promise<string> => readSecret(credentials, target, name);
   if (c.kind === 'aws_sigv4') {
     const [accessKeyId, secretAccessKey, sessionToken] = await Promise.all([
       read(c.accessKeyId),
@@ -236,7 +243,7 @@ export async function buildUpstreamCall(
       });
     }
     headers.set('authorization', `Bearer ${token}`);
-    return { url: normalizedUrl(joined), init: init() };
+    return postCall(normalizedUrl(joined), headers, body, signal);
   }
   const value = await read(c.secret);
   if (c.kind === 'bearer') headers.set('authorization', `Bearer ${value}`);
@@ -244,7 +251,7 @@ export async function buildUpstreamCall(
   else {
     const url = new URL(joined);
     url.searchParams.set(c.param, value);
-    return { url: url.toString(), init: init() };
+    return postCall(url.toString(), headers, body, signal);
   }
-  return { url: normalizedUrl(joined), init: init() };
+  return postCall(normalizedUrl(joined), headers, body, signal);
 }

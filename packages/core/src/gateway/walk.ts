@@ -3,7 +3,7 @@ import { decideAccess, defaultMaxTokens, type Principal } from '@tollgate/policy
 import { candidates as candidatesFor, pickWeighted, resolveEntry, resolveModel, type Candidate, type Model } from '../registry/index.js';
 import type { KindEntry, WalkDeps } from './walk-deps.js';
 import { maxWorstCase } from '../pricing/index.js';
-import { admit, AdmissionRefused, quota, type Admission } from './admission.js';
+import { admit, AdmissionRefused, quota, type Admission, type AdmissionInput } from './admission.js';
 import { parseJsonBody, readBoundedBody } from './body.js';
 import type { RequestContext } from './context.js';
 import { dispatch } from './dispatch.js';
@@ -30,10 +30,25 @@ function refuse(deps: WalkDeps, ctx: RequestContext, error: GatewayError, reason
 
 const DISCOVERY_PATHS = new Set(['/v1/models', '/v1beta/models', '/models']);
 
+/** Path names by request URL: clients call the same few URLs over and over. One with a query (or a long one) is not kept. */
+const pathnames = new Map<string, string>();
+
+/** The path of a request URL as `URL` reads it (parsed once per distinct URL). */
+function pathnameOf(href: string): string {
+  let path = pathnames.get(href);
+  if (path === undefined) {
+    const url = new URL(href);
+    path = url.pathname;
+    if (url.search !== '' || url.hash !== '' || href.length > 512) return path;
+    if (pathnames.size >= 256) pathnames.clear();
+    pathnames.set(href, path);
+  }
+  return path;
+}
+
 /** The walk of one request (docs/architecture.md): each stage has one home, in this order. */
 export async function walk(request: GatewayRequest, ctx: RequestContext, deps: WalkDeps): Promise<GatewayReply> {
-  const url = new URL(request.url);
-  const path = url.pathname;
+  const path = pathnameOf(request.url);
 
   // 1. entry route
   if (request.method === 'GET' && DISCOVERY_PATHS.has(path)) return discovery(request, path, ctx, deps);
@@ -204,7 +219,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     ctx.promptBound = bounds.promptTokens;
     ctx.outputBound = bounds.outputTokens;
     if (!substituted) asked = { first: candidates[0]!, bounds };
-    return admit({
+    const input: AdmissionInput = {
       ctx,
       policy: deps.policy,
       registry: deps.registry,
@@ -218,9 +233,10 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
       reservationTtlMs: deps.reservationTtlMs,
       substituted,
       canSubstitute: canServe,
-      ...(deps.notify === undefined ? {} : { notify: deps.notify }),
-      ...(deps.tenantOf === undefined ? {} : { tenantOf: deps.tenantOf }),
-    });
+    };
+    if (deps.notify !== undefined) input.notify = deps.notify;
+    if (deps.tenantOf !== undefined) input.tenantOf = deps.tenantOf;
+    return admit(input);
   };
   let admission: Admission;
   let servedModel: Model = model;
@@ -271,11 +287,10 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
         ir,
         entryFormat: format,
         irChanged,
-        edits: {
-          model: target.upstreamModel,
-          ...(maxTokensEdit !== undefined ? { maxTokens: maxTokensEdit } : {}),
-          includeUsage: ir.stream && !ctx.includeUsage,
-        },
+        edits:
+          maxTokensEdit === undefined
+            ? { model: target.upstreamModel, includeUsage: ir.stream && !ctx.includeUsage }
+            : { model: target.upstreamModel, maxTokens: maxTokensEdit, includeUsage: ir.stream && !ctx.includeUsage },
         cacheShaping: deps.cacheShaping,
         report: ctx,
       });
