@@ -134,7 +134,8 @@ async function admitOnce(input: AdmissionInput): Promise<Admission> {
   }
 
   if ((layout !== null || inflight.length > 0) && store.admit !== undefined) {
-    const caps = before === null ? [] : before.caps;
+    // The kept caps are copied for each request: a store may fill in or rewrite the constraints it is handed.
+    const caps = before === null ? [] : before.caps.map(copyConstraint);
     const constraints = [...caps, ...inflight];
     let result: AdmitResult | null = null;
     if (before === null || (before.allowed && !before.substitute && fitsUnspent(before.caps, input.worstCaseMicros))) {
@@ -303,7 +304,7 @@ async function reserveFor(input: AdmissionInput, spend: SpendDecision | null, li
  * constraints. The layout stands for the policy, the registry and the windows (it is made
  * again when either is reloaded or a window rolls over), so this is decided once per layout,
  * caller, model and tag and kept with the layout; `fitsUnspent` adds the request's cost. The
- * constraints are shared by the requests that reserve against them (frozen: a store only reads them).
+ * kept constraints never reach a store: each request hands it copies (`copyConstraint`).
  */
 interface Unspent {
   allowed: boolean;
@@ -329,7 +330,7 @@ function unspent(layout: CounterLayout, base: SpendBase, tag: string): Unspent {
   const made: Unspent = {
     allowed: d.allowed,
     substitute: d.substitute !== undefined,
-    caps: Object.freeze(capConstraints(d.hardCaps, tag).map((c) => Object.freeze(c))),
+    caps: capConstraints(d.hardCaps, tag),
   };
   if (byModel.size >= UNSPENT_MEMO_SIZE) byModel.clear();
   byModel.set(memoKey, made);
@@ -348,6 +349,11 @@ function fitsUnspent(caps: readonly SpendConstraint[], costMicros: number): bool
 }
 
 /** Hard caps as store constraints: each sums its pool's counters over its scope's models and window keys. */
+/** A constraint of the request's own: the counter list is shared (the store's types make it read-only). */
+function copyConstraint(c: SpendConstraint): SpendConstraint {
+  return { ...c };
+}
+
 function capConstraints(caps: readonly HardCap[], tag: string): SpendConstraint[] {
   return caps.map((cap) => ({ key: tag + cap.key, limit: cap.limitMicros, counters: capCounters(cap, tag) }));
 }

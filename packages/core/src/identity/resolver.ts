@@ -124,12 +124,21 @@ export function createIdentityResolver(identity: IdentityOptions, options: Ident
         }
         if (principal !== null && principal !== undefined) {
           if (!isPrincipal(principal)) return unavailable('lookup: returned an invalid principal');
-          return { ok: true, principal, method: 'lookup', keyHash };
+          // A copy of the request's own: the gateway keeps decisions per principal object, and
+          // a lookup may hand out an object from its own cache that it later changes in place.
+          return { ok: true, principal: snapshot(principal), method: 'lookup', keyHash };
         }
       }
       return fail(INVALID, 'key: unknown');
     },
   };
+}
+
+function snapshot(p: Principal): Principal {
+  const copy: Principal = { ...p };
+  if (p.leaders !== undefined) copy.leaders = Object.freeze([...p.leaders]);
+  if (p.tags !== undefined) copy.tags = Object.freeze({ ...p.tags });
+  return Object.freeze(copy);
 }
 
 function split(identity: IdentityOptions): { lookup: IdentityLookup | undefined; config: IdentityConfigInput } {
