@@ -1,4 +1,4 @@
-import type { Codec, StreamDecoder, StreamEncoder, StreamWrite } from './codec.js';
+import type { Codec, StreamDecoder, StreamEncoder, StreamFrameReader, StreamWrite } from './codec.js';
 import { errorInfo, isTimeoutError, type ErrorInfo } from './errors/gateway-error.js';
 import type { StreamEvent } from './ir/stream-event.js';
 import { sseEvent, type SseMessage } from './sse/parse.js';
@@ -50,20 +50,20 @@ interface Pull {
 
 /** One reading interface over either kind of source. */
 function pullFrom(source: ByteSource): Pull {
-  if (typeof (source as ReadableStream<Uint8Array>).getReader === 'function') {
-    const reader = (source as ReadableStream<Uint8Array>).getReader();
-    return {
-      read: () => reader.read() as ReturnType<Pull['read']>,
-      cancel: (reason) => reader.cancel(reason),
-    };
+  if (typeof (source as ReadableStream<Uint8Array>).getReader === 'function') return (source as ReadableStream<Uint8Array>).getReader() as Pull;
+  return new IteratorPull((source as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]());
+}
+
+class IteratorPull implements Pull {
+  constructor(private readonly iterator: AsyncIterator<Uint8Array>) {}
+
+  read(): ReturnType<Pull['read']> {
+    return this.iterator.next() as ReturnType<Pull['read']>;
   }
-  const iterator = (source as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
-  return {
-    read: () => iterator.next() as ReturnType<Pull['read']>,
-    cancel: async () => {
-      await iterator.return?.();
-    },
-  };
+
+  async cancel(): Promise<void> {
+    await this.iterator.return?.();
+  }
 }
 
 /** What a converted stream's producer writes to: a web stream's controller is one. */
@@ -103,101 +103,123 @@ const CHUNK_STREAM = Symbol.for('tollgate.chunkStream');
  * source gives after that is dropped — and cancels the source if it had not ended.
  */
 function toChunks(source: ChunkSource): AsyncIterableIterator<Uint8Array> {
+  return new ChunkIterator(source);
+}
+
+const OVER: IteratorResult<Uint8Array> = Object.freeze({ done: true, value: undefined });
+
+interface Waiter {
+  resolve(result: IteratorResult<Uint8Array>): void;
+  reject(error: unknown): void;
+}
+
+/** `toChunks`'s iterator: one object per stream (it is also the sink the source writes to). */
+class ChunkIterator implements AsyncIterableIterator<Uint8Array>, ChunkSink {
   /** Set once the iterator was used: from then on it is the only reader of `source`. */
-  let started = false;
+  private started = false;
   /** Set when the source was handed out as a web stream instead: the iterator yields nothing. */
-  let streamed = false;
-  const queue: Uint8Array[] = [];
-  const over: IteratorResult<Uint8Array> = { done: true, value: undefined };
-  let closed = false;
-  let returned = false;
-  let failure: { error: unknown } | null = null;
+  private streamed = false;
+  private readonly queue: Uint8Array[] = [];
+  private closed = false;
+  private returned = false;
+  private failure: { error: unknown } | null = null;
   /** Whether a pull is under way (one at a time). */
-  let pulling = false;
+  private pulling = false;
   /** The `next()` calls waiting for a pull, first first: each gets its own result. */
-  const waiters: Array<{ resolve(result: IteratorResult<Uint8Array>): void; reject(error: unknown): void }> = [];
-  const sink: ChunkSink = {
-    enqueue: (chunk) => {
-      if (!returned) queue.push(chunk);
-    },
-    close: () => void (closed = true),
+  private readonly waiters: Waiter[] = [];
+  private readonly pulled = (): void => {
+    this.pulling = false;
+    this.serve();
   };
+  private readonly pullFailed = (error: unknown): void => {
+    this.pulling = false;
+    if (!this.returned) this.failure = { error };
+    this.serve();
+  };
+
+  constructor(private readonly source: ChunkSource) {}
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<Uint8Array> {
+    return this;
+  }
+
+  /** As a web stream's controller: what the source gives. */
+  enqueue(chunk: Uint8Array): void {
+    if (!this.returned) this.queue.push(chunk);
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
   /** What `next()` gives now, or null when it has to wait for a pull. Throws a pull's failure. */
-  const ready = (): IteratorResult<Uint8Array> | null => {
-    if (returned || streamed) return over;
-    if (queue.length > 0) return { done: false, value: queue.shift()! };
-    if (failure !== null) throw failure.error;
-    if (closed) return over;
+  private ready(): IteratorResult<Uint8Array> | null {
+    if (this.returned || this.streamed) return OVER;
+    if (this.queue.length > 0) return { done: false, value: this.queue.shift()! };
+    if (this.failure !== null) throw this.failure.error;
+    if (this.closed) return OVER;
     return null;
-  };
+  }
+
   /** Hand what the pull gave to the waiters in order; pull again while one is left without. */
-  const serve = () => {
+  private serve(): void {
+    const waiters = this.waiters;
     while (waiters.length > 0) {
       let result: IteratorResult<Uint8Array> | null;
       try {
-        result = ready();
+        result = this.ready();
       } catch (error) {
         waiters.shift()!.reject(error);
         continue;
       }
-      if (result === null) return pull();
+      if (result === null) return this.pull();
       waiters.shift()!.resolve(result);
     }
-  };
-  const pulled = () => {
-    pulling = false;
-    serve();
-  };
-  const pullFailed = (error: unknown) => {
-    pulling = false;
-    if (!returned) failure = { error };
-    serve();
-  };
-  const pull = () => {
-    pulling = true;
-    source.pull(sink).then(pulled, pullFailed);
-  };
-  const iterator: AsyncIterableIterator<Uint8Array> = {
-    [Symbol.asyncIterator]: () => iterator,
-    next(): Promise<IteratorResult<Uint8Array>> {
-      started = true;
-      // A pull under way (another next() asked first) is waited for; return() ends the wait.
-      if (!pulling) {
-        let result: IteratorResult<Uint8Array> | null;
-        try {
-          result = ready();
-        } catch (error) {
-          return Promise.reject(error);
-        }
-        if (result !== null) return Promise.resolve(result);
-      } else if (returned || streamed) return Promise.resolve(over);
-      return new Promise<IteratorResult<Uint8Array>>((resolve, reject) => {
-        waiters.push({ resolve, reject });
-        if (!pulling) pull();
-      });
-    },
-    async return(): Promise<IteratorResult<Uint8Array>> {
-      started = true;
-      if (returned || streamed) return over;
-      returned = true;
-      queue.length = 0;
-      // A next() still waiting for the pull ends now; what the pull gives is dropped.
-      for (const waiter of waiters.splice(0)) waiter.resolve(over);
-      if (!closed && failure === null) {
-        closed = true;
-        await source.cancel();
+  }
+
+  private pull(): void {
+    this.pulling = true;
+    this.source.pull(this).then(this.pulled, this.pullFailed);
+  }
+
+  next(): Promise<IteratorResult<Uint8Array>> {
+    this.started = true;
+    // A pull under way (another next() asked first) is waited for; return() ends the wait.
+    if (!this.pulling) {
+      let result: IteratorResult<Uint8Array> | null;
+      try {
+        result = this.ready();
+      } catch (error) {
+        return Promise.reject(error);
       }
-      return over;
-    },
-  };
-  Object.defineProperty(iterator, CHUNK_STREAM, {
-    value: (): ReadableStream<Uint8Array> | undefined => {
-      if (started) return undefined;
-      started = streamed = true;
-      return toReadableStream(source);
-    },
-  });
-  return iterator;
+      if (result !== null) return Promise.resolve(result);
+    } else if (this.returned || this.streamed) return Promise.resolve(OVER);
+    return new Promise<IteratorResult<Uint8Array>>((resolve, reject) => {
+      this.waiters.push({ resolve, reject });
+      if (!this.pulling) this.pull();
+    });
+  }
+
+  async return(): Promise<IteratorResult<Uint8Array>> {
+    this.started = true;
+    if (this.returned || this.streamed) return OVER;
+    this.returned = true;
+    this.queue.length = 0;
+    // A next() still waiting for the pull ends now; what the pull gives is dropped.
+    for (const waiter of this.waiters.splice(0)) waiter.resolve(OVER);
+    if (!this.closed && this.failure === null) {
+      this.closed = true;
+      await this.source.cancel();
+    }
+    return OVER;
+  }
+
+  /** See `CHUNK_STREAM`. */
+  [CHUNK_STREAM](): ReadableStream<Uint8Array> | undefined {
+    if (this.started) return undefined;
+    this.started = this.streamed = true;
+    return toReadableStream(this.source);
+  }
 }
 
 /**
@@ -382,123 +404,164 @@ function fused(
   sink: StreamEncoder & { raw?: (m: SseMessage, write: StreamWrite) => void },
   options: ConvertStreamOptions,
 ): ChunkSource {
-  const onEvent = options.onEvent;
-  const out = pendingOutput();
-  /** What was written before an error, handed on as its own chunk so the error travels alone. */
-  let beforeError: Uint8Array | null = null;
-  let finished = false;
-  /** The stream's terminal event went by (see `passthrough`). */
-  let terminal = false;
-  const write = out.write;
-  const observe = (event: StreamEvent) => {
-    if (event.type === 'message_stop') terminal = true;
-    if (onEvent !== undefined) onEvent(event);
-  };
-  const encode = (event: StreamEvent) => {
-    if (finished) return;
-    if (event.type === 'message_stop') terminal = true;
-    if (onEvent !== undefined) onEvent(event);
-    if (event.type === 'error' && !out.empty) {
-      // A client may look at each chunk on its own (@google/genai does, for a bare error body).
-      beforeError = out.take();
-    }
-    sink.encode(event, write);
-    if (event.type === 'error') finished = true;
-  };
-  const transform = options.transform;
-  const emit =
-    transform === undefined
-      ? encode
-      : (event: StreamEvent) => {
-          if (!finished) transform(event, encode);
-        };
-  const reader = createFrameReader(
-    source,
-    (message) => {
-      if (finished) return;
-      if (sink.raw !== undefined) {
-        // The decoder still runs so that a cut stream is noticed at the end (and for onEvent).
-        decoder.push(message, observe);
-        sink.raw(message, write);
-      } else {
-        decoder.push(message, emit);
-      }
-    },
-    (error) => emit({ type: 'error', error }),
-    sizeOption(options),
-  );
-  const upstream = pullFrom(readable);
-  const close = closer(options);
+  return new Fused(readable, source, decoder, sink, options);
+}
 
-  return {
-    async pull(controller) {
-      try {
-        // Read until there is something to hand on, so one pull yields output or the end.
-        while (out.empty && beforeError === null) {
-          if (finished) {
+/** The decode–encode plan: one object per stream, with the few callbacks its parts are handed. */
+class Fused implements ChunkSource {
+  private readonly onEvent: ((event: StreamEvent) => void) | undefined;
+  private readonly onClose: ((how: 'done' | 'cancelled') => void) | undefined;
+  private readonly transform: ConvertStreamOptions['transform'];
+  private readonly out = pendingOutput();
+  /** `out.write`, as encoders are handed it. */
+  private readonly write: StreamWrite;
+  /** What was written before an error, handed on as its own chunk so the error travels alone. */
+  private beforeError: Uint8Array | null = null;
+  private finished = false;
+  /** `onClose` was called (it is called at most once). */
+  private closeReported = false;
+  /** The stream's terminal event went by (see `passthrough`). */
+  private terminal = false;
+  private readonly upstream: Pull;
+  private readonly reader: StreamFrameReader;
+  /** Where decoded events go: `encode`, or through the transform first. */
+  private readonly emit: (event: StreamEvent) => void;
+  private readonly encodeEvent = (event: StreamEvent): void => this.encode(event);
+  private readonly observeEvent = (event: StreamEvent): void => {
+    if (event.type === 'message_stop') this.terminal = true;
+    if (this.onEvent !== undefined) this.onEvent(event);
+  };
+
+  constructor(
+    readable: ByteSource,
+    source: Codec,
+    private readonly decoder: StreamDecoder,
+    private readonly sink: StreamEncoder & { raw?: (m: SseMessage, write: StreamWrite) => void },
+    options: ConvertStreamOptions,
+  ) {
+    this.onEvent = options.onEvent;
+    this.onClose = options.onClose;
+    this.transform = options.transform;
+    this.write = this.out.write;
+    this.emit = this.transform === undefined ? this.encodeEvent : (event) => this.transformed(event);
+    this.reader = createFrameReader(
+      source,
+      (message) => this.message(message),
+      (error) => this.emit({ type: 'error', error }),
+      sizeOption(options),
+    );
+    this.upstream = pullFrom(readable);
+  }
+
+  private close(how: 'done' | 'cancelled'): void {
+    if (this.closeReported) return;
+    this.closeReported = true;
+    this.onClose?.(how);
+  }
+
+  private encode(event: StreamEvent): void {
+    if (this.finished) return;
+    if (event.type === 'message_stop') this.terminal = true;
+    if (this.onEvent !== undefined) this.onEvent(event);
+    if (event.type === 'error' && !this.out.empty) {
+      // A client may look at each chunk on its own (@google/genai does, for a bare error body).
+      this.beforeError = this.out.take();
+    }
+    this.sink.encode(event, this.write);
+    if (event.type === 'error') this.finished = true;
+  }
+
+  private transformed(event: StreamEvent): void {
+    if (!this.finished) this.transform!(event, this.encodeEvent);
+  }
+
+  private message(message: SseMessage): void {
+    if (this.finished) return;
+    if (this.sink.raw !== undefined) {
+      // The decoder still runs so that a cut stream is noticed at the end (and for onEvent).
+      this.decoder.push(message, this.observeEvent);
+      this.sink.raw(message, this.write);
+    } else {
+      this.decoder.push(message, this.emit);
+    }
+  }
+
+  private letGo(): void {
+    this.upstream.cancel().catch(ignore);
+  }
+
+  async pull(controller: ChunkSink): Promise<void> {
+    const out = this.out;
+    try {
+      // Read until there is something to hand on, so one pull yields output or the end.
+      while (out.empty && this.beforeError === null) {
+        if (this.finished) {
+          controller.close();
+          this.close('done');
+          this.letGo();
+          return;
+        }
+        let result: Awaited<ReturnType<Pull['read']>>;
+        try {
+          result = await this.upstream.read();
+        } catch (cause) {
+          this.emit({ type: 'error', error: readFailure(cause) });
+          break;
+        }
+        if (result.done) {
+          this.reader.end();
+          const sink = this.sink;
+          if (sink.raw !== undefined) {
+            // A stream that ended without its terminal event gets the format's error event.
+            this.decoder.end((event) => {
+              this.observeEvent(event);
+              if (event.type === 'error' && !this.finished) sink.encode(event, this.write);
+            });
+          } else {
+            this.decoder.end(this.emit);
+          }
+          if (!this.finished) sink.end(this.write);
+          this.finished = true;
+          if (out.empty && this.beforeError === null) {
             controller.close();
-            close('done');
-            void upstream.cancel().catch(() => {});
+            this.close('done');
             return;
           }
-          let result: Awaited<ReturnType<Pull['read']>>;
-          try {
-            result = await upstream.read();
-          } catch (cause) {
-            emit({ type: 'error', error: readFailure(cause) });
-            break;
-          }
-          if (result.done) {
-            reader.end();
-            if (sink.raw !== undefined) {
-              // A stream that ended without its terminal event gets the format's error event.
-              decoder.end((event) => {
-                observe(event);
-                if (event.type === 'error' && !finished) sink.encode(event, write);
-              });
-            } else {
-              decoder.end(emit);
-            }
-            if (!finished) sink.end(write);
-            finished = true;
-            if (out.empty && beforeError === null) {
-              controller.close();
-              close('done');
-              return;
-            }
-            break;
-          }
-          reader.feed(result.value);
-          if (terminal && !finished) {
-            // Complete: the client's stream ends with this read (see `passthrough`).
-            sink.end(write);
-            finished = true;
-          }
+          break;
         }
-        if (beforeError !== null) controller.enqueue(beforeError);
-        beforeError = null;
-        if (!out.empty) controller.enqueue(out.take());
-        if (finished) {
-          controller.close();
-          close('done');
-          // After an error event nothing more is read: let the source go (a no-op once it ended).
-          void upstream.cancel().catch(() => {});
+        this.reader.feed(result.value);
+        if (this.terminal && !this.finished) {
+          // Complete: the client's stream ends with this read (see `passthrough`).
+          this.sink.end(this.write);
+          this.finished = true;
         }
-      } catch (error) {
-        // A failure of the translation itself: the stream errors, and its end is still reported.
-        finished = true;
-        close('done');
-        void upstream.cancel().catch(() => {});
-        throw error;
       }
-    },
-    cancel(reason) {
-      finished = true;
-      close('cancelled');
-      return upstream.cancel(reason);
-    },
-  };
+      if (this.beforeError !== null) controller.enqueue(this.beforeError);
+      this.beforeError = null;
+      if (!out.empty) controller.enqueue(out.take());
+      if (this.finished) {
+        controller.close();
+        this.close('done');
+        // After an error event nothing more is read: let the source go (a no-op once it ended).
+        this.letGo();
+      }
+    } catch (error) {
+      // A failure of the translation itself: the stream errors, and its end is still reported.
+      this.finished = true;
+      this.close('done');
+      this.letGo();
+      throw error;
+    }
+  }
+
+  cancel(reason?: unknown): Promise<void> {
+    this.finished = true;
+    this.close('cancelled');
+    return this.upstream.cancel(reason);
+  }
 }
+
+function ignore(): void {}
 
 /** A TransformStream from a codec's stream bytes (SSE or its own framing) to canonical events. */
 export function decodeStreamWith(codec: Codec, options: { maxEventBytes?: number } = {}): TransformStream<Uint8Array, StreamEvent> {

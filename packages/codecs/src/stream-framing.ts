@@ -5,7 +5,7 @@
  */
 import type { Codec, StreamFrameReader } from './codec.js';
 import { errorInfo, type ErrorInfo } from './errors/gateway-error.js';
-import { createSseReader, DEFAULT_MAX_EVENT_BYTES, type SseMessage } from './sse/parse.js';
+import { createSseReader, DEFAULT_MAX_EVENT_BYTES, type SseMessage, type SseReader, type SseReaderOptions } from './sse/parse.js';
 
 export interface FrameReaderOptions {
   maxEventBytes?: number;
@@ -27,15 +27,26 @@ export function createFrameReader(
 ): StreamFrameReader {
   const sizing = options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes };
   if (codec.streamFraming !== undefined) return codec.streamFraming.createReader(onMessage, onFailure, sizing);
-  const sse = createSseReader(onMessage, () => onFailure(oversizeError(options)), sizing);
-  const text = utf8Chunks();
-  return {
-    feed: (chunk) => sse.feed(text.decode(chunk)),
-    end() {
-      sse.feed(text.end());
-      sse.end();
-    },
-  };
+  return new SseFrameReader(onMessage, onFailure, options, sizing);
+}
+
+/** SSE over UTF-8 bytes: one object per stream (with its text decoder), not a set of closures. */
+class SseFrameReader implements StreamFrameReader {
+  private readonly sse: SseReader;
+  private readonly text = new Utf8Chunks();
+
+  constructor(onMessage: (message: SseMessage) => void, onFailure: (error: ErrorInfo) => void, options: FrameReaderOptions, sizing: SseReaderOptions) {
+    this.sse = createSseReader(onMessage, () => onFailure(oversizeError(options)), sizing);
+  }
+
+  feed(chunk: Uint8Array): void {
+    this.sse.feed(this.text.decode(chunk));
+  }
+
+  end(): void {
+    this.sse.feed(this.text.end());
+    this.sse.end();
+  }
 }
 
 /** One decoder for every stream: it keeps no state between calls (`utf8Chunks` carries what is split). */
@@ -66,34 +77,40 @@ function completeLength(chunk: Uint8Array): number {
  * sequence a chunk splits wait for the next chunk.
  */
 export function utf8Chunks(): { decode(chunk: Uint8Array): string; end(): string } {
-  let carry: Uint8Array | null = null;
-  let atStart = true;
-  const out = (decoded: string): string => {
-    if (atStart && decoded.length > 0) {
-      atStart = false;
+  return new Utf8Chunks();
+}
+
+class Utf8Chunks {
+  private carry: Uint8Array | null = null;
+  private atStart = true;
+
+  private out(decoded: string): string {
+    if (this.atStart && decoded.length > 0) {
+      this.atStart = false;
       if (decoded.charCodeAt(0) === 0xfeff) return decoded.slice(1);
     }
     return decoded;
-  };
-  return {
-    decode(chunk) {
-      let bytes = chunk;
-      if (carry !== null) {
-        bytes = new Uint8Array(carry.byteLength + chunk.byteLength);
-        bytes.set(carry);
-        bytes.set(chunk, carry.byteLength);
-        carry = null;
-      }
-      const complete = completeLength(bytes);
-      if (complete < bytes.byteLength) carry = new Uint8Array(bytes.subarray(complete));
-      return out(sharedUtf8.decode(complete === bytes.byteLength ? bytes : bytes.subarray(0, complete)));
-    },
-    end() {
-      const rest = carry;
-      carry = null;
-      return rest === null ? '' : out(sharedUtf8.decode(rest));
-    },
-  };
+  }
+
+  decode(chunk: Uint8Array): string {
+    let bytes = chunk;
+    const carry = this.carry;
+    if (carry !== null) {
+      bytes = new Uint8Array(carry.byteLength + chunk.byteLength);
+      bytes.set(carry);
+      bytes.set(chunk, carry.byteLength);
+      this.carry = null;
+    }
+    const complete = completeLength(bytes);
+    if (complete < bytes.byteLength) this.carry = new Uint8Array(bytes.subarray(complete));
+    return this.out(sharedUtf8.decode(complete === bytes.byteLength ? bytes : bytes.subarray(0, complete)));
+  }
+
+  end(): string {
+    const rest = this.carry;
+    this.carry = null;
+    return rest === null ? '' : this.out(sharedUtf8.decode(rest));
+  }
 }
 
 /** The `content-type` of a stream in `codec`'s format. */
@@ -115,49 +132,55 @@ export interface PendingOutput {
 }
 
 export function pendingOutput(): PendingOutput {
-  let text = '';
-  let parts: Uint8Array[] | null = null;
-  let size = 0;
-  const flushText = () => {
-    if (text.length === 0) return;
-    const bytes = utf8.encode(text);
-    text = '';
-    (parts ??= []).push(bytes);
-    size += bytes.byteLength;
+  return new Pending();
+}
+
+class Pending implements PendingOutput {
+  private text = '';
+  private parts: Uint8Array[] | null = null;
+  private size = 0;
+  /** Bound once: encoders are handed `write` on its own. */
+  readonly write = (chunk: string | Uint8Array): void => {
+    if (typeof chunk === 'string') {
+      this.text += chunk;
+      return;
+    }
+    if (chunk.byteLength === 0) return;
+    this.flushText();
+    (this.parts ??= []).push(chunk);
+    this.size += chunk.byteLength;
   };
-  return {
-    write(chunk) {
-      if (typeof chunk === 'string') {
-        text += chunk;
-        return;
-      }
-      if (chunk.byteLength === 0) return;
-      flushText();
-      (parts ??= []).push(chunk);
-      size += chunk.byteLength;
-    },
-    get empty() {
-      return text.length === 0 && parts === null;
-    },
-    take() {
-      if (parts === null) {
-        const out = utf8.encode(text);
-        text = '';
-        return out;
-      }
-      flushText();
-      const list: Uint8Array[] = parts;
-      const total = size;
-      parts = null;
-      size = 0;
-      if (list.length === 1) return list[0]!;
-      const out = new Uint8Array(total);
-      let at = 0;
-      for (const part of list) {
-        out.set(part, at);
-        at += part.byteLength;
-      }
+
+  private flushText(): void {
+    if (this.text.length === 0) return;
+    const bytes = utf8.encode(this.text);
+    this.text = '';
+    (this.parts ??= []).push(bytes);
+    this.size += bytes.byteLength;
+  }
+
+  get empty(): boolean {
+    return this.text.length === 0 && this.parts === null;
+  }
+
+  take(): Uint8Array {
+    if (this.parts === null) {
+      const out = utf8.encode(this.text);
+      this.text = '';
       return out;
-    },
-  };
+    }
+    this.flushText();
+    const list: Uint8Array[] = this.parts;
+    const total = this.size;
+    this.parts = null;
+    this.size = 0;
+    if (list.length === 1) return list[0]!;
+    const out = new Uint8Array(total);
+    let at = 0;
+    for (const part of list) {
+      out.set(part, at);
+      at += part.byteLength;
+    }
+    return out;
+  }
 }

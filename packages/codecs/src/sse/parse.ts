@@ -1,4 +1,4 @@
-import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
+import { createParser, type EventSourceMessage, type EventSourceParser, type ParseError } from 'eventsource-parser';
 
 /** One server-sent event: its `event:` name (if any) and its `data:` text, verbatim. */
 export interface SseMessage {
@@ -66,12 +66,46 @@ function scan(state: Depth, line: string): void {
  * message marked `outOfBand`; other stray lines are ignored, as SSE says.
  */
 export function createSseReader(onMessage: (message: SseMessage) => void, onOversize: (chars: number) => void, options: SseReaderOptions = {}): SseReader {
-  const max = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  let failed = false;
+  return new SseTextReader(onMessage, onOversize, options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES);
+}
+
+/** `createSseReader`'s reader: one object and the parser's two callbacks per stream. */
+class SseTextReader implements SseReader {
+  failed = false;
   /** Stray lines gathered while they may still close one JSON object, and how deep it is open. */
-  let stray: string | null = null;
-  const depth: Depth = { depth: 0, inString: false, escaped: false };
-  const strayLine = (line: string) => {
+  private stray: string | null = null;
+  private readonly depth: Depth = { depth: 0, inString: false, escaped: false };
+  private readonly parser: EventSourceParser;
+
+  constructor(
+    private readonly onMessage: (message: SseMessage) => void,
+    private readonly onOversize: (chars: number) => void,
+    private readonly max: number,
+  ) {
+    this.parser = createParser({
+      maxBufferSize: max,
+      onEvent: (message: EventSourceMessage) => {
+        this.stray = null; // a real event: whatever stray text was open is not one body with what follows
+        const out: SseMessage = { data: message.data };
+        if (message.event !== undefined) out.event = message.event;
+        this.onMessage(out);
+      },
+      onError: (error: ParseError) => {
+        if (error.type === 'unknown-field') {
+          if (error.line !== undefined) this.strayLine(error.line);
+          return;
+        }
+        if (error.type === 'max-buffer-size-exceeded' && !this.failed) {
+          this.failed = true;
+          this.onOversize(this.max);
+        }
+      },
+    });
+  }
+
+  private strayLine(line: string): void {
+    const depth = this.depth;
+    let stray = this.stray;
     if (stray === null) {
       if (!line.trimStart().startsWith('{')) return;
       stray = line;
@@ -81,59 +115,36 @@ export function createSseReader(onMessage: (message: SseMessage) => void, onOver
     } else {
       stray += `\n${line}`;
     }
+    this.stray = stray;
     scan(depth, line);
     if (stray.length > MAX_OUT_OF_BAND_CHARS || depth.depth < 0) {
-      stray = null;
+      this.stray = null;
       return;
     }
     if (depth.depth > 0 || depth.inString) return; // still open
     // Closed: parsed once, whatever it is; only an error body goes on.
-    const text = stray;
-    stray = null;
+    this.stray = null;
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = JSON.parse(stray);
     } catch {
       return;
     }
-    if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'error' in value) onMessage({ data: text, outOfBand: true });
-  };
-  const parser = createParser({
-    maxBufferSize: max,
-    onEvent(message: EventSourceMessage) {
-      stray = null; // a real event: whatever stray text was open is not one body with what follows
-      const out: SseMessage = { data: message.data };
-      if (message.event !== undefined) out.event = message.event;
-      onMessage(out);
-    },
-    onError(error: ParseError) {
-      if (error.type === 'unknown-field') {
-        if (error.line !== undefined) strayLine(error.line);
-        return;
-      }
-      if (error.type === 'max-buffer-size-exceeded' && !failed) {
-        failed = true;
-        onOversize(max);
-      }
-    },
-  });
+    if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'error' in value) this.onMessage({ data: stray, outOfBand: true });
+  }
 
-  return {
-    get failed() {
-      return failed;
-    },
-    feed(text) {
-      if (failed || text.length === 0) return;
-      parser.feed(text);
-    },
-    end() {
-      if (failed) return;
-      // eventsource-parser's reset({ consume }) parses a pending line but never dispatches the
-      // event it belongs to; a blank line does, so a last event missing its terminator is delivered.
-      parser.feed('\n\n');
-      parser.reset();
-    },
-  };
+  feed(text: string): void {
+    if (this.failed || text.length === 0) return;
+    this.parser.feed(text);
+  }
+
+  end(): void {
+    if (this.failed) return;
+    // eventsource-parser's reset({ consume }) parses a pending line but never dispatches the
+    // event it belongs to; a blank line does, so a last event missing its terminator is delivered.
+    this.parser.feed('\n\n');
+    this.parser.reset();
+  }
 }
 
 /** Frame one SSE event. */
