@@ -39,11 +39,17 @@ describe('createJsonLinesSink', () => {
     const path = file();
     const sink = createJsonLinesSink({ path }, { batchSize: 2 });
     // Latin-1, a character beyond it, and one beyond the BMP (a surrogate pair in a JS string).
-    const records = [usageRecord({ request_id: 'zoë — 東京 🚀' }), usageRecord({ request_id: 'ascii' }), usageRecord({ request_id: 'µ' })];
+    // A record past Buffer's pool size (8 KiB) is encoded alike.
+    const records = [
+      usageRecord({ request_id: 'zoë — 東京 🚀' }),
+      usageRecord({ request_id: 'ascii' }),
+      usageRecord({ request_id: 'µ' }),
+      usageRecord({ request_id: '東'.repeat(5000) }),
+    ];
     for (const r of records) sink.write(r);
     await sink.close();
     expect(readFileSync(path, 'utf8')).toBe(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
-    expect(sink.stats()).toEqual({ written: 3, dropped: 0, failed: 0, queued: 0 });
+    expect(sink.stats()).toEqual({ written: 4, dropped: 0, failed: 0, queued: 0 });
   });
 
   it('flushes by itself at least every flushIntervalMs, and on flush()', async () => {

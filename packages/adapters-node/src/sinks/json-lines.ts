@@ -4,6 +4,8 @@ import { Batcher, type SinkStats } from './batcher.js';
 
 export type { SinkStats } from './batcher.js';
 
+const NEWLINE = 0x0a;
+
 export type JsonLinesTarget = 'stdout' | { path: string } | NodeJS.WritableStream;
 
 export interface JsonLinesSinkOptions {
@@ -95,7 +97,12 @@ export function createJsonLinesSink(target: JsonLinesTarget = 'stdout', options:
       }
       let line: Buffer;
       try {
-        line = Buffer.from(`${JSON.stringify(record)}\n`, 'utf8');
+        // Encoded straight into a buffer one byte longer: `${json}\n` would be a second string
+        // of the same length, made flat (copied) before it is encoded.
+        const json = String(JSON.stringify(record));
+        line = Buffer.allocUnsafe(Buffer.byteLength(json, 'utf8') + 1);
+        line.write(json, 0, 'utf8');
+        line[line.length - 1] = NEWLINE;
       } catch {
         batcher.drop();
         return;

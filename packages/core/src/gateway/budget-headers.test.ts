@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { budgetHeaders } from './budget-headers.js';
+import type { SpendDecision } from '@tollgate/policy';
+import { budgetHeaders, decisionHeaders } from './budget-headers.js';
 
 describe('budgetHeaders', () => {
   it('describes each cap it is given, also when calls for different caps alternate', () => {
@@ -27,5 +28,28 @@ describe('budgetHeaders', () => {
     });
     expect(budgetHeaders({ ...monthly, resetsAt: Date.UTC(2027, 0, 1), limitMicros: 150_000_000 })['x-tollgate-budget-reset']).toBe('2027-01-01T00:00:00.000Z');
     expect(budgetHeaders({ ...monthly, limitMicros: 150_000_000 })['x-tollgate-budget-limit-usd']).toBe('150');
+  });
+
+  it('describes the governing cap and each distinct message of a decision, nothing for none', () => {
+    const governing = {
+      ruleId: 'team-monthly',
+      limitMicros: 100_000_000,
+      remainingMicros: 25_500_000,
+      resetsAt: Date.UTC(2026, 11, 1),
+      usedMicros: 74_500_000,
+    };
+    const decision = (over: Partial<SpendDecision>) => ({ messages: [], ...over }) as unknown as SpendDecision;
+    expect(decisionHeaders(null)).toEqual({});
+    expect(decisionHeaders(decision({}))).toEqual({});
+    expect(decisionHeaders(decision({ governing } as Partial<SpendDecision>))).toEqual(budgetHeaders(governing));
+    const messages = [
+      { ruleId: 'a', text: 'Budget at 80%' },
+      { ruleId: 'b', text: 'Ask ops — 50% used' },
+      { ruleId: 'c', text: 'Budget at 80%' },
+    ];
+    expect(decisionHeaders(decision({ messages }), { 'x-other': '1' })).toEqual({
+      'x-other': '1',
+      'x-tollgate-budget-message': 'Budget at 80%25 | Ask ops %E2%80%94 50%25 used',
+    });
   });
 });

@@ -61,8 +61,8 @@ export function budgetHeaders(view: BudgetView, into: Record<string, string> = {
 export function decisionHeaders(spend: SpendDecision | null, into: Record<string, string> = {}): Record<string, string> {
   if (spend === null) return into;
   const g = spend.governing;
-  if (g !== undefined) budgetHeaders({ ruleId: g.ruleId, limitMicros: g.limitMicros, remainingMicros: g.remainingMicros, resetsAt: g.resetsAt }, into);
-  const texts = [...new Set(spend.messages.map((m) => m.text))];
-  if (texts.length > 0) into['x-tollgate-budget-message'] = texts.map(headerText).join(' | ');
+  // The governing cap carries the view's fields (and more, which budgetHeaders does not read).
+  if (g !== undefined) budgetHeaders(g, into);
+  if (spend.messages.length > 0) into['x-tollgate-budget-message'] = [...new Set(spend.messages.map((m) => m.text))].map(headerText).join(' | ');
   return into;
 }

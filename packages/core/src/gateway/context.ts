@@ -1,6 +1,7 @@
 import type { ConversionWarning, Request as IRRequest, Usage, WireFormat } from '@tollgate/codecs/base';
 import type { Principal, RateConstraint, SpendDecision } from '@tollgate/policy';
 import type { AnswerGuard } from './answer-guard.js';
+import { isoTime } from '../util/iso-time.js';
 import type { RequestTiming } from './timing.js';
 import type { CostMicros, RecordDecision, RecordDlp, RecordStatus, UsageRecord } from './usage-record.js';
 
@@ -182,7 +183,7 @@ export class RequestContext {
     return {
       schema: 1,
       request_id: this.id,
-      ts: new Date(this.startedAt).toISOString(),
+      ts: isoTime(this.startedAt),
       principal:
         p === null
           ? null

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Usage } from '@tollgate/codecs';
 import { parsePricing } from './parse-pricing.js';
-import { priceUsage } from './price-usage.js';
+import { priceUsage, toNumber } from './price-usage.js';
 import type { PricingInput } from './types.js';
 
 const usage = (u: Partial<Usage>): Usage => ({
@@ -115,5 +115,13 @@ describe('priceUsage', () => {
     expect(() => priceUsage(sonnet, usage({ input: -1 }))).toThrow(RangeError);
     expect(() => priceUsage(sonnet, usage({ output: Number.NaN }))).toThrow(RangeError);
     expect(() => priceUsage({ unit: 'usd_per_mtok', input: '-1', output: '1' }, usage({}))).toThrow(TypeError);
+  });
+});
+
+describe('toNumber', () => {
+  it('keeps amounts up to 2^53 - 1 micro-USD exact and refuses larger ones', () => {
+    expect(toNumber(0n)).toBe(0);
+    expect(toNumber(9_007_199_254_740_991n)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(() => toNumber(9_007_199_254_740_992n)).toThrow(RangeError);
   });
 });

@@ -50,8 +50,10 @@ export function tokenCount(value: number, name: string): bigint {
   return BigInt(Math.ceil(value));
 }
 
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** Micro-USD amounts stay far below 2^53 in practice; beyond it the record could not be exact. */
 export function toNumber(micros: bigint): number {
-  if (micros > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`cost ${micros} micro-USD exceeds the exact integer range`);
+  if (micros > MAX_EXACT) throw new RangeError(`cost ${micros} micro-USD exceeds the exact integer range`);
   return Number(micros);
 }

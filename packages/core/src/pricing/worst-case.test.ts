@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { toPricing } from './parse-pricing.js';
 import { priceUsage } from './price-usage.js';
 import type { PricingInput } from './types.js';
 import { maxWorstCase, worstCaseCost } from './worst-case.js';
@@ -82,6 +83,17 @@ describe('worstCaseCost', () => {
 });
 
 describe('maxWorstCase', () => {
+  it('answers alike for a frozen (registry) pricing asked again and again, below and past the threshold', () => {
+    const frozen = Object.freeze(toPricing(sonnet));
+    fc.assert(
+      fc.property(fc.nat(400_000), fc.nat(100_000), (promptTokens, outputTokens) => {
+        const bounds = { promptTokens, outputTokens };
+        expect(worstCaseCost(frozen, bounds)).toBe(worstCaseCost(sonnet, bounds));
+        expect(worstCaseCost(frozen, bounds)).toBe(worstCaseCost(frozen, bounds));
+      }),
+    );
+  });
+
   it('covers the dearest candidate', () => {
     const cheap = { deployment: { id: 'cheap', pricing: { unit: 'usd_per_mtok', input: '1', output: '5' } as PricingInput } };
     const dear = { deployment: { id: 'dear', pricing: sonnet } };

@@ -20,16 +20,28 @@ export function worstCaseCost(pricing: Pricing | PricingInput, bounds: TokenBoun
   const p = toPricing(pricing);
   const prompt = tokenCount(bounds.promptTokens, 'promptTokens');
   const output = tokenCount(bounds.outputTokens, 'outputTokens');
-  const tiers: EffectiveRates[] = [effectiveRates(p, false)];
-  if (p.threshold_tokens !== undefined && prompt > BigInt(p.threshold_tokens)) tiers.push(effectiveRates(p, true));
-  const promptRate = maxDecimal(...tiers.flatMap(promptRates));
-  const outputRate = maxDecimal(...tiers.map((t) => t.output));
+  const base = effectiveRates(p, false);
+  let promptRate = maxPromptRate(base);
+  let outputRate = maxDecimal(base.output);
+  if (p.threshold_tokens !== undefined && prompt > BigInt(p.threshold_tokens)) {
+    const long = effectiveRates(p, true);
+    promptRate = maxDecimal(promptRate, maxPromptRate(long));
+    outputRate = maxDecimal(outputRate, long.output);
+  }
   const slack = promptRate.scale > 0 && prompt > 1n ? (prompt < 4n ? prompt : 4n) - 1n : 0n;
   return toNumber(ceilTimes(prompt, promptRate) + slack + ceilTimes(output, outputRate));
 }
 
-function promptRates(rates: EffectiveRates): Decimal[] {
-  return [rates.input, rates.cache_read, rates.cache_write, rates.cache_write_1h];
+/** Effective rates are frozen (a registry's kept per pricing): their highest prompt rate is found once. */
+const PROMPT_RATE = new WeakMap<EffectiveRates, Decimal>();
+
+function maxPromptRate(rates: EffectiveRates): Decimal {
+  let max = PROMPT_RATE.get(rates);
+  if (max === undefined) {
+    max = maxDecimal(rates.input, rates.cache_read, rates.cache_write, rates.cache_write_1h);
+    if (Object.isFrozen(rates)) PROMPT_RATE.set(rates, max);
+  }
+  return max;
 }
 
 /** Anything that carries a deployment's pricing: a routing candidate, say. */
