@@ -58,24 +58,6 @@ export function boundsOf(cal: CalendarDay, t: number, e: CompiledSpendEntry): Wi
   return e.rolling ? rollingBounds(e.window as RollingWindow, t) : boundsAt(cal, e.windowIdx);
 }
 
-const capKeys = new WeakMap<CompiledSpendEntry, Map<string, { windowKey: string; key: string }>>();
-
-/**
- * `spend:<rule>:<scope>:<pool key>:<window key>`, made once per entry and pool key and kept
- * until the window moves on: a decision names the same cap keys request after request. At
- * most 1,024 pool keys per entry are kept.
- */
-function capKey(e: CompiledSpendEntry, pkey: string, windowKey: string): string {
-  let byPool = capKeys.get(e);
-  if (byPool === undefined) capKeys.set(e, (byPool = new Map<string, { windowKey: string; key: string }>()));
-  const hit = byPool.get(pkey);
-  if (hit !== undefined && hit.windowKey === windowKey) return hit.key;
-  const key = `${e.capPrefix}${pkey}:${windowKey}`;
-  if (hit === undefined && byPool.size >= 1024) byPool.clear();
-  byPool.set(pkey, { windowKey, key });
-  return key;
-}
-
 /** Fills a group's per-model sums over its window keys; false when a counter is not a usable amount. */
 function fillGroup(c: CompiledPolicy, s: Scratch, gi: number, b: WindowBounds, counters: SpendCounters | undefined): boolean {
   const n = c.modelIds.length;
@@ -232,7 +214,7 @@ export function decideSpend(input: SpendInput): SpendDecision {
       switch (a.type) {
         case 'block': {
           const cap: HardCap = {
-            key: capKey(e, pkey, b.key),
+            key: `${e.capPrefix}${pkey}:${b.key}`,
             ruleId: e.ruleId,
             principalId: pid,
             principalKey: pkey,
