@@ -86,6 +86,8 @@ interface StartOptions {
   port?: number;
   readyPath?: string;
   timeoutMs?: number;
+  /** Everything the process prints, as it comes (the service keeps only the last 8 KiB). */
+  onOutput?: (text: string) => void;
 }
 
 const CLOCK_TICKS_PER_S = 100; // USER_HZ: 100 on every Linux this runs on
@@ -152,8 +154,11 @@ export async function startService(options: StartOptions): Promise<Service> {
   let tail = '';
   // Set by the exit handler: typed by assertion so the loop below does not narrow it to null.
   let exit = null as string | null;
+  const onOutput = options.onOutput;
   const keep = (chunk: Buffer) => {
-    tail = (tail + chunk.toString('utf8')).slice(-8192);
+    const text = chunk.toString('utf8');
+    onOutput?.(text);
+    tail = (tail + text).slice(-8192);
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
