@@ -19,31 +19,53 @@ export function completeReply(status: number, body: string, headers: Record<stri
  * the other: whichever is asked for first.
  */
 export function streamReply(status: number, headers: Record<string, string>, chunks: AsyncIterableIterator<Uint8Array>): GatewayReply {
-  let stream: ReadableStream<Uint8Array> | undefined;
-  let taken = false;
-  let replaced: { body: GatewayReply['body'] } | null = null;
-  const reply = {
-    status,
-    headers,
+  return new StreamReply(status, headers, chunks);
+}
+
+/**
+ * `body` is an own, enumerable accessor (a copy made with `{ ...reply }` still has the stream),
+ * defined with the same two functions on every reply. Not an object literal with `get body()`:
+ * each evaluation of such a literal makes new accessor functions, so V8 gives every reply a map
+ * of its own, and those maps (old-generation objects) keep each reply's whole request alive
+ * through young collections until a full one (serve-gc in BENCHMARKS.md).
+ */
+class StreamReply {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  declare readonly body: GatewayReply['body'];
+  #chunks: AsyncIterableIterator<Uint8Array>;
+  #stream: ReadableStream<Uint8Array> | undefined = undefined;
+  #taken = false;
+  #replaced: { body: GatewayReply['body'] } | null = null;
+
+  constructor(status: number, headers: Record<string, string>, chunks: AsyncIterableIterator<Uint8Array>) {
+    this.status = status;
+    this.headers = headers;
+    this.#chunks = chunks;
+    Object.defineProperty(this, 'body', StreamReply.#bodyProperty);
+  }
+
+  static readonly #bodyProperty: PropertyDescriptor = {
     /** The event stream; none once an adapter took the chunks (they are being written elsewhere). */
-    get body(): GatewayReply['body'] {
-      if (replaced !== null) return replaced.body;
-      if (taken) return null;
-      return (stream ??= directStream(chunks) ?? iteratorStream(chunks));
+    get(this: StreamReply): GatewayReply['body'] {
+      if (this.#replaced !== null) return this.#replaced.body;
+      if (this.#taken) return null;
+      return (this.#stream ??= directStream(this.#chunks) ?? iteratorStream(this.#chunks));
     },
     /** A wrapper may still put another body in its place, as on any plain reply. */
-    set body(body: GatewayReply['body']) {
-      replaced = { body };
+    set(this: StreamReply, body: GatewayReply['body']) {
+      this.#replaced = { body };
     },
+    enumerable: true,
+    configurable: true,
   };
-  Object.defineProperty(reply, TAKE_CHUNKS, {
-    value: (): AsyncIterator<Uint8Array> | undefined => {
-      if (stream !== undefined || taken || replaced !== null) return undefined;
-      taken = true;
-      return chunks;
-    },
-  });
-  return reply;
+
+  /** Not an own property: a copy of the reply is a plain reply, whose body is the web stream. */
+  [TAKE_CHUNKS](): AsyncIterator<Uint8Array> | undefined {
+    if (this.#stream !== undefined || this.#taken || this.#replaced !== null) return undefined;
+    this.#taken = true;
+    return this.#chunks;
+  }
 }
 
 /**
