@@ -191,3 +191,5 @@ export { createIdentityResolver } from './identity/with-jwt.js';
 export { awsSigV4Signer } from './gateway/aws-sigv4.js';
 export { googleServiceAccountSigner } from './gateway/google-service-account.js';
 export { operationKinds, type OperationKinds } from './gateway/kinds.js';
+/** For server adapters: per-request items held by long-lived objects, without promoting them (util/slot-set.ts). */
+export { SlotSet } from './util/slot-set.js';

@@ -206,6 +206,7 @@ class Exchange implements Expiring {
   private readonly started = performance.now();
   /** When the current hard bound runs out: the head's, then the whole call's. */
   deadline: number;
+  deadlineSlot = -1;
 
   /** The connection carrying the exchange, once it has one. */
   private connection: Connection | null = null;

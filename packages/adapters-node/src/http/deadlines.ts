@@ -2,6 +2,7 @@
  * Time bounds of upstream calls: the error a call fails with when one runs out, and one timer
  * that checks the hard deadlines of every call under way.
  */
+import { SlotSet } from '@tollgate/core';
 
 /** Which bound ran out: opening a connection, the response head, silence in the body, or the whole call. */
 export type TimeBound = 'connect' | 'headers' | 'body' | 'attempt';
@@ -31,6 +32,8 @@ export interface Expiring {
   readonly deadline: number;
   /** Its bound ran out. */
   expire(): void;
+  /** Where `Deadlines` keeps it (set by `add`). */
+  deadlineSlot: number;
 }
 
 /**
@@ -39,7 +42,8 @@ export interface Expiring {
  * fires at most one tick late.
  */
 export class Deadlines {
-  private readonly live = new Set<Expiring>();
+  /** Not a `Set`: see `SlotSet` (a call per request, for as long as the client lives). */
+  private readonly live = new SlotSet<Expiring>();
   private timer: ReturnType<typeof setInterval> | null = null;
   private idleTicks = 0;
 
@@ -51,7 +55,7 @@ export class Deadlines {
   }
 
   add(call: Expiring): void {
-    this.live.add(call);
+    call.deadlineSlot = this.live.add(call);
     if (this.timer === null) {
       this.timer = setInterval(() => this.tick(), this.tickMs);
       this.timer.unref();
@@ -59,7 +63,7 @@ export class Deadlines {
   }
 
   delete(call: Expiring): void {
-    this.live.delete(call);
+    this.live.delete(call.deadlineSlot, call);
   }
 
   private tick(): void {
@@ -74,6 +78,8 @@ export class Deadlines {
     }
     this.idleTicks = 0;
     const now = performance.now();
-    for (const call of this.live) if (now >= call.deadline) call.expire();
+    this.live.forEach((call) => {
+      if (now >= call.deadline) call.expire();
+    });
   }
 }

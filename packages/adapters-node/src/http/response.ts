@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { completeBodyOf, takeChunks, type GatewayReply } from '@tollgate/core';
+import { completeBodyOf, SlotSet, takeChunks, type GatewayReply } from '@tollgate/core';
 
 /** How long an event stream's head may wait for the first event before it is sent alone. */
 const HEAD_FLUSH_MS = 20;
@@ -9,21 +9,27 @@ interface WaitingHead {
   res: ServerResponse;
   due: number;
   sent: boolean;
+  slot: number;
 }
 
 /**
- * The heads waiting, oldest first (every one waits as long, so the first is the first due), and
- * one timer for them all: a stream's first event usually comes long before, and a timer per
- * stream (made, then cleared) cost more than the wait it bounds.
+ * The heads waiting, and one timer for them all: a stream's first event usually comes long
+ * before, and a timer per stream (made, then cleared) cost more than the wait it bounds. A
+ * `SlotSet`, not a `Set`: see there (a head per stream, for as long as the process lives).
  */
-const waitingHeads = new Set<WaitingHead>();
+const waitingHeads = new SlotSet<WaitingHead>();
 let headTimer: ReturnType<typeof setTimeout> | null = null;
 
 function waitForHead(res: ServerResponse): WaitingHead {
-  const head: WaitingHead = { res, due: performance.now() + HEAD_FLUSH_MS, sent: false };
-  waitingHeads.add(head);
+  const head: WaitingHead = { res, due: performance.now() + HEAD_FLUSH_MS, sent: false, slot: -1 };
+  head.slot = waitingHeads.add(head);
   headTimer ??= armHeadTimer(HEAD_FLUSH_MS);
   return head;
+}
+
+/** The head's wait is over (its first event came, or the body ended or failed). */
+function stopWaiting(head: WaitingHead): void {
+  waitingHeads.delete(head.slot, head);
 }
 
 /**
@@ -37,17 +43,19 @@ function armHeadTimer(ms: number): ReturnType<typeof setTimeout> {
 function flushDueHeads(): void {
   headTimer = null;
   const now = performance.now();
-  for (const head of waitingHeads) {
+  let next = Number.POSITIVE_INFINITY;
+  waitingHeads.forEach((head) => {
     if (head.due > now) {
-      headTimer = armHeadTimer(Math.ceil(head.due - now));
+      next = Math.min(next, head.due);
       return;
     }
-    waitingHeads.delete(head);
+    stopWaiting(head);
     if (!head.res.destroyed) {
       head.sent = true;
       head.res.flushHeaders();
     }
-  }
+  });
+  if (next !== Number.POSITIVE_INFINITY) headTimer = armHeadTimer(Math.ceil(next - now));
 }
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
@@ -233,7 +241,7 @@ async function writeBody(reader: Chunks, res: ServerResponse, eventStream: boole
     for (;;) {
       const { done, value } = await reader.next();
       if (head !== null) {
-        waitingHeads.delete(head);
+        stopWaiting(head);
         wrote = head.sent;
         head = null;
       }
@@ -264,7 +272,7 @@ async function writeBody(reader: Chunks, res: ServerResponse, eventStream: boole
       setTimeout(() => socket.destroy(), 2000).unref();
     } else res.destroy();
   } finally {
-    if (head !== null) waitingHeads.delete(head);
+    if (head !== null) stopWaiting(head);
     res.off('close', onClose);
   }
 }

@@ -92,6 +92,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   private readonly started = performance.now();
   /** When the current bound runs out (`performance.now()` ms): the head's, then the whole call's. */
   deadline: number;
+  deadlineSlot = -1;
   private onAbort: (() => void) | null = null;
 
   constructor(

@@ -25,6 +25,7 @@ import { policyRevisionOf } from '../replay/replay.js';
 import type { GatewayTelemetry, TelemetryOption } from '../telemetry/options.js';
 import { RequestTiming } from './timing.js';
 import type { UsageStats } from './options.js';
+import { SlotSet } from '../util/slot-set.js';
 
 /** Each gateway's `reply` → the `handle` made with it. */
 const PAIRS = new WeakMap<Gateway['reply'], Gateway['handle']>();
@@ -172,9 +173,10 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     const pending = sinkStats.pending ?? 0;
     return { handed, written: sinkStats.written - pending, queued: pending, dropped: 0, failed: sinkStats.failed };
   };
-  const openStreams = new Set<Promise<void>>();
+  /** What `close()` waits for: calls, streams and bookkeeping under way (a `SlotSet`: one per request). */
+  const openStreams = new SlotSet<Promise<void>>();
   /** Deferred work not started yet: `close()` starts it. */
-  const notStarted = new Set<() => Promise<void>>();
+  const notStarted = new SlotSet<() => Promise<void>>();
   let closed = false;
 
   const upstreamFetch: UpstreamFetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
@@ -206,14 +208,15 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     ...(options.tenantOf === undefined ? {} : { tenantOf: options.tenantOf }),
     ...(options.cacheShaping === undefined ? {} : { cacheShaping: options.cacheShaping }),
     trackStream(done) {
-      openStreams.add(done);
-      void done.finally(() => openStreams.delete(done));
+      const slot = openStreams.add(done);
+      void done.finally(() => openStreams.delete(slot, done));
     },
     trackDeferred(work) {
       let running: Promise<void> | undefined;
+      let slot = -1;
       const run = (): Promise<void> => {
         if (running === undefined) {
-          notStarted.delete(run);
+          notStarted.delete(slot, run);
           running = work().catch(() => {});
           deps.trackStream(running);
         }
@@ -221,7 +224,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       };
       // After `close()` began nobody else may run it: start it now, so close() waits for it.
       if (closed) void run();
-      else notStarted.add(run);
+      else slot = notStarted.add(run);
       return run;
     },
   };
@@ -335,7 +338,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     async close(closeOptions = {}) {
       closed = true;
       // Settling and recording handed to a caller that has not run them yet: run them now.
-      for (const run of [...notStarted]) void run();
+      for (const run of notStarted.values()) void run();
       const drainMs = closeOptions.drainMs ?? 30_000;
       const drainUntil = holds.now() + drainMs;
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -347,7 +350,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       // A request still under way may open a stream or hand over its bookkeeping while we wait:
       // wait for those too, until nothing is open or the drain time is up.
       void deadline.then(() => (drained = true));
-      while (openStreams.size > 0 && !drained) await Promise.race([Promise.all([...openStreams]), deadline]);
+      while (openStreams.size > 0 && !drained) await Promise.race([Promise.all(openStreams.values()), deadline]);
       if (timer !== undefined) clearTimeout(timer);
       // Settles the store failed are retried until the drain time is up; what is left is counted.
       await holds.drain(drainUntil);
