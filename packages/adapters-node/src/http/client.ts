@@ -181,6 +181,14 @@ interface CallBounds {
  * One request on one connection, and the parse of its answer. The bytes of the answer arrive
  * through `read`; the head resolves the call, the rest goes to the body.
  */
+/** What the caller of `Client.request` waits with. */
+interface Caller {
+  resolveWith(value: unknown): void;
+  rejectWith(error: unknown): void;
+  shape: ((answer: ClientAnswer) => unknown) | undefined;
+  failure: ((error: unknown) => unknown) | undefined;
+}
+
 class Exchange implements Expiring {
   /** How the answer's body is delimited; null before its head. */
   private framing: Framing | null = null;
@@ -192,8 +200,8 @@ class Exchange implements Expiring {
   private answerBody: BodyQueue | null = null;
   /** Whether the bytes `read` gets live in a buffer the next read overwrites (then what is kept is copied). */
   private shared = false;
-  /** The request's body, written after `head`. */
-  readonly body: string | Uint8Array | null;
+  /** The request's body, written after `head` (let go once the exchange is over). */
+  body: string | Uint8Array | null;
   private decoder: Gunzip | Inflate | BrotliDecompress | null = null;
   private answered = false;
   private finished = false;
@@ -213,18 +221,26 @@ class Exchange implements Expiring {
   /** Gives up the wait for a connection (while there is none). */
   private stopWaiting: () => void = noop;
 
+  private readonly signal: AbortSignal | undefined;
+  private readonly method: string;
+  /**
+   * The caller's promise (settled once, with `shape` of the answer's head or `failure` of the
+   * error), let go once the exchange is over: an exchange that something still points at (a
+   * closure the body queue keeps, a stale slot) then holds nothing of the caller's request.
+   */
+  private caller: Caller | null;
+
   constructor(
     private readonly bounds: CallBounds,
-    readonly request: ClientRequest,
+    request: ClientRequest,
     /** The request head, checked and ready to write. */
     readonly head: string,
-    /** The caller's promise: settled once, with `shape` of the answer's head or `failure` of the error. */
-    private readonly resolveWith: (value: unknown) => void,
-    private readonly rejectWith: (error: unknown) => void,
-    private readonly shape: ((answer: ClientAnswer) => unknown) | undefined,
-    private readonly failure: ((error: unknown) => unknown) | undefined,
+    caller: Caller,
   ) {
     this.body = request.body;
+    this.signal = request.signal;
+    this.method = request.method;
+    this.caller = caller;
     this.deadline = this.started + Math.min(bounds.headersMs, bounds.attemptMs);
     bounds.deadlines.add(this);
     // The exchange itself listens (`handleEvent`): no closures per call.
@@ -244,20 +260,29 @@ class Exchange implements Expiring {
 
   /** The head of the answer: the call resolves (with its shape, if the caller gave one). */
   private resolve(answer: ClientAnswer): void {
-    if (this.shape === undefined) return this.resolveWith(answer);
+    const caller = this.caller;
+    if (caller === null) return;
+    if (caller.shape === undefined) return caller.resolveWith(answer);
     let shaped: unknown;
     try {
-      shaped = this.shape(answer);
+      shaped = caller.shape(answer);
     } catch (error) {
       // Nobody will read this body: give it up, so its connection is not held.
       void answer.body?.return();
-      return this.rejectWith(error);
+      return caller.rejectWith(error);
     }
-    this.resolveWith(shaped);
+    caller.resolveWith(shaped);
   }
 
   private reject(error: unknown): void {
-    this.rejectWith(this.failure === undefined ? error : this.failure(error));
+    const caller = this.caller;
+    if (caller !== null) caller.rejectWith(caller.failure === undefined ? error : caller.failure(error));
+  }
+
+  /** Over (its head answered or failed, its body read or failed): nothing of the caller's is kept. */
+  private letGo(): void {
+    this.caller = null;
+    this.body = null;
   }
 
   /**
@@ -276,7 +301,7 @@ class Exchange implements Expiring {
 
   /** The caller's signal aborted. */
   handleEvent(): void {
-    this.fail(abortReason(this.request.signal!));
+    this.fail(abortReason(this.signal!));
   }
 
   /** Bytes from the connection, in order; `shared` when they are only lent until the next read. */
@@ -312,7 +337,7 @@ class Exchange implements Expiring {
       this.complete();
       return;
     }
-    const signal = this.request.signal;
+    const signal = this.signal;
     this.fail(
       signal?.aborted === true
         ? abortReason(signal)
@@ -327,7 +352,7 @@ class Exchange implements Expiring {
     if (this.finished) return;
     this.finished = true;
     this.keepAlive = false;
-    this.request.signal?.removeEventListener('abort', this);
+    this.signal?.removeEventListener('abort', this);
     this.bounds.deadlines.delete(this);
     if (!this.answered) {
       this.answered = true;
@@ -335,6 +360,7 @@ class Exchange implements Expiring {
     } else if (this.decoder !== null) this.decoder.destroy(error instanceof Error ? error : new Error(String(error)));
     else this.answerBody?.fail(error);
     this.done(false, null);
+    this.letGo();
   }
 
   /** The head, once whole; returns the bytes after it, or null while it is incomplete. */
@@ -418,7 +444,7 @@ class Exchange implements Expiring {
     }
     if (minor === 0 ? !/\bkeep-alive\b/.test(connection) : /\bclose\b/.test(connection)) this.keepAlive = false;
     let framing: Framing;
-    if (this.request.method === 'HEAD' || status === 204 || status === 304) framing = { kind: 'none' };
+    if (this.method === 'HEAD' || status === 204 || status === 304) framing = { kind: 'none' };
     else if (transferEncoding !== null) {
       // Both framings at once is how responses get smuggled: refused, as node:http does.
       if (contentLength !== null) throw new UpstreamProtocolError('the upstream sent both transfer-encoding and content-length');
@@ -554,11 +580,12 @@ class Exchange implements Expiring {
     if (this.finished) return;
     this.flushBatch();
     this.finished = true;
-    this.request.signal?.removeEventListener('abort', this);
+    this.signal?.removeEventListener('abort', this);
     this.bounds.deadlines.delete(this);
     if (this.decoder !== null) this.decoder.end();
     else this.answerBody?.end();
     this.done(this.keepAlive && !extra, this.keptFor);
+    this.letGo();
   }
 
   /** A compressed body: the raw bytes go through the decoder, what it gives goes to the body. */
@@ -893,7 +920,7 @@ export class Client {
         origin = new Origin(this.options, request.secure, request.hostname, request.port, this.events);
         this.origins.set(key, origin);
       }
-      new Exchange(this.bounds, request, head, resolveWith as (value: unknown) => void, rejectWith, shape, failure).send(origin);
+      new Exchange(this.bounds, request, head, { resolveWith, rejectWith, shape, failure }).send(origin);
     });
   }
 
