@@ -221,7 +221,7 @@ class Exchange implements Expiring {
   /** Gives up the wait for a connection (while there is none). */
   private stopWaiting: () => void = noop;
 
-  private readonly signal: AbortSignal | undefined;
+  private signal: AbortSignal | undefined;
   private readonly method: string;
   /**
    * The caller's promise (settled once, with `shape` of the answer's head or `failure` of the
@@ -233,8 +233,8 @@ class Exchange implements Expiring {
   constructor(
     private readonly bounds: CallBounds,
     request: ClientRequest,
-    /** The request head, checked and ready to write. */
-    readonly head: string,
+    /** The request head, checked and ready to write (credentials in it: let go once over). */
+    public head: string,
     caller: Caller,
   ) {
     this.body = request.body;
@@ -279,10 +279,12 @@ class Exchange implements Expiring {
     if (caller !== null) caller.rejectWith(caller.failure === undefined ? error : caller.failure(error));
   }
 
-  /** Over (its head answered or failed, its body read or failed): nothing of the caller's is kept. */
+  /** Over (its body read, or the call failed): nothing of the caller's is kept, its credentials included. */
   private letGo(): void {
     this.caller = null;
     this.body = null;
+    this.head = '';
+    this.signal = undefined;
   }
 
   /**

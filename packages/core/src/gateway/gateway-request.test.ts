@@ -186,6 +186,21 @@ describe('gateway.reply: the answer as a plain reply, for server adapters that w
     expect(records.map((r) => r.status)).toEqual(['ok']);
   });
 
+  it('a stream reply behind a Proxy or inherited from gives the same body and chunks (wrappers keep working)', async () => {
+    const { gateway, key, records } = await gatewayWithKey();
+    const proxied = new Proxy(await gateway.reply(plain(key, encoder.encode(chatBody({ stream: true })))), {});
+    const chunks = takeChunks(proxied)!;
+    let text = '';
+    for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) text += new TextDecoder().decode(next.value);
+    expect(text).toContain('[DONE]');
+    expect(proxied.body).toBeNull();
+    const inherited = Object.create(await gateway.reply(plain(key, encoder.encode(chatBody({ stream: true }))))) as GatewayReply;
+    expect(await new Response(inherited.body as ReadableStream<Uint8Array>).text()).toContain('[DONE]');
+    expect(Object.getPrototypeOf(Object.getPrototypeOf(inherited))).toBe(Object.prototype);
+    await gateway.close({ drainMs: 1000 });
+    expect(records.map((r) => r.status)).toEqual(['ok', 'ok']);
+  });
+
   it('once the chunks are taken the body is none (no second reader), and a wrapper may still replace the body', async () => {
     const { gateway, key } = await gatewayWithKey();
     const taken = await gateway.reply(plain(key, encoder.encode(chatBody({ stream: true }))));

@@ -19,53 +19,54 @@ export function completeReply(status: number, body: string, headers: Record<stri
  * the other: whichever is asked for first.
  */
 export function streamReply(status: number, headers: Record<string, string>, chunks: AsyncIterableIterator<Uint8Array>): GatewayReply {
-  return new StreamReply(status, headers, chunks);
+  const reply = { status, headers } as GatewayReply & { [STREAM_STATE]: StreamState };
+  Object.defineProperty(reply, 'body', STREAM_BODY);
+  Object.defineProperty(reply, STREAM_STATE, { value: { chunks, stream: undefined, taken: false, replaced: null } satisfies StreamState });
+  Object.defineProperty(reply, TAKE_CHUNKS, { value: takeStreamChunks });
+  return reply;
 }
 
 /**
- * `body` is an own, enumerable accessor (a copy made with `{ ...reply }` still has the stream),
- * defined with the same two functions on every reply. Not an object literal with `get body()`:
- * each evaluation of such a literal makes new accessor functions, so V8 gives every reply a map
- * of its own, and those maps (old-generation objects) keep each reply's whole request alive
- * through young collections until a full one (serve-gc in BENCHMARKS.md).
+ * A stream reply's state, under a non-enumerable key: a copy made with `{ ...reply }` has the
+ * stream as its `body` and cannot take the chunks. A proxy or an object inheriting from the
+ * reply reads the same state. Every reply is given its accessor, state and hand-off the same
+ * way, with the same functions, so all share one hidden class. Not an object literal with
+ * `get body()`: each evaluation of such a literal makes new accessor functions, so V8 gives
+ * every reply a map of its own, and those maps (old-generation objects) keep each reply's whole
+ * request alive through young collections until a full one (serve-gc in BENCHMARKS.md).
  */
-class StreamReply {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  declare readonly body: GatewayReply['body'];
-  #chunks: AsyncIterableIterator<Uint8Array>;
-  #stream: ReadableStream<Uint8Array> | undefined = undefined;
-  #taken = false;
-  #replaced: { body: GatewayReply['body'] } | null = null;
+interface StreamState {
+  readonly chunks: AsyncIterableIterator<Uint8Array>;
+  stream: ReadableStream<Uint8Array> | undefined;
+  taken: boolean;
+  replaced: { body: GatewayReply['body'] } | null;
+}
 
-  constructor(status: number, headers: Record<string, string>, chunks: AsyncIterableIterator<Uint8Array>) {
-    this.status = status;
-    this.headers = headers;
-    this.#chunks = chunks;
-    Object.defineProperty(this, 'body', StreamReply.#bodyProperty);
-  }
+const STREAM_STATE = Symbol('tollgate.streamState');
 
-  static readonly #bodyProperty: PropertyDescriptor = {
-    /** The event stream; none once an adapter took the chunks (they are being written elsewhere). */
-    get(this: StreamReply): GatewayReply['body'] {
-      if (this.#replaced !== null) return this.#replaced.body;
-      if (this.#taken) return null;
-      return (this.#stream ??= directStream(this.#chunks) ?? iteratorStream(this.#chunks));
-    },
-    /** A wrapper may still put another body in its place, as on any plain reply. */
-    set(this: StreamReply, body: GatewayReply['body']) {
-      this.#replaced = { body };
-    },
-    enumerable: true,
-    configurable: true,
-  };
+type StreamReply = { readonly [STREAM_STATE]: StreamState };
 
-  /** Not an own property: a copy of the reply is a plain reply, whose body is the web stream. */
-  [TAKE_CHUNKS](): AsyncIterator<Uint8Array> | undefined {
-    if (this.#stream !== undefined || this.#taken || this.#replaced !== null) return undefined;
-    this.#taken = true;
-    return this.#chunks;
-  }
+const STREAM_BODY: PropertyDescriptor = {
+  /** The event stream; none once an adapter took the chunks (they are being written elsewhere). */
+  get(this: StreamReply): GatewayReply['body'] {
+    const state = this[STREAM_STATE];
+    if (state.replaced !== null) return state.replaced.body;
+    if (state.taken) return null;
+    return (state.stream ??= directStream(state.chunks) ?? iteratorStream(state.chunks));
+  },
+  /** A wrapper may still put another body in its place, as on any plain reply. */
+  set(this: StreamReply, body: GatewayReply['body']) {
+    this[STREAM_STATE].replaced = { body };
+  },
+  enumerable: true,
+  configurable: true,
+};
+
+function takeStreamChunks(this: StreamReply): AsyncIterator<Uint8Array> | undefined {
+  const state = this[STREAM_STATE];
+  if (state.stream !== undefined || state.taken || state.replaced !== null) return undefined;
+  state.taken = true;
+  return state.chunks;
 }
 
 /**
