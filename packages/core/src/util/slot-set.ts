@@ -20,7 +20,7 @@ export class SlotSet<T extends object> {
     return this.count;
   }
 
-  /** Add an item; returns its slot, which `delete` takes. */
+  /** Add an item; returns its slot, which `delete` takes (an item added twice takes two slots). */
   add(item: T): number {
     const slot = this.free.pop() ?? this.items.length;
     this.items[slot] = item;
