@@ -95,13 +95,19 @@ export class Exchange implements Dispatcher.DispatchHandler {
   deadlineSlot = -1;
   private onAbort: (() => void) | null = null;
 
+  /** The caller's promise, let go once the call is over (as the built-in client's exchange does). */
+  private caller: { resolve(answer: UpstreamResponse): void; reject(error: unknown): void } | null;
+  private signal: AbortSignal | undefined;
+
   constructor(
     private readonly bounds: Bounds,
-    private readonly resolve: (answer: UpstreamResponse) => void,
-    private readonly reject: (error: unknown) => void,
-    private readonly signal: AbortSignal | undefined,
+    resolve: (answer: UpstreamResponse) => void,
+    reject: (error: unknown) => void,
+    signal: AbortSignal | undefined,
     private readonly redirectError: boolean,
   ) {
+    this.caller = { resolve, reject };
+    this.signal = signal;
     this.deadline = this.started + Math.min(bounds.headersMs, bounds.attemptMs);
     bounds.deadlines.add(this);
     if (signal !== undefined) {
@@ -141,7 +147,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
       body.onGiveUp = () => this.giveUp(new Error('the gateway gave the body up'));
       if (decoder !== null) this.decode(decoder, body);
     }
-    this.resolve({
+    this.caller?.resolve({
       // Statuses outside what a response can carry are the upstream's fault.
       status: status > 599 ? 502 : status,
       headers: headerReader(rawHeaders, decoder !== null),
@@ -162,12 +168,20 @@ export class Exchange implements Dispatcher.DispatchHandler {
     this.finish();
     if (this.decoder !== null) this.decoder.end();
     else this.body?.end();
+    this.letGo();
   }
 
   onError(error: Error): void {
     if (this.over) return;
     this.finish();
     this.fail(error);
+    this.letGo();
+  }
+
+  /** Over: nothing of the caller's is kept (a closure the body queue keeps may still point here). */
+  private letGo(): void {
+    this.caller = null;
+    this.signal = undefined;
   }
 
   /** Fail whatever is not over: the call before the head, the body after it. */
@@ -175,7 +189,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
     if (!this.answered) {
       this.answered = true;
       const signal = this.signal;
-      this.reject(signal?.aborted === true ? abortReason(signal) : error instanceof TypeError ? error : networkError(error));
+      this.caller?.reject(signal?.aborted === true ? abortReason(signal) : error instanceof TypeError ? error : networkError(error));
     } else if (this.decoder !== null) {
       this.decoder.destroy();
       this.body?.fail(error);
@@ -187,6 +201,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
     if (this.over) return;
     this.finish();
     this.fail(error);
+    this.letGo();
     if (this.abortCall !== null) this.abortCall(error);
     else this.pendingAbort = error;
   }
