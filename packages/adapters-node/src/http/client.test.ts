@@ -296,6 +296,33 @@ describe('Client: connections', () => {
     expect(server.connections()).toBe(1);
   });
 
+  it("a failure callback that throws still ends the call with what it threw, and frees the connection's slot", async () => {
+    const server = await rawServer((socket, _seen, i) => {
+      if (i === 0) socket.destroy();
+      else socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');
+    });
+    const c = client({ maxSocketsPerOrigin: 1 });
+    const failed = c.request(
+      call(server.port),
+      (answer) => answer.status,
+      () => {
+        throw new Error('the caller could not shape it');
+      },
+    );
+    await expect(within(failed, 2000)).rejects.toThrow('the caller could not shape it');
+    // The only slot came back: the next call gets a connection and its answer.
+    expect(
+      await within(
+        c.request(
+          call(server.port),
+          (answer) => answer.status,
+          (error) => error,
+        ),
+        2000,
+      ),
+    ).toBe(200);
+  });
+
   it('closes an idle connection after idleTimeoutMs, and opens a new one for the next call', async () => {
     const server = await rawServer((socket) => void socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'));
     const c = client({ idleTimeoutMs: 40 });

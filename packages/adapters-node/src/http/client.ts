@@ -276,7 +276,17 @@ class Exchange implements Expiring {
 
   private reject(error: unknown): void {
     const caller = this.caller;
-    if (caller !== null) caller.rejectWith(caller.failure === undefined ? error : caller.failure(error));
+    if (caller === null) return;
+    let shaped = error;
+    // A `failure` that throws still ends the call: with what it threw, as `shape`'s throw does.
+    if (caller.failure !== undefined) {
+      try {
+        shaped = caller.failure(error);
+      } catch (thrown) {
+        shaped = thrown;
+      }
+    }
+    caller.rejectWith(shaped);
   }
 
   /** Over (its body read, or the call failed): nothing of the caller's is kept, its credentials included. */
@@ -356,13 +366,17 @@ class Exchange implements Expiring {
     this.keepAlive = false;
     this.signal?.removeEventListener('abort', this);
     this.bounds.deadlines.delete(this);
-    if (!this.answered) {
-      this.answered = true;
-      this.reject(error);
-    } else if (this.decoder !== null) this.decoder.destroy(error instanceof Error ? error : new Error(String(error)));
-    else this.answerBody?.fail(error);
-    this.done(false, null);
-    this.letGo();
+    try {
+      if (!this.answered) {
+        this.answered = true;
+        this.reject(error);
+      } else if (this.decoder !== null) this.decoder.destroy(error instanceof Error ? error : new Error(String(error)));
+      else this.answerBody?.fail(error);
+    } finally {
+      // Whatever a caller's callback does, the connection goes back and nothing of the call is kept.
+      this.done(false, null);
+      this.letGo();
+    }
   }
 
   /** The head, once whole; returns the bytes after it, or null while it is incomplete. */
