@@ -121,6 +121,21 @@ const Notify = z
   })
   .describe('Delivery of spend notifications (policy notify actions). Without it they are only counted in the log.');
 
+/** The shortest surrogate secret `serve` accepts (characters): an HMAC key with at least 256 bits of material. */
+export const MIN_SURROGATE_SECRET = 32;
+
+/** `dlp`: what the policy's DLP needs from the service, beside the policy file. */
+const Dlp = z
+  .strictObject({
+    surrogate_key_env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable (letters, digits, _)')
+      .describe(
+        `The environment variable holding the secret pseudonymize surrogates are derived from (HMAC-SHA256, at least ${MIN_SURROGATE_SECRET} characters). Workers and replicas given the same secret make the same surrogate for a value. Without it each worker makes a random key at start.`,
+      ),
+  })
+  .describe('DLP settings of the service (the policy file says what to detect and do). Reference: docs/dlp-tools-prompts.md.');
+
 const Log = z
   .strictObject({
     access: z
@@ -168,6 +183,7 @@ export const ServiceConfigSchema = z
     telemetry: Telemetry.optional(),
     notify: Notify.optional(),
     log: Log.default({ access: 'off' }),
+    dlp: Dlp.optional(),
     upstream: UpstreamConfig.default({ ...DEFAULT_UPSTREAM, http2: false }),
   })
   .describe("The service config of `tollgate serve`. Relative paths resolve against this file's folder.");
@@ -176,6 +192,24 @@ export const ServiceConfigSchema = z
 export type ServiceConfigInput = z.input<typeof ServiceConfigSchema>;
 /** The service config with defaults filled in. */
 export type ServiceConfig = z.output<typeof ServiceConfigSchema>;
+
+/**
+ * The secret DLP surrogates are derived from, read from the environment variable
+ * `dlp.surrogate_key_env` names; undefined when the config names none (each gateway then makes
+ * a random key). Throws when the variable is named but unset or shorter than
+ * `MIN_SURROGATE_SECRET`: surrogates would otherwise differ between workers and restarts
+ * without anyone being told.
+ */
+export function surrogateSecret(config: Pick<ServiceConfig, 'dlp'>, env: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
+  const name = config.dlp?.surrogate_key_env;
+  if (name === undefined) return undefined;
+  const value = env[name] ?? '';
+  if (value === '') throw new Error(`dlp.surrogate_key_env names ${name}, which is not set in the environment`);
+  if (value.length < MIN_SURROGATE_SECRET) {
+    throw new Error(`dlp.surrogate_key_env: ${name} holds ${value.length} characters; the surrogate secret needs at least ${MIN_SURROGATE_SECRET}`);
+  }
+  return value;
+}
 
 /** What a config's identity section holds, for log lines: `2 keys, 1 JWT issuer(s)`. */
 export function identitySummary(identity: ServiceConfig['identity']): string {

@@ -8,7 +8,7 @@ import { credentialSecrets, GatewayConfigError } from '@tollgate/core';
 import { closestName } from '@tollgate/policy';
 import { HELP, USAGE, cliVersion } from './help.js';
 import { createKeyEntry, renderKey } from './key.js';
-import { identitySummary } from './config.js';
+import { identitySummary, surrogateSecret } from './config.js';
 import { formatViolations, loadFiles, loadService } from './load.js';
 import { startService, type RunningService } from './service.js';
 import { formatWarnings, policyWarningList } from './warnings.js';
@@ -204,6 +204,17 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
   if (missing.length > 0) io.err(`tollgate: warning — secrets not set in the environment: ${missing.join(', ')} (calls needing them will fail)\n`);
   if (config.identity === undefined) io.err('tollgate: warning — no identity configured: every request will be refused (401)\n');
   io.err(formatWarnings(policyWarningList(result.service.policy, result.service.policyFile ?? file, config.identity ?? null)));
+  try {
+    surrogateSecret(config);
+  } catch (error) {
+    io.err(`tollgate: refusing to start — ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  if (workers > 1 && config.dlp?.surrogate_key_env === undefined && pseudonymizes(result.service.policy)) {
+    io.err(
+      `tollgate: warning — the policy pseudonymizes and --workers ${workers} has no dlp.surrogate_key_env: each worker makes its own surrogates, so one value gets a different surrogate depending on the worker that serves it (prompt caches miss)\n`,
+    );
+  }
   if (workers > 1) {
     // Each worker counts apart, and one listener would answer scrapes from a different worker
     // each time: refused rather than served wrong. OTLP export works per worker.
@@ -341,4 +352,10 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
     io.err(`tollgate: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
+}
+
+/** Whether a policy's DLP replaces any entity with a surrogate (by default or in a use case). */
+function pseudonymizes(policy: unknown): boolean {
+  const dlp = (policy as { dlp?: unknown } | null | undefined)?.dlp;
+  return dlp !== undefined && JSON.stringify(dlp).includes('"pseudonymize"');
 }

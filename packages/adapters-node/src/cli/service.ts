@@ -12,7 +12,7 @@ import { openaiTokenizers } from '@tollgate/core/tokenizers';
 import { handleNodeRequest } from '../http/listener.js';
 import { createNodeUpstream } from '../http/upstream.js';
 import { buildParts, upstreamOptions, type PartOverrides } from './build.js';
-import { identitySummary } from './config.js';
+import { identitySummary, surrogateSecret } from './config.js';
 import { formatViolations, loadService, type LoadedService, type Violation } from './load.js';
 import { Readiness, type ReadinessReport } from './readiness.js';
 import { createAccessLog, type AccessLog, type Answered } from '../telemetry/access-log.js';
@@ -64,6 +64,8 @@ const HEALTH = new Set(['/healthz', '/readyz']);
 export async function startService(service: LoadedService, options: StartServiceOptions = {}): Promise<RunningService> {
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const { config } = service;
+  // Checked before anything is opened: a named secret that is missing stops the start.
+  const dlpKey = surrogateSecret(config);
   const parts = await buildParts(config, service.dir, log, options.parts);
   // Telemetry first: the gateway's instruments are made from its providers. Absent: off, at no cost.
   let telemetry: ServiceTelemetry | null = null;
@@ -112,6 +114,7 @@ export async function startService(service: LoadedService, options: StartService
       store: parts.store,
       ...(parts.usage === undefined ? {} : { usage: parts.usage }),
       maxRequestBytes: config.max_request_bytes,
+      ...(dlpKey === undefined ? {} : { dlp: { key: dlpKey } }),
       ...(typeof config.store === 'object' && config.store.reservation_ttl_s !== undefined ? { reservationTtlMs: config.store.reservation_ttl_s * 1000 } : {}),
     });
   } catch (error) {
