@@ -5,7 +5,7 @@
  * also when the benchmark process exits early.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -272,6 +272,12 @@ export interface TollgateSetup {
   usageFile: string;
 }
 
+/** Setup folders made by this process: removed when it exits, however the script ends. */
+const setupDirs: string[] = [];
+process.on('exit', () => {
+  for (const dir of setupDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 /**
  * Write a governed `tollgate serve` setup into a new temp folder: a registry with one model per
  * upstream latency variant (`bench-d0`, `bench-d20`), a policy with a three-level monthly spend
@@ -284,6 +290,7 @@ export async function writeTollgateSetup(
   store: string | { url: string; key_prefix: string } = 'memory',
 ): Promise<TollgateSetup> {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-serve-bench-'));
+  setupDirs.push(dir);
   const { key, hash } = await createVirtualKey();
   const pricing = { unit: 'usd_per_mtok', input: '3', output: '15', cache_read: '0.30', cache_write: '3.75' };
   const providers: Record<string, unknown> = {};
