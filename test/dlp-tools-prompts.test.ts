@@ -165,6 +165,66 @@ describe('DLP pseudonymize: surrogates leave, originals come back', () => {
   });
 });
 
+describe('DLP on upstream errors', () => {
+  /** An Anthropic upstream that refuses, quoting the number it was sent (and what `extra` adds). */
+  const refusing = (extra: string) => (_request: Request, body: Record<string, unknown>) => {
+    const number = /\+[\d ]+\d/.exec(lastUserText(body))?.[0] ?? `none in ${lastUserText(body)}`;
+    const error = { type: 'error', error: { type: 'invalid_request_error', message: `Cannot call ${number}${extra}` } };
+    if (body.stream !== true) return new Response(JSON.stringify(error), { status: 400, headers: { 'content-type': 'application/json' } });
+    const start = {
+      type: 'message_start',
+      message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], usage: { input_tokens: 1, output_tokens: 0 } },
+    };
+    return chunkedResponse([sse([start, error])], {}, 0);
+  };
+
+  async function errorSetup(policy: unknown, extra = '') {
+    const upstream = await startMockUpstream({ anthropic: refusing(extra) });
+    const ids = await keysFor({ user: 'alice', tier: 'normal' });
+    const records: UsageRecord[] = [];
+    const gateway = createGateway({
+      registry: testRegistry(upstream.url),
+      policy: policy as PolicyFileInput,
+      identity: ids.identity,
+      secrets: SECRETS,
+      usage: (r) => void records.push(r),
+      dlp: { key: 'test-key' },
+    });
+    cleanups.push(async () => {
+      await gateway.close();
+      await upstream.close();
+    });
+    return { records, openai: new OpenAI({ apiKey: ids.keys.alice!, baseURL: 'http://gw/v1', fetch: gateway.fetch, maxRetries: 0 }) };
+  }
+
+  const ask = 'Call +1 415 555 2671 please.';
+
+  it('puts the original back in an error the upstream answers with, whole and in a stream', async () => {
+    const { openai } = await errorSetup({ dlp: { default: { phone: 'pseudonymize' } } });
+    const whole = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: ask }] }).catch((e: unknown) => e);
+    expect(whole).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((whole as Error).message).toContain('Cannot call +1 415 555 2671');
+    const streamed = await streamedOpenAI(openai, ask).catch((e: unknown) => e);
+    expect(streamed).toBeInstanceOf(Error);
+    expect((streamed as Error).message).toContain('Cannot call +1 415 555 2671');
+  });
+
+  it('with scan_responses, withholds an error message holding what the policy blocks', async () => {
+    const { openai, records } = await errorSetup(
+      { dlp: { default: { phone: 'pseudonymize', credit_card: 'block' }, scan_responses: true } },
+      ' (card 4111 1111 1111 1111 on file)',
+    );
+    const whole = await openai.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: ask }] }).catch((e: unknown) => e);
+    expect(whole).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((whole as Error).message).toContain("The upstream's error message was withheld");
+    expect((whole as Error).message).not.toContain('4111');
+    const streamed = await streamedOpenAI(openai, ask).catch((e: unknown) => e);
+    expect((streamed as Error).message).toContain("The upstream's error message was withheld");
+    expect((streamed as Error).message).not.toContain('4111');
+    expect(records.map((r) => r.dlp_response)).toEqual([0, 1].map(() => ({ credit_card: { action: 'block', count: 1 } })));
+  });
+});
+
 describe('DLP redact, log and block', () => {
   it('redacts with markers and counts what it logs', async () => {
     const { seen, records, openai } = await setup({ dlp: { default: { email: 'redact', phone: 'log' } } });

@@ -210,8 +210,11 @@ export function answerDlp(rules: OutputRules, enforced: boolean): AnswerDlp {
           if (b !== undefined && !close(event.index, b, emit)) return;
           return emit(event);
         }
+        case 'error': {
+          for (const [index, b] of [...blocks]) if (!close(index, b, emit)) return;
+          return emit({ ...event, error: { ...event.error, message: message(event.error.message, ctx) } });
+        }
         case 'message_stop':
-        case 'error':
         case 'finish': {
           // A stream that ends (or is cut) hands on what it held first.
           if (event.type !== 'finish') for (const [index, b] of [...blocks]) if (!close(index, b, emit)) return;
@@ -223,5 +226,13 @@ export function answerDlp(rules: OutputRules, enforced: boolean): AnswerDlp {
     };
   }
 
-  return { scanning: rules.detectors.length > 0, response, stream };
+  function message(text: string, ctx: RequestContext): string {
+    const g = new OutputGuard(acting(rules));
+    const out = g.whole(text);
+    count(ctx, rules, g);
+    // Not the answer: an error stays an error, only its text is withheld.
+    return g.blocked !== null ? `The upstream's error message was withheld: it contained data the policy does not let through (${g.blocked}).` : out;
+  }
+
+  return { scanning: rules.detectors.length > 0, response, stream, message };
 }

@@ -24,6 +24,12 @@ export interface AnswerDlp {
   response(response: IRResponse, ctx: RequestContext): { response: IRResponse } | { error: GatewayError };
   /** A stream transform, event by event, for this request. */
   stream(ctx: RequestContext): (event: StreamEvent, emit: (event: StreamEvent) => void) => void;
+  /**
+   * An upstream error's message as the caller may see it: the request's surrogates put back
+   * (an upstream quoting the prompt quotes them), and with scanning, what the policy withholds
+   * withheld.
+   */
+  message(text: string, ctx: RequestContext): string;
 }
 
 export interface AnswerGuard {

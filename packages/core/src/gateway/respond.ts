@@ -100,6 +100,10 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
       // not JSON: decodeError copes with anything
     }
     const decoded = upstreamCodec.decodeError(response.status, parsed, response.headers);
+    // DLP reads the message as the upstream wrote it (surrogates put back, withheld if the
+    // policy says so); the scrub of keys and identifiers comes after, on what is left.
+    const dlp = ctx.answerGuard?.output ?? null;
+    if (dlp !== null) decoded.message = dlp.message(decoded.message, ctx);
     const info = upstreamErrorForClient(response, decoded, target, deps);
     await deps.holds.release(ctx.id, tokenAdjustments(ctx, 0));
     ctx.reject(info.status, `upstream_${response.status}`, 'upstream_error');
