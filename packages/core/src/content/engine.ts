@@ -41,7 +41,10 @@ function tools(input: ContentInput): ToolsResult {
   if ((policy.tools?.allow_lists ?? []).length === 0) return { ok: true, guard: null };
   const declared = [...ir.tools.map((t) => t.name), ...vendorToolNames(ir)];
   const d = decideTools({ policy, registry, principal, model, tools: declared });
-  for (const name of d.wouldDeny) ctx.wouldBlock.push(`tool_not_allowed:${name}`);
+  for (const name of d.wouldDeny) {
+    const reason = `tool_not_allowed:${name}`;
+    if (!ctx.wouldBlock.includes(reason)) ctx.wouldBlock.push(reason);
+  }
   if (!d.allowed) {
     const name = d.denied[0]!;
     return {

@@ -69,7 +69,7 @@ export function dlpStage(engine: DlpEngine, options: DlpStageOptions): DlpDeps {
             reason,
           };
         }
-        ctx.wouldBlock.push(reason);
+        if (!ctx.wouldBlock.includes(reason)) ctx.wouldBlock.push(reason);
       }
       return { ok: true, ir: result.ir, reencode: result.scanned, output: result.output === null ? null : engine.guardAnswer(result.output, enforce) };
     },

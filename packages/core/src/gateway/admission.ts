@@ -119,13 +119,16 @@ async function admitOnce(input: AdmissionInput): Promise<Admission> {
   const lk = layout === null ? null : layoutKeys(layout, principal, tag);
   const keys = lk === null ? [] : lk.keys;
   const rate = decideRate({ policy, registry, principal, model, tokens: input.tokenBound });
-  // After a substitution the buckets were taken already; in-flight places are held again (the
+  // After a substitution, the buckets the requested model's admission counted are not counted
+  // again; those only the substitute's scope reaches are. In-flight places are held again (the
   // first admission's hold was given back with its decision).
-  const rateConstraints = input.substituted ? [] : rate.constraints;
+  const earlier = input.substituted ? ctx.admittedRate : [];
+  const rateConstraints = input.substituted ? rate.constraints.filter((c) => !ctx.rateKeysHit.includes(c.key)) : rate.constraints;
+  for (const c of rateConstraints) ctx.rateKeysHit.push(c.key);
   const buckets = rateConstraints.map((c) => ({ key: tag + c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
   const limits: Limits = inflightLimits(rate.concurrency, rate.shadowConcurrency, tag);
   const inflight = limits.inflight;
-  ctx.noteAdmission(input.worstCaseMicros, input.tokenBound, rateConstraints, now);
+  ctx.noteAdmission(input.worstCaseMicros, input.tokenBound, earlier.length === 0 ? rateConstraints : [...earlier, ...rateConstraints], now);
   const base = { policy, registry, principal, model, now, costMicros: input.worstCaseMicros };
   // Which caps apply does not depend on what was spent: known before anything is taken.
   const before = layout === null ? null : unspent(layout, base, tag);

@@ -66,6 +66,11 @@ export class RequestContext {
   keyTag = '';
   /** Token buckets admission took (the worst case), to move to the tokens used at settle. */
   tokenBuckets: Array<{ key: string; windowMs: number; start: number; amount: number }> = [];
+  /**
+   * Rate buckets (enforced and shadow, by key) this request already counted against: a
+   * budget-tier substitute's admission counts only the buckets the requested model's did not.
+   */
+  rateKeysHit: string[] = [];
   /** DLP counts on the request and on the answer, by entity (never values). */
   dlp: RecordDlp = {};
   dlpResponse: RecordDlp = {};
@@ -103,6 +108,11 @@ export class RequestContext {
   /** Admission sized the request and took these rate limits at `at` (called again after a substitution). */
   noteAdmission(worstCaseMicros: number, tokenBound: number, rate: readonly RateConstraint[], at: number): void {
     this.admitted = { worstCaseMicros, tokenBound, rate, spend: null, at };
+  }
+
+  /** The rate limits the last admission counted the request against (none before one). */
+  get admittedRate(): readonly RateConstraint[] {
+    return this.admitted?.rate ?? [];
   }
 
   /**

@@ -171,22 +171,24 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
 
   // 7. filters: tool allow lists, request filters, DLP, policy prompts
   const original = ir;
-  const filtered = await policyStage({
-    policy: deps.policy,
-    registry: deps.registry,
-    filters: deps.filters,
-    dlp: deps.dlp,
-    content: deps.content,
-    ctx,
-    principal,
-    model: model.id,
-    format,
-    ir,
-  });
+  const contentFor = (id: string) =>
+    policyStage({
+      policy: deps.policy,
+      registry: deps.registry,
+      filters: deps.filters,
+      dlp: deps.dlp,
+      content: deps.content,
+      ctx,
+      principal,
+      model: id,
+      format,
+      ir: original,
+    });
+  const filtered = await contentFor(model.id);
   if (!filtered.ok) return refuse(deps, ctx, filtered.error, filtered.reason);
   ir = filtered.ir;
   // With DLP on, the client's bytes are never relayed: what leaves is encoded from what was scanned.
-  const irChanged = ir !== original || filtered.reencode;
+  let irChanged = ir !== original || filtered.reencode;
   // Context fit, on the prompt as it will be sent (policy prompts included).
   const fit = new ContextFit();
   const tooLong = fit.refusal(model, ir, format);
@@ -257,6 +259,16 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
       servedModel = sub;
       regions.report(sub.id);
       list = subList;
+      // The model that serves is the one whose content rules apply: its tool allow lists and
+      // prompts (and the filters told its name), run again on the request as the client sent it.
+      ctx.answerGuard = null;
+      ctx.policyPrompts = [];
+      const again = await contentFor(sub.id);
+      if (!again.ok) return refuse(deps, ctx, again.error, again.reason);
+      ir = again.ir;
+      irChanged = ir !== original || again.reencode;
+      const subTooLong = fit.refusal(sub, ir, format);
+      if (subTooLong !== null) return refuse(deps, ctx, subTooLong.error, subTooLong.reason);
       admission = await admitFor(sub, subList, true);
       if (admission.spend?.noPromote === true) ctx.noPromote = true;
     }
