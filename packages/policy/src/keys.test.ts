@@ -55,7 +55,7 @@ describe('store keys carry the principal kind and issuer', () => {
     const spent = { '2026-11': { 'gpt-5': 10_000_000 } };
     const user = decideSpend({ policy, registry, principal: { kind: 'user', id: 'bob' }, model: 'gpt-5', counters: spent, now: NOW });
     const app = decideSpend({ policy, registry, principal: { kind: 'application', id: 'bob' }, model: 'gpt-5', counters: spent, now: NOW });
-    expect(user.pauses.map((p) => p.key)).toEqual(['pause:cap%7Bx%7D:user:bob:2026-11']);
-    expect(app.pauses.map((p) => p.key)).toEqual(['pause:cap%7Bx%7D:application:bob:2026-11']);
+    expect(user.pauses.map((p) => p.key)).toEqual(['pause:cap%7Bx%7D#0:user:bob:2026-11']);
+    expect(app.pauses.map((p) => p.key)).toEqual(['pause:cap%7Bx%7D#0:application:bob:2026-11']);
   });
 });

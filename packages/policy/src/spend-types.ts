@@ -105,7 +105,7 @@ export interface Utilization {
 }
 
 export interface PauseMarker {
-  /** `pause:<rule id>:<pool key>:<window key>` (`shadow:` prefixed in shadow). Set if absent. */
+  /** `pause:<rule id>#<entry index>:<pool key>:<window key>` (`shadow:` prefixed in shadow). Set if absent. */
   key: string;
   ruleId: string;
   /** The value to store: when the pause ends (never after the window's end). */

@@ -142,15 +142,15 @@ describe('decideSpend reads like the policy', () => {
     expect(decide(dave, 'claude-haiku', counters).hardCaps).toEqual([]);
   });
 
-  it('pauses for N hours once per rule and window', () => {
+  it('pauses for N hours once per entry and window', () => {
     const counters = spent({ '2026-11-29': { 'claude-opus': '20' } });
     const first = decide(alice, 'claude-opus', counters);
     expect(first).toMatchObject({ allowed: false, reasons: ['paused:opus-daily'], retryAfterS: 4 * 3600 });
     expect(first.pauses).toEqual([
-      { key: 'pause:opus-daily:user:alice:2026-11-29', ruleId: 'opus-daily', until: NOW + 4 * 3_600_000, expiresAt: Date.UTC(2026, 10, 30) },
+      { key: 'pause:opus-daily#0:user:alice:2026-11-29', ruleId: 'opus-daily', until: NOW + 4 * 3_600_000, expiresAt: Date.UTC(2026, 10, 30) },
     ]);
     expect(first.messages).toEqual([{ ruleId: 'opus-daily', text: 'Opus paused for 4 hours' }]);
-    const key = 'pause:opus-daily:user:alice:2026-11-29';
+    const key = 'pause:opus-daily#0:user:alice:2026-11-29';
     const during = decide(alice, 'claude-opus', counters, { markers: { [key]: NOW + 3_600_000 }, now: NOW + 1000 });
     expect(during).toMatchObject({ allowed: false, reasons: ['paused:opus-daily'], pauses: [] });
     const after = decide(alice, 'claude-opus', counters, { markers: { [key]: NOW + 3_600_000 }, now: NOW + 3_600_000 });
@@ -158,6 +158,40 @@ describe('decideSpend reads like the policy', () => {
     // A pause never outlasts its window.
     const late = decide(alice, 'claude-opus', counters, { now: Date.UTC(2026, 10, 29, 22) });
     expect(late.pauses[0]?.until).toBe(Date.UTC(2026, 10, 30));
+  });
+
+  it('pauses once for each entry of a rule: a second scope or threshold is not silenced by the first', () => {
+    const twoEntries = policy({
+      timezone: 'UTC',
+      spend: {
+        rules: [
+          {
+            id: 'p',
+            matches: [
+              { match: { scope: 'claude-opus', window: 'daily', at_or_above_usd: '20' }, actions: [{ type: 'pause', hours: 1 }] },
+              { match: { scope: 'claude-haiku', window: 'daily', at_or_above_usd: '5' }, actions: [{ type: 'pause', hours: 2 }] },
+            ],
+          },
+        ],
+      },
+    });
+    const d = (model: string, markers: Markers) =>
+      decideSpend({
+        policy: twoEntries,
+        registry,
+        principal: alice,
+        model,
+        counters: spent({ '2026-11-29': { 'claude-opus': '20', 'claude-haiku': '5' } }),
+        now: NOW,
+        markers,
+      });
+    // Opus paused and its pause already over: haiku's own pause still comes, once.
+    const opusServed = { 'pause:p#0:user:alice:2026-11-29': NOW - 1 };
+    const haiku = d('claude-haiku', opusServed);
+    expect(haiku).toMatchObject({ allowed: false, reasons: ['paused:p'], retryAfterS: 2 * 3600 });
+    expect(haiku.pauses.map((p) => p.key)).toEqual(['pause:p#1:user:alice:2026-11-29']);
+    expect(d('claude-haiku', { ...opusServed, 'pause:p#1:user:alice:2026-11-29': NOW - 1 }).allowed).toBe(true);
+    expect(d('claude-opus', opusServed).allowed).toBe(true);
   });
 
   it('evaluates in precedence order: the heavier rule limits', () => {
@@ -178,7 +212,7 @@ describe('decideSpend reads like the policy', () => {
     expect(d).toMatchObject({ allowed: true, enforced: false, reasons: [], hardCaps: [], noPromote: false, messages: [] });
     expect(d.wouldBlock).toEqual(['opus-daily', 'frontier-monthly', 'watch']);
     expect(d.shadowCaps.map((c) => c.ruleId)).toEqual(['frontier-monthly', 'global-cap', 'watch']);
-    expect(d.pauses.map((p) => p.key)).toEqual(['shadow:pause:opus-daily:user:alice:2026-11-29']);
+    expect(d.pauses.map((p) => p.key)).toEqual(['shadow:pause:opus-daily#0:user:alice:2026-11-29']);
     expect(d.notifications.every((n) => n.shadow)).toBe(true);
     expect(d.substitute).toBeUndefined();
   });

@@ -240,7 +240,8 @@ export function decideSpend(input: SpendInput): SpendDecision {
           break;
         }
         case 'pause': {
-          const key = `${shadow ? 'shadow:' : ''}pause:${e.markerRule}:${pkey}:${b.key}`;
+          // Per entry: each entry of a rule that pauses (another scope, a higher threshold) acts once per window.
+          const key = `${shadow ? 'shadow:' : ''}pause:${e.markerEntry}:${pkey}:${b.key}`;
           const until = markers?.[key];
           d.utilization.push(utilization(e, b, limit, spent, pool, pkey, 'pause', !shadow, a.message));
           let pausedUntil = 0;
