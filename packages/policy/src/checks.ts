@@ -112,18 +112,7 @@ function spendChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issu
       if (entry === undefined) return;
       const at: Path = ['spend', 'rules', r, 'matches', e];
       const m = entry.match;
-      const inScope = registry === undefined ? [] : modelsInScope(registry, m.scope);
-      entry.actions.forEach((a, k) => {
-        if (a.type !== 'substitute') return;
-        a.to.forEach((model, j) => {
-          if (registry === undefined) return;
-          if (!Object.hasOwn(registry.models, model)) {
-            issues.add([...at, 'actions', k, 'to', j], `unknown model "${model}"${didYouMean(model, Object.keys(registry.models))}`);
-          } else if (inScope.includes(model)) {
-            issues.add([...at, 'actions', k, 'to', j], `substitute "${model}" is inside the entry's own scope "${m.scope}"`);
-          }
-        });
-      });
+      substituteChecks(registry, m.scope, entry.actions, at, issues);
       if (!entry.actions.some((a) => a.type === 'block')) return;
       const key = `${m.scope}\u0000${m.per ?? 'user'}\u0000${compilePopulation(m).key}`;
       const list = caps.get(key) ?? [];
@@ -143,6 +132,28 @@ function spendChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issu
       }
     }
   }
+}
+
+/** A substitute action's models must exist and lie outside the entry's own scope (else it could never act). */
+function substituteChecks(
+  registry: RegistryView | undefined,
+  scopeName: string,
+  actions: readonly SpendEntry['actions'][number][],
+  at: Path,
+  issues: IssueList,
+): void {
+  if (registry === undefined) return;
+  const inScope = modelsInScope(registry, scopeName);
+  actions.forEach((a, k) => {
+    if (a.type !== 'substitute') return;
+    a.to.forEach((model, j) => {
+      if (!Object.hasOwn(registry.models, model)) {
+        issues.add([...at, 'actions', k, 'to', j], `unknown model "${model}"${didYouMean(model, Object.keys(registry.models))}`);
+      } else if (inScope.includes(model)) {
+        issues.add([...at, 'actions', k, 'to', j], `substitute "${model}" is inside the entry's own scope "${scopeName}"`);
+      }
+    });
+  });
 }
 
 function overrideChecks(p: SalvagedPolicy, registry: RegistryView | undefined, issues: IssueList): void {
@@ -167,6 +178,8 @@ function overrideChecks(p: SalvagedPolicy, registry: RegistryView | undefined, i
         );
       }
       const entry = rule.matches[target.index] as SpendEntry;
+      // The override's actions replace the entry's: its substitutes are held to the same test.
+      if (o.actions !== undefined) substituteChecks(registry, o.scope, o.actions, at, issues);
       const key = `${o.rule}#${target.index}`;
       if (superseded.has(key)) issues.add(at, `a second override of the same entry of rule "${o.rule}"`);
       superseded.add(key);

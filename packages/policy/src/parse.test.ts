@@ -326,6 +326,36 @@ describe('parsePolicy', () => {
     expect(paths(bu({ rule: 'fm', scope: 'frontier', window: 'monthly', at_or_above_usd: '100', actions: [{ type: 'block' }] }))).toEqual([
       'business_units.payments.spend_overrides[0].at_or_above_usd',
     ]);
+    // An override's substitute is held to the entry's test: a known model, outside the scope.
+    const tiering = {
+      rules: [
+        {
+          id: 'tier',
+          matches: [{ match: { scope: 'frontier', window: 'monthly', at_or_above_usd: '80' }, actions: [{ type: 'substitute', to: ['claude-haiku'] }] }],
+        },
+      ],
+    };
+    const sub = (to: string[]) =>
+      parsePolicy(
+        {
+          spend: tiering,
+          business_units: {
+            payments: {
+              spend_overrides: [{ rule: 'tier', scope: 'frontier', window: 'monthly', at_or_above_usd: '120', actions: [{ type: 'substitute', to }] }],
+            },
+          },
+        },
+        { registry },
+      );
+    expect(sub(['gpt-5-mini']).ok).toBe(true);
+    const unknown = sub(['no-such-model']);
+    expect(unknown.ok ? [] : unknown.errors).toEqual([
+      { path: 'business_units.payments.spend_overrides[0].actions[0].to[0]', message: 'unknown model "no-such-model"' },
+    ]);
+    const inside = sub(['claude-opus']);
+    expect(inside.ok ? [] : inside.errors).toEqual([
+      { path: 'business_units.payments.spend_overrides[0].actions[0].to[0]', message: 'substitute "claude-opus" is inside the entry\'s own scope "frontier"' },
+    ]);
   });
 
   it('checks pilot dates and roster members', () => {
