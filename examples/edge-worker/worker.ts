@@ -35,6 +35,8 @@ const worker = createWorker<Env>((env) => ({
   // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- the gateway validates the keys when it starts
   identity: { virtual_keys: JSON.parse(env.TOLLGATE_VIRTUAL_KEYS) },
   usage: (record) => console.log(JSON.stringify(record)),
+  // The policy's notify action: one line per crossing per window (per isolate on this store).
+  notify: (notification, principal) => console.log(JSON.stringify({ tollgate_notification: notification, principal: principal.id })),
   codecs: [openaiChatCodec, anthropicMessagesCodec],
 }));
 

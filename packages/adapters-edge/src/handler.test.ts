@@ -19,6 +19,7 @@ async function setup(extra: Partial<Parameters<typeof createEdgeHandler>[0]> = {
     secrets: { OPENAI_API_KEY: OPENAI_SECRET },
     fetch: upstream.fetch,
     usage: (r) => void records.push(r),
+    notify: () => {},
     ...extra,
   });
   open.push(handler);
@@ -93,7 +94,7 @@ describe('createEdgeHandler: hard caps need a shared store', () => {
     const { identity } = await aliceIdentity();
     let error: unknown;
     try {
-      createEdgeHandler({ registry: edgeRegistry(), identity, policy: cappedPolicy(), secrets: {} });
+      createEdgeHandler({ registry: edgeRegistry(), identity, policy: cappedPolicy(), notify: () => {}, secrets: {} });
     } catch (e) {
       error = e;
     }
@@ -108,7 +109,7 @@ describe('createEdgeHandler: hard caps need a shared store', () => {
   });
 
   it('starts with the explicit opt-in, and the cap then holds within the isolate', async () => {
-    const { handler, key } = await setup({ policy: cappedPolicy(), allowPerIsolateCaps: true });
+    const { handler, key } = await setup({ policy: cappedPolicy(), notify: () => {}, allowPerIsolateCaps: true });
     const response = await handler(chatRequest(key));
     expect(response.status).toBe(200);
     await response.text();
@@ -116,7 +117,7 @@ describe('createEdgeHandler: hard caps need a shared store', () => {
 
   it('starts when a store is given (the platform’s shared store)', async () => {
     const store = createMemoryStore({ sweepIntervalMs: 0 });
-    const { handler, key } = await setup({ policy: cappedPolicy(), store });
+    const { handler, key } = await setup({ policy: cappedPolicy(), notify: () => {}, store });
     expect((await handler(chatRequest(key))).status).toBe(200);
     await handler.close();
     // The handler does not close a store it was given.
@@ -127,7 +128,7 @@ describe('createEdgeHandler: hard caps need a shared store', () => {
   it('starts when the block rule is in shadow, or the whole policy is', async () => {
     const { identity } = await aliceIdentity();
     for (const policy of [cappedPolicy({ ruleEnforcement: 'shadow' }), cappedPolicy({ enforcement: 'shadow' })]) {
-      const handler = createEdgeHandler({ registry: edgeRegistry(), identity, policy, secrets: {} });
+      const handler = createEdgeHandler({ registry: edgeRegistry(), identity, policy, notify: () => {}, secrets: {} });
       open.push(handler);
       expect(handler.gateway.policy).not.toBeNull();
     }
@@ -152,7 +153,15 @@ describe('createEdgeHandler: Workers module scope', () => {
     const randomSpy = vi.spyOn(crypto, 'getRandomValues');
     const uuidSpy = vi.spyOn(crypto, 'randomUUID');
     const fetchSpy = vi.fn<typeof fetch>();
-    const handler = createEdgeHandler({ registry: edgeRegistry(), identity, policy: cappedPolicy(), allowPerIsolateCaps: true, secrets: {}, fetch: fetchSpy });
+    const handler = createEdgeHandler({
+      registry: edgeRegistry(),
+      identity,
+      policy: cappedPolicy(),
+      notify: () => {},
+      allowPerIsolateCaps: true,
+      secrets: {},
+      fetch: fetchSpy,
+    });
     open.push(handler);
     expect(setIntervalSpy).not.toHaveBeenCalled();
     expect(setTimeoutSpy).not.toHaveBeenCalled();

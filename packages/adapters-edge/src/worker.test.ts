@@ -63,7 +63,7 @@ describe('createWorker', () => {
   it('answers 500 and logs the reason when the configuration is refused (hard caps on a per-isolate store), then tries again', async () => {
     const { key, identity } = await aliceIdentity();
     const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
-    const configure = vi.fn(() => ({ registry: edgeRegistry(), identity, policy: cappedPolicy() }));
+    const configure = vi.fn(() => ({ registry: edgeRegistry(), identity, policy: cappedPolicy(), notify: () => {} }));
     const worker = createWorker<Env>(configure);
     const response = await worker.fetch(chatRequest(key), { OPENAI_API_KEY: OPENAI_SECRET }, ctx());
     expect(response.status).toBe(500);

@@ -25,11 +25,12 @@ const handler: EdgeHandler = createEdgeHandler({
   secrets: { OPENAI_API_KEY: OPENAI_SECRET },
   fetch: upstream.fetch,
   usage: (record) => void records.push(record),
+  notify: () => {},
 });
 
 let refusal = '';
 try {
-  createEdgeHandler({ registry: edgeRegistry(), identity, policy: cappedPolicy(), secrets: {} });
+  createEdgeHandler({ registry: edgeRegistry(), identity, policy: cappedPolicy(), notify: () => {}, secrets: {} });
 } catch (error) {
   refusal = error instanceof Error ? error.message : String(error);
 }

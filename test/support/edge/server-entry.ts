@@ -29,7 +29,11 @@ const env = (name: string): string | undefined => (g.Deno !== undefined ? g.Deno
 
 type Config = Pick<EdgeHandlerOptions, 'registry' | 'identity' | 'policy' | 'allowPerIsolateCaps'> & { codecs?: Array<'openai_chat' | 'anthropic_messages'> };
 const { codecs, ...config } = JSON.parse(env('TOLLGATE_EDGE_CONFIG') ?? '{}') as Config;
-const options: EdgeHandlerOptions = { ...config, usage: (record) => console.log(`USAGE ${JSON.stringify(record)}`) };
+const options: EdgeHandlerOptions = {
+  ...config,
+  usage: (record) => console.log(`USAGE ${JSON.stringify(record)}`),
+  notify: (notification) => console.log(`NOTIFY ${JSON.stringify(notification)}`),
+};
 const byFormat: Record<'openai_chat' | 'anthropic_messages', Codec> = { openai_chat: openaiChatCodec, anthropic_messages: anthropicMessagesCodec };
 const handler = codecs === undefined ? createEdgeHandler(options) : createMinimalEdgeHandler({ ...options, codecs: codecs.map((f) => byFormat[f]) });
 

@@ -67,7 +67,32 @@ function registryFrom(raw: unknown): Registry {
   return loaded.registry;
 }
 
-function policyFrom(raw: unknown, registry: Registry, dlp: DlpOptions = {}, content: ContentOptions = {}): { policy: Policy | null; revision: string | null } {
+/** Where the policy asks for a spend notification (`notify` actions, overrides' included). */
+function notifyPaths(policy: Policy): string[] {
+  const paths: string[] = [];
+  (policy.spend?.rules ?? []).forEach((rule, r) =>
+    rule.matches.forEach((entry, e) =>
+      entry.actions.forEach((a, k) => {
+        if (a.type === 'notify') paths.push(`spend.rules[${r}].matches[${e}].actions[${k}]`);
+      }),
+    ),
+  );
+  for (const [bu, unit] of Object.entries(policy.business_units ?? {}))
+    (unit.spend_overrides ?? []).forEach((o, i) =>
+      (o.actions ?? []).forEach((a, k) => {
+        if (a.type === 'notify') paths.push(`business_units.${bu}.spend_overrides[${i}].actions[${k}]`);
+      }),
+    );
+  return paths;
+}
+
+function policyFrom(
+  raw: unknown,
+  registry: Registry,
+  dlp: DlpOptions = {},
+  content: ContentOptions = {},
+  notifies = true,
+): { policy: Policy | null; revision: string | null } {
   if (raw === undefined || raw === null) return { policy: null, revision: null };
   const recognizers = dlp.recognizers ?? [];
   const validation = dlp.engine?.validation(recognizers) ?? { entities: recognizers.flatMap((r) => r.entities) };
@@ -97,6 +122,19 @@ function policyFrom(raw: unknown, registry: Registry, dlp: DlpOptions = {}, cont
         used.map((path) => ({
           path,
           message: `the policy has ${path} but this gateway has no content engine: pass content: { engine: contentEngine } (import { contentEngine } from '@tollgate/core/content'), or use createGateway from '@tollgate/core'`,
+        })),
+      );
+    }
+  }
+  if (!notifies) {
+    const paths = notifyPaths(parsed.policy);
+    if (paths.length > 0) {
+      throw new GatewayConfigError(
+        'policy',
+        paths.map((path) => ({
+          path,
+          message:
+            'a notify action needs somewhere to go: pass createGateway({ notify: (notification, principal) => … }) (tollgate serve delivers to notify.webhook, or logs); without one it would be dropped',
         })),
       );
     }
@@ -150,7 +188,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   assertTokenizersCover(registry, tokenizers);
   const kinds = options.kinds ?? null;
   assertKindsServed(registry, kinds);
-  const first = policyFrom(options.policy, registry, options.dlp, options.content);
+  const first = policyFrom(options.policy, registry, options.dlp, options.content, options.notify !== undefined);
   let policyInput: unknown = options.policy;
   let policyRevision = first.revision;
   const identity = identityFrom(options);
@@ -315,7 +353,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       assertKindsServed(nextRegistry, deps.kinds);
       const nextInput = next.policy === undefined ? policyInput : next.policy;
       // The policy is checked against the registry it will run with, also when only the registry changed.
-      const loaded = policyFrom(nextInput, nextRegistry, options.dlp, options.content);
+      const loaded = policyFrom(nextInput, nextRegistry, options.dlp, options.content, options.notify !== undefined);
       // A new identity is a new resolver (its keys and issuers whole); JWKS are fetched again on first use.
       const nextIdentity = next.identity === undefined ? deps.identity : identityFrom({ ...options, identity: next.identity });
       deps = { ...deps, registry: nextRegistry, policy: loaded.policy, timezone: loaded.policy?.timezone ?? 'UTC', identity: nextIdentity };

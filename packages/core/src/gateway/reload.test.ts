@@ -137,3 +137,48 @@ describe('gateway.reload: a changed registry, policy or identity, without a rest
     expect(record).toMatchObject({ status: 'ok', registry_revision: before });
   });
 });
+
+describe('a notify action needs a notify callback', () => {
+  const notifying = {
+    spend: {
+      rules: [{ id: 'watch', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1' }, actions: [{ type: 'notify', to: ['user'] }] }] }],
+    },
+  };
+
+  it('refuses the policy at start without one, naming each notify action; starts with one', () => {
+    const start = (extra: object) => createGateway({ registry: registry(), policy: notifying, identity: {}, secrets: {}, ...extra });
+    let refused: unknown;
+    try {
+      start({});
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(GatewayConfigError);
+    expect((refused as GatewayConfigError).errors).toEqual([
+      { path: 'spend.rules[0].matches[0].actions[0]', message: expect.stringContaining('a notify action needs somewhere to go') },
+    ]);
+    const gateway = start({ notify: () => {} });
+    open.push(gateway);
+    expect(gateway.policy).not.toBeNull();
+  });
+
+  it('refuses a reload that adds one to a gateway without a callback, and keeps the last policy', async () => {
+    const { gateway } = await setup();
+    const overridden = {
+      ...notifying,
+      business_units: {
+        payments: { spend_overrides: [{ rule: 'watch', scope: 'all', window: 'monthly', at_or_above_usd: '2', actions: [{ type: 'notify', to: ['bu'] }] }] },
+      },
+    };
+    expect(() => gateway.reload({ policy: overridden })).toThrow(GatewayConfigError);
+    try {
+      gateway.reload({ policy: overridden });
+    } catch (error) {
+      expect((error as GatewayConfigError).errors.map((e) => e.path)).toEqual([
+        'spend.rules[0].matches[0].actions[0]',
+        'business_units.payments.spend_overrides[0].actions[0]',
+      ]);
+    }
+    expect(gateway.policy).toBeNull();
+  });
+});
