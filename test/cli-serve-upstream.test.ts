@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { PRIVATE_CA, startHostileUpstream, type HostileUpstream } from '../packages/adapters-node/src/__tests__/hostile-upstream.js';
 import { startSlowUpstream, type SlowUpstream } from '../packages/adapters-node/src/__tests__/slow-upstream.js';
+import type { ServiceConfig } from '../packages/adapters-node/src/cli/config.js';
+import { workerShare } from '../packages/adapters-node/src/cli/workers.js';
 import { keysFor } from './support/gateway-fixture.js';
 import { CLI, jsonLines, runCli, spawnTs, type Spawned } from './cli-support.js';
 
@@ -163,6 +165,17 @@ describe('tollgate serve --workers N', () => {
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/--workers must be a whole number/);
     }
+  });
+
+  it('shares upstream.max_connections_per_origin out among the workers, and refuses fewer connections than workers', async () => {
+    const file = writeService({ upstream: { max_connections_per_origin: 2 } });
+    const r = await runCli(['serve', '--config', file, '--workers', '3'], { env: ENV });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('refusing to start — --workers 3 with upstream.max_connections_per_origin 2');
+    const config = { upstream: { max_connections_per_origin: 5 } } as unknown as ServiceConfig;
+    expect(workerShare(config, 2).upstream.max_connections_per_origin).toBe(2);
+    expect(workerShare(config, 1)).toBe(config);
+    expect(workerShare({ upstream: {} } as unknown as ServiceConfig, 4).upstream.max_connections_per_origin).toBeUndefined();
   });
 
   it('shares one listener and one memory store: a rate limit holds across workers; SIGTERM drains every worker', async () => {

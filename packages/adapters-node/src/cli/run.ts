@@ -215,6 +215,13 @@ async function serve(args: string[], io: CliIo): Promise<number | null> {
       `tollgate: warning — the policy pseudonymizes and --workers ${workers} has no dlp.surrogate_key_env: each worker makes its own surrogates, so one value gets a different surrogate depending on the worker that serves it (prompt caches miss)\n`,
     );
   }
+  const perOrigin = config.upstream.max_connections_per_origin;
+  if (workers > 1 && perOrigin !== undefined && perOrigin < workers) {
+    io.err(
+      `tollgate: refusing to start — --workers ${workers} with upstream.max_connections_per_origin ${perOrigin}: the limit is shared out among the workers, each needs at least one connection\n`,
+    );
+    return 1;
+  }
   if (workers > 1) {
     // Each worker counts apart, and one listener would answer scrapes from a different worker
     // each time: refused rather than served wrong. OTLP export works per worker.

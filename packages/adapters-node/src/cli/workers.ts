@@ -14,6 +14,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { hostname } from 'node:os';
 import { Writable } from 'node:stream';
 import { createMemoryStore, type StateStore } from '@tollgate/core';
+import type { ServiceConfig } from './config.js';
 import type { LoadedService } from './load.js';
 import { startService, type RunningService } from './service.js';
 import { createChannelStore, serveStore, type Channel } from './shared-store.js';
@@ -30,8 +31,21 @@ const isControl = (m: unknown): m is Control =>
   typeof m === 'object' && m !== null && typeof (m as Control).t === 'string' && (m as Control).t.startsWith('tg-');
 
 export const WORKER_ENV = 'TOLLGATE_WORKER_ID';
+/** How many workers the primary runs (each worker's share of per-service limits). */
+const WORKER_COUNT_ENV = 'TOLLGATE_WORKER_COUNT';
 /** A worker's exit code when the gateway refused the configuration (EX_CONFIG): no restart. */
 export const WORKER_CONFIG_EXIT = 78;
+
+/**
+ * One worker's part of the service config: `upstream.max_connections_per_origin` bounds the
+ * service, so each of `count` workers opens at most its share (the primary refuses fewer
+ * connections than workers).
+ */
+export function workerShare(config: ServiceConfig, count: number): ServiceConfig {
+  const limit = config.upstream.max_connections_per_origin;
+  if (limit === undefined || !(count > 1)) return config;
+  return { ...config, upstream: { ...config.upstream, max_connections_per_origin: Math.max(1, Math.floor(limit / count)) } };
+}
 
 /** Whether this process is a worker of `serve --workers`. */
 export function isServeWorker(): boolean {
@@ -95,7 +109,7 @@ export function runPrimary(service: LoadedService, count: number, io: PrimaryIo)
   const done = new Promise<number>((resolve) => (finish = resolve));
 
   const fork = (id: number) => {
-    const worker = cluster.fork({ [WORKER_ENV]: String(id) });
+    const worker = cluster.fork({ [WORKER_ENV]: String(id), [WORKER_COUNT_ENV]: String(count) });
     workers.set(worker, { id, listening: false });
     if (shared !== null) serveStore(shared, workerChannel(worker));
     worker.on('message', (message: unknown) => {
@@ -210,10 +224,10 @@ export async function runWorker(service: LoadedService, err: (text: string) => v
   // Each worker exports its own telemetry (OTLP): it is told apart by its instance id.
   const instance = `service.instance.id=${hostname()}-${process.pid}`;
   process.env.OTEL_RESOURCE_ATTRIBUTES = process.env.OTEL_RESOURCE_ATTRIBUTES ? `${process.env.OTEL_RESOURCE_ATTRIBUTES},${instance}` : instance;
-  const config = service.config;
+  const config = workerShare(service.config, Number(process.env[WORKER_COUNT_ENV] ?? 1));
   const prefix = (line: string) => line.replace(/^tollgate:/, `tollgate[worker ${id}]:`);
   let listeningLine = '';
-  const running: RunningService = await startService(service, {
+  const running: RunningService = await startService({ ...service, config }, {
     ...listen,
     log: (line) => {
       // The primary says "listening" once, for all workers.
