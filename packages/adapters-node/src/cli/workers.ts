@@ -227,18 +227,23 @@ export async function runWorker(service: LoadedService, err: (text: string) => v
   const config = workerShare(service.config, Number(process.env[WORKER_COUNT_ENV] ?? 1));
   const prefix = (line: string) => line.replace(/^tollgate:/, `tollgate[worker ${id}]:`);
   let listeningLine = '';
-  const running: RunningService = await startService({ ...service, config }, {
-    ...listen,
-    log: (line) => {
-      // The primary says "listening" once, for all workers.
-      if (line.startsWith('tollgate: listening on')) listeningLine = line;
-      else err(`${prefix(line)}\n`);
+  const running: RunningService = await startService(
+    { ...service, config },
+    {
+      ...listen,
+      log: (line) => {
+        // The primary says "listening" once, for all workers.
+        if (line.startsWith('tollgate: listening on')) listeningLine = line;
+        else err(`${prefix(line)}\n`);
+      },
+      parts: {
+        ...(config.store === 'memory'
+          ? { store: { store: createChannelStore(channel), describe: 'memory (shared by the workers, held by the primary)' } }
+          : {}),
+        stdout: stdoutThroughPrimary(),
+      },
     },
-    parts: {
-      ...(config.store === 'memory' ? { store: { store: createChannelStore(channel), describe: 'memory (shared by the workers, held by the primary)' } } : {}),
-      stdout: stdoutThroughPrimary(),
-    },
-  });
+  );
   channel.send({ t: 'tg-listening', url: running.url, line: listeningLine } satisfies Control);
 
   let stopping: Promise<void> | null = null;
