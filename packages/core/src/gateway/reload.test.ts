@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateway, GatewayConfigError, type Gateway, type UsageRecord } from '../index.js';
+import { createGateway, GatewayConfigError, type Gateway, type PolicyFileInput, type UsageRecord } from '../index.js';
 import { createVirtualKey } from '../identity/index.js';
 import { anthropicUpstream, registry } from './__tests__/anthropic-upstream.js';
 
@@ -139,7 +139,7 @@ describe('gateway.reload: a changed registry, policy or identity, without a rest
 });
 
 describe('a notify action needs a notify callback', () => {
-  const notifying = {
+  const notifying: PolicyFileInput = {
     spend: {
       rules: [{ id: 'watch', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1' }, actions: [{ type: 'notify', to: ['user'] }] }] }],
     },
@@ -164,7 +164,7 @@ describe('a notify action needs a notify callback', () => {
 
   it('refuses a reload that adds one to a gateway without a callback, and keeps the last policy', async () => {
     const { gateway } = await setup();
-    const overridden = {
+    const overridden: PolicyFileInput = {
       ...notifying,
       business_units: {
         payments: { spend_overrides: [{ rule: 'watch', scope: 'all', window: 'monthly', at_or_above_usd: '2', actions: [{ type: 'notify', to: ['bu'] }] }] },
