@@ -84,10 +84,16 @@ function registry(url: string): RegistryFileInput {
     operations: [
       { provider: 'anthropic', format: 'anthropic_messages', family: 'chat', path: '/v1/messages' },
       { provider: 'anthropic', format: 'anthropic_messages', family: 'chat', path: '/v1/messages/count_tokens', kind: 'count_tokens' },
-      { provider: 'google', format: 'gemini_generate_content', family: 'chat', path: '/v1beta/models/{model}:generateContent' },
+      {
+        provider: 'google',
+        format: 'gemini_generate_content',
+        family: 'chat',
+        path: '/v1beta/models/{model}:generateContent',
+        stream_path: '/v1beta/models/{model}:streamGenerateContent?alt=sse',
+      },
       { provider: 'google', format: 'gemini_generate_content', family: 'chat', path: '/v1beta/models/{model}:countTokens', kind: 'count_tokens' },
       { provider: 'google', format: 'gemini_generate_content', family: 'chat', path: '/v1beta/models/{model}:batchEmbedContents', kind: 'embed' },
-      { provider: 'bedrock', format: 'bedrock_converse', family: 'chat', path: '/model/{model}/converse' },
+      { provider: 'bedrock', format: 'bedrock_converse', family: 'chat', path: '/model/{model}/converse', stream_path: '/model/{model}/converse-stream' },
       { provider: 'bedrock', format: 'bedrock_converse', family: 'chat', path: '/model/{model}/count-tokens', kind: 'count_tokens' },
       { provider: 'openai', format: 'openai_responses', family: 'responses', path: '/v1/responses' },
       { provider: 'openai', format: 'openai_responses', family: 'responses', path: '/v1/responses/input_tokens', kind: 'count_tokens' },

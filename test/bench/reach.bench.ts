@@ -179,7 +179,15 @@ async function vertexTokens(): Promise<string[]> {
       providers: {
         vertex: { base_url: 'https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1/publishers/google/models', credential: 'sa' },
       },
-      operations: [{ provider: 'vertex', format: 'gemini_generate_content', family: 'chat', path: '/{model}:generateContent' }],
+      operations: [
+        {
+          provider: 'vertex',
+          format: 'gemini_generate_content',
+          family: 'chat',
+          path: '/{model}:generateContent',
+          stream_path: '/{model}:streamGenerateContent?alt=sse',
+        },
+      ],
       models: {
         'gemini-pro': {
           brand: 'google',

@@ -17,7 +17,9 @@ const registry = (credential = 'aws'): RegistryFileInput => ({
     key: { kind: 'bearer', secret: 'KEY' },
   },
   providers: { bedrock: { base_url: 'https://bedrock-runtime.us-east-1.amazonaws.com', credential } },
-  operations: [{ provider: 'bedrock', format: 'bedrock_converse', family: 'chat', path: '/model/{model}/converse' }],
+  operations: [
+    { provider: 'bedrock', format: 'bedrock_converse', family: 'chat', path: '/model/{model}/converse', stream_path: '/model/{model}/converse-stream' },
+  ],
   models: {
     nova: {
       brand: 'amazon',

@@ -45,6 +45,13 @@ const ENVELOPE_FAMILY: Readonly<Partial<Record<WireFormat, string>>> = Object.fr
   anthropic_vertex: 'anthropic',
 });
 
+/**
+ * Formats whose vendors choose streaming by the URL (Gemini's `:streamGenerateContent`, Bedrock's
+ * `/converse-stream`, Vertex's `:streamRawPredict`), not by a body flag: a generate operation of
+ * theirs needs a `stream_path`, else a streamed request would go to the whole-answer endpoint.
+ */
+export const URL_STREAMED_FORMATS: ReadonlySet<WireFormat> = new Set<WireFormat>(['gemini_generate_content', 'bedrock_converse', 'anthropic_vertex']);
+
 /** Every wire format tollgate speaks, in codecs' order. */
 export const KNOWN_FORMATS: readonly WireFormat[] = Object.freeze(Object.keys(DEFAULT_WIRE_FORMATS) as WireFormat[]);
 

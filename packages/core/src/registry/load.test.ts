@@ -91,6 +91,24 @@ const VIOLATIONS: [name: string, mutate: (r: Raw) => void, path: string, message
     'providers.openai.headers.Authorization',
     /would carry a secret/,
   ],
+  ...['Host', 'content-length', 'Transfer-Encoding', 'connection'].map(
+    (header) =>
+      [
+        `a static ${header} header`,
+        (r: Raw) => (r.providers.openai.headers = { ...r.providers.openai.headers, [header]: 'x' }),
+        `providers.openai.headers.${header}`,
+        /is the transport's to set/,
+      ] as [string, (r: Raw) => void, string, RegExp],
+  ),
+  ...(['gemini_generate_content', 'anthropic_vertex'] as const).map(
+    (format) =>
+      [
+        `a ${format} operation without stream_path`,
+        (r: Raw) => delete r.operations[format === 'anthropic_vertex' ? 1 : 4].stream_path,
+        `operations[${format === 'anthropic_vertex' ? 1 : 4}].stream_path`,
+        /streams from its own endpoint: give stream_path/,
+      ] as [string, (r: Raw) => void, string, RegExp],
+  ),
   [
     'static header shadowing the credential header',
     (r) => ((r.credentials.anthropic.header = 'x-tenant-key'), (r.providers.anthropic.headers['X-Tenant-Key'] = 'v')),
@@ -290,6 +308,31 @@ const VIOLATIONS: [name: string, mutate: (r: Raw) => void, path: string, message
     'models.embed-x.deployments[0]',
     /no operation for \(openai, openai_chat, chat, embed\)/,
   ],
+  ...(['capabilities', 'tokenizer'] as const).map(
+    (what) =>
+      [
+        `an embedding model with generation-only ${what}`,
+        (r: Raw) =>
+          r.operations.push({ provider: 'local', format: 'openai_chat', family: 'chat', path: '/v1/embeddings', kind: 'embed' }) &&
+          (r.models[`embed-${what}`] = {
+            brand: 'openai',
+            kind: 'embed',
+            entry_formats: ['openai_chat'],
+            ...(what === 'capabilities' ? { capabilities: { context_window: 8191 } } : { tokenizer: 'cl100k_base' }),
+            deployments: [
+              {
+                id: 'z@openai',
+                provider: 'openai',
+                format: 'openai_chat',
+                upstream_model: 'text-embedding-3-small',
+                pricing: { unit: 'usd_per_mtok', input: '0.02', output: '0' },
+              },
+            ],
+          }),
+        what === 'capabilities' ? 'models.embed-capabilities.capabilities.context_window' : 'models.embed-tokenizer.tokenizer',
+        what === 'capabilities' ? /does not use capabilities.context_window/ : /is not token-counted/,
+      ] as [string, (r: Raw) => void, string, RegExp],
+  ),
   [
     'an embedding model priced for output',
     (r) =>

@@ -51,7 +51,7 @@ function toRaw(w: World): unknown {
     entry_routes: [],
     converters: w.converters,
     providers: Object.fromEntries(PROVIDERS.map((p) => [p, { base_url: `https://${p}.example` }])),
-    operations: w.operations.map((o) => ({ ...o, family: FAMILY[o.format], path: '/x' })),
+    operations: w.operations.map((o) => ({ ...o, family: FAMILY[o.format], path: '/x', stream_path: '/x-stream' })),
     models: Object.fromEntries(
       w.models.map((m, i) => [
         `m${i}`,

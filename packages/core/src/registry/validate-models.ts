@@ -63,6 +63,21 @@ function checkModel(id: string, model: ModelDecl, facts: Facts, deploymentIds: M
     seenFormats.add(format);
   });
 
+  // What only a generation model uses: on an embedding model nothing would read it.
+  if (model.kind === 'embed') {
+    for (const key of ['tools', 'reasoning', 'max_output_tokens', 'context_window'] as const) {
+      if (model.capabilities[key] !== undefined) {
+        issues.add(
+          [...base, 'capabilities', key],
+          `an embedding model does not use capabilities.${key} (it generates nothing and is not sized by a context window); remove it`,
+        );
+      }
+    }
+    if (model.tokenizer !== undefined) {
+      issues.add([...base, 'tokenizer'], 'an embedding model is not token-counted (count_tokens serves generation models only); remove tokenizer');
+    }
+  }
+
   // A deployment with an unresolved reference might serve anything once fixed: its model's
   // serviceability is not judged until then (the reference error says what to fix).
   let unresolved = false;

@@ -2,12 +2,37 @@
  * Checks on the wiring sections: wire formats, entry routes, converters, providers (and how
  * their credentials fit) and operations.
  */
-import type { Family } from '@tollgate/codecs/base';
+import type { Family, WireFormat } from '@tollgate/codecs/base';
 import { didYouMean } from '@tollgate/policy';
-import { DEFAULT_WIRE_FORMATS, formatHasKind, isKnownFormat, KIND_FORMATS, KNOWN_FORMATS, templateProblems } from './formats.js';
+import { DEFAULT_WIRE_FORMATS, formatHasKind, isKnownFormat, KIND_FORMATS, KNOWN_FORMATS, templateProblems, URL_STREAMED_FORMATS } from './formats.js';
 import type { OperationKind } from './types.js';
 import type { IssueList, PathSegment } from './issues.js';
 import type { ParsedFile } from './parse.js';
+
+/**
+ * Headers a provider's static `headers` may not set: they frame the body or describe the
+ * connection and target, which the transport owns. The built-in client ignores some, `fetch`
+ * fails the call on others, and none can mean anything the registry should decide.
+ */
+const TRANSPORT_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+]);
+
+/** The streaming endpoint of each URL-streamed format, for the refusal's example. */
+const STREAM_PATH_EXAMPLE: Partial<Record<WireFormat, string>> = {
+  gemini_generate_content: '"/v1beta/models/{model}:streamGenerateContent?alt=sse"',
+  bedrock_converse: '"/model/{model}/converse-stream"',
+  anthropic_vertex: '"/{model}:streamRawPredict"',
+};
 
 /** Lookups derived from the parsed file, shared by the checks and the index builder. */
 export interface Facts {
@@ -103,7 +128,12 @@ export function validateWiring(file: ParsedFile, facts: Facts, issues: IssueList
     }
     for (const header of Object.keys(provider.headers ?? {})) {
       const lower = header.toLowerCase();
-      if (SECRET_HEADERS.has(lower)) {
+      if (TRANSPORT_HEADERS.has(lower)) {
+        issues.add(
+          [...path, 'headers', header],
+          `static header "${header}" is the transport's to set (it frames or routes the request, and the clients treat it differently); remove it`,
+        );
+      } else if (SECRET_HEADERS.has(lower)) {
         issues.add([...path, 'headers', header], `static header "${header}" would carry a secret; declare a credential instead`);
       } else if (credential?.kind === 'header' && credential.header.toLowerCase() === lower) {
         issues.add([...path, 'headers', header], `static header "${header}" collides with the header of credential "${provider.credential}"`);
@@ -127,6 +157,12 @@ export function validateWiring(file: ParsedFile, facts: Facts, issues: IssueList
       if (template === undefined) continue;
       const t = templateProblems(template);
       if (t.unknown.length > 0 || t.strayBrace) issues.add([...path, key], 'the only placeholder an operation path may contain is {model}');
+    }
+    if (op.kind === 'generate' && op.stream_path === undefined && URL_STREAMED_FORMATS.has(op.format as WireFormat)) {
+      issues.add(
+        [...path, 'stream_path'],
+        `${op.format} streams from its own endpoint: give stream_path (e.g. ${STREAM_PATH_EXAMPLE[op.format as WireFormat] ?? '…'}), or streamed requests would reach the whole-answer path`,
+      );
     }
     if (op.kind !== 'generate') {
       if (isKnownFormat(op.format) && !formatHasKind(op.format, op.kind)) {

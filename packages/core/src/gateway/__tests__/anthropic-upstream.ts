@@ -33,7 +33,13 @@ export function registry(extra: { geminiRoute?: boolean; geminiDeployment?: bool
     },
     operations: [
       { provider: 'anthropic', format: 'anthropic_messages', family: 'chat', path: '/v1/messages' },
-      { provider: 'google', format: 'gemini_generate_content', family: 'chat', path: '/v1beta/models/{model}:generateContent' },
+      {
+        provider: 'google',
+        format: 'gemini_generate_content',
+        family: 'chat',
+        path: '/v1beta/models/{model}:generateContent',
+        stream_path: '/v1beta/models/{model}:streamGenerateContent?alt=sse',
+      },
     ],
     models: {
       'claude-sonnet': {

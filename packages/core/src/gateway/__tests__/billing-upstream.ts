@@ -45,7 +45,13 @@ export function billingRegistry(options: { contextWindow?: number; maxOutputToke
     operations: [
       { provider: 'openai', format: 'openai_chat', family: 'chat', path: '/v1/chat/completions' },
       { provider: 'openai', format: 'openai_responses', family: 'responses', path: '/v1/responses' },
-      { provider: 'google', format: 'gemini_generate_content', family: 'chat', path: '/v1beta/models/{model}:generateContent' },
+      {
+        provider: 'google',
+        format: 'gemini_generate_content',
+        family: 'chat',
+        path: '/v1beta/models/{model}:generateContent',
+        stream_path: '/v1beta/models/{model}:streamGenerateContent?alt=sse',
+      },
       { provider: 'anthropic', format: 'anthropic_messages', family: 'chat', path: '/v1/messages' },
     ],
     models: {
