@@ -118,6 +118,19 @@ describe('budget-tier substitutes are served under their own rules', () => {
     ]);
   });
 
+  it("gives a substituted request's tokens back when the substitute's own rules refuse it", async () => {
+    const { ask, records } = await setup({
+      rate_limits: [{ id: 'tokens', tpm: 3000 }],
+      tools: { allow_lists: [{ id: 'cheap-tools', match: { scope: 'mid-cheap' }, allow: ['safe'] }] },
+    });
+    expect((await ask('mid')).status).toBe(200);
+    // Each worst case (~1,000 tokens) is counted at admission; refused by mid-cheap's list, it goes back.
+    expect((await ask('mid', TOOL('danger'))).status).toBe(403);
+    expect((await ask('mid', TOOL('danger'))).status).toBe(403);
+    expect(await ask('mid', TOOL('safe'))).toEqual({ status: 200, fallback: 'mid -> mid-cheap' });
+    expect(records.map((r) => r.http_status)).toEqual([200, 403, 403, 200]);
+  });
+
   it("puts the substitute's policy prompts before the system prompt, not the requested model's", async () => {
     const { ask, seen, records } = await setup({
       prompts: [

@@ -250,9 +250,18 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
       // also be served for this entry format, else the request is refused like the cap.
       const sub = resolveModel(deps.registry, admission.substitute.to);
       const subList = sub === null || sub.staged ? [] : within(route(sub), ctx.noPromote);
+      // Refused after the first admission counted the request: its worst-case tokens go back
+      // (it still counts against requests per minute), as admission's own refusals do.
+      const refuseAdmitted = async (error: GatewayError, reason: string, headers?: Record<string, string>) => {
+        if (ctx.tokenBuckets.length > 0) {
+          await deps.holds.release(ctx.id, tokenAdjustments(ctx, 0));
+          ctx.tokenBuckets = [];
+        }
+        return refuse(deps, ctx, error, reason, headers);
+      };
       if (sub === null || subList.length === 0) {
         const refused = quota(`spend_limit:${admission.substitute.ruleId}`, admission.spend);
-        return refuse(deps, ctx, refused.error, refused.reason, refused.headers);
+        return refuseAdmitted(refused.error, refused.reason, refused.headers);
       }
       ctx.substitutedFrom = model.id;
       ctx.model = sub.id;
@@ -262,13 +271,14 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
       // The model that serves is the one whose content rules apply: its tool allow lists and
       // prompts (and the filters told its name), run again on the request as the client sent it.
       ctx.answerGuard = null;
+      ctx.errorDlp = null;
       ctx.policyPrompts = [];
       const again = await contentFor(sub.id);
-      if (!again.ok) return refuse(deps, ctx, again.error, again.reason);
+      if (!again.ok) return refuseAdmitted(again.error, again.reason);
       ir = again.ir;
       irChanged = ir !== original || again.reencode;
       const subTooLong = fit.refusal(sub, ir, format);
-      if (subTooLong !== null) return refuse(deps, ctx, subTooLong.error, subTooLong.reason);
+      if (subTooLong !== null) return refuseAdmitted(subTooLong.error, subTooLong.reason);
       admission = await admitFor(sub, subList, true);
       if (admission.spend?.noPromote === true) ctx.noPromote = true;
     }
