@@ -209,6 +209,61 @@ describe('DLP on upstream errors', () => {
     expect((streamed as Error).message).toContain('Cannot call +1 415 555 2671');
   });
 
+  it('guards the error of an embeddings upstream that quotes its input, as a generation error', async () => {
+    const embeddings = async (extra: string, policy: unknown) => {
+      const upstream = await startMockUpstream({
+        openai: (_request, body) =>
+          Response.json({ error: { message: `Cannot embed ${JSON.stringify(body.input)}${extra}`, type: 'invalid_request_error' } }, { status: 400 }),
+      });
+      const ids = await keysFor({ user: 'alice', tier: 'normal' });
+      const gateway = createGateway({
+        registry: {
+          wire_formats: { openai_chat: { family: 'chat' } },
+          entry_routes: [{ path: '/v1/embeddings', format: 'openai_chat', kind: 'embed' }],
+          credentials: { openai: { kind: 'bearer', secret: 'OPENAI_API_KEY' } },
+          providers: { openai: { base_url: `${upstream.url}/openai`, credential: 'openai' } },
+          operations: [{ provider: 'openai', format: 'openai_chat', family: 'chat', path: '/v1/embeddings', kind: 'embed' }],
+          models: {
+            emb: {
+              brand: 'openai',
+              kind: 'embed',
+              entry_formats: ['openai_chat'],
+              deployments: [
+                {
+                  id: 'emb@openai',
+                  provider: 'openai',
+                  format: 'openai_chat',
+                  upstream_model: 'e',
+                  pricing: { unit: 'usd_per_mtok', input: '0.02', output: '0' },
+                },
+              ],
+            },
+          },
+        },
+        policy: policy as PolicyFileInput,
+        identity: ids.identity,
+        secrets: SECRETS,
+        dlp: { key: 'test-key' },
+      });
+      cleanups.push(async () => {
+        await gateway.close();
+        await upstream.close();
+      });
+      const openai = new OpenAI({ apiKey: ids.keys.alice!, baseURL: 'http://gw/v1', fetch: gateway.fetch, maxRetries: 0 });
+      return (await openai.embeddings.create({ model: 'emb', input: ask }).catch((e: unknown) => e)) as Error;
+    };
+    const blocked = await embeddings(' (card 4111 1111 1111 1111 on file)', {
+      dlp: { default: { phone: 'pseudonymize', credit_card: 'block' }, scan_responses: true },
+    });
+    expect(blocked).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(blocked.message).toContain("The upstream's error message was withheld");
+    expect(blocked.message).not.toContain('4111');
+    // Without a blocked entity, the quoted input comes back as the client wrote it.
+    const restored = await embeddings('', { dlp: { default: { phone: 'pseudonymize' } } });
+    expect(restored).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(restored.message).toContain('+1 415 555 2671');
+  });
+
   it('with scan_responses, withholds an error message holding what the policy blocks', async () => {
     const { openai, records } = await errorSetup(
       { dlp: { default: { phone: 'pseudonymize', credit_card: 'block' }, scan_responses: true } },

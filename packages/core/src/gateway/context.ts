@@ -1,6 +1,6 @@
 import type { ConversionWarning, Request as IRRequest, Usage, WireFormat } from '@tollgate/codecs/base';
 import type { Principal, RateConstraint, SpendDecision } from '@tollgate/policy';
-import type { AnswerGuard } from './answer-guard.js';
+import type { AnswerDlp, AnswerGuard } from './answer-guard.js';
 import { isoTime } from '../util/iso-time.js';
 import type { RequestTiming } from './timing.js';
 import type { CostMicros, RecordDecision, RecordDlp, RecordStatus, UsageRecord } from './usage-record.js';
@@ -78,6 +78,11 @@ export class RequestContext {
   policyPrompts: string[] = [];
   /** How the answer is guarded (tool calls, DLP), or null. */
   answerGuard: AnswerGuard | null = null;
+  /**
+   * The answer side of the request's DLP, for an upstream error's message: set whenever DLP ran
+   * on the request, also where the answer itself is not guarded (a token count, embeddings).
+   */
+  errorDlp: AnswerDlp | null = null;
   /** Set when the output guard withheld the answer: the record's reason. */
   guardReason: string | null = null;
   /** Where work that need not delay the answer goes (`reply`'s `defer`), or null: do it first. */

@@ -32,7 +32,7 @@ export type KindPolicyResult<T> = { ok: true; request: T } | { ok: false; error:
 
 export async function countPolicy(input: KindPolicyInput, ir: IRRequest): Promise<KindPolicyResult<IRRequest>> {
   const staged = await policyStage({ ...input, ir });
-  // A count's answer is a number: there is no answer text to guard.
+  // A count's answer is a number: there is no answer text to guard (an error's message still is: `errorDlp`).
   input.ctx.answerGuard = null;
   return staged.ok ? { ok: true, request: staged.ir } : staged;
 }
@@ -56,6 +56,8 @@ export async function embedPolicy(input: KindPolicyInput, request: EmbedRequest)
   };
   const result = await dlp.run({ policy, principal: input.principal, ir, ctx });
   if (!result.ok) return result;
+  // No answer text to guard, but an upstream error may quote the inputs.
+  ctx.errorDlp = result.output;
   if (result.reencode && request.inputs.some((i) => typeof i !== 'string')) {
     const reason = 'dlp_unscannable:token_ids';
     if (enforce) {

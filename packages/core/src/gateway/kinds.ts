@@ -34,7 +34,7 @@ import { countPolicy, embedPolicy } from './kind-policy.js';
 import { settleUsage, tokenAdjustments, writeRecord } from './finalize.js';
 import { completeReply, errorReply } from './render.js';
 import type { GatewayReply, GatewayRequest } from './request.js';
-import { readBody, readText, upstreamErrorForClient } from './respond.js';
+import { guardErrorMessage, readBody, readText, upstreamErrorForClient } from './respond.js';
 import { utf8Length } from './sizing.js';
 import { countLocally } from './token-counters.js';
 import { buildUpstreamCall, type UpstreamTarget } from './upstream.js';
@@ -413,6 +413,7 @@ async function call(
       // not JSON: decodeError copes with anything
     }
     const decodedError = deps.codecs[candidate.upstreamFormat]!.decodeError(response.status, parsed, response.headers);
+    guardErrorMessage(ctx, response.status, decodedError);
     const info = upstreamErrorForClient(response, decodedError, result.target, deps);
     await deps.holds.release(ctx.id, tokenAdjustments(ctx, 0));
     ctx.reject(info.status, `upstream_${response.status}`, 'upstream_error');

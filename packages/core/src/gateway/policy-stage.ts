@@ -102,6 +102,7 @@ export async function policyStage(input: PolicyStageInput): Promise<PolicyStageR
     ir = result.ir;
     reencode = result.reencode;
     guard = { ...guard, output: result.output };
+    ctx.errorDlp = result.output;
   }
 
   // Policy prompts, before the client's own system prompt, in file order: a stable prefix.

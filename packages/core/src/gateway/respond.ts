@@ -102,8 +102,7 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     const decoded = upstreamCodec.decodeError(response.status, parsed, response.headers);
     // DLP reads the message as the upstream wrote it (surrogates put back, withheld if the
     // policy says so); the scrub of keys and identifiers comes after, on what is left.
-    const dlp = ctx.answerGuard?.output ?? null;
-    if (dlp !== null) decoded.message = dlp.message(decoded.message, ctx);
+    guardErrorMessage(ctx, response.status, decoded);
     const info = upstreamErrorForClient(response, decoded, target, deps);
     await deps.holds.release(ctx.id, tokenAdjustments(ctx, 0));
     ctx.reject(info.status, `upstream_${response.status}`, 'upstream_error');
@@ -250,6 +249,16 @@ async function afterAnswer(ctx: RequestContext, deps: WalkDeps, settle: () => Pr
     // A `defer` that throws does not take the work: do it now.
     await run();
   }
+}
+
+/**
+ * DLP on an upstream error's message, as the upstream wrote it (surrogates put back, withheld if
+ * the policy says so), before the scrub of keys and identifiers. A 401/403's message is replaced
+ * by the gateway's own: nothing of it reaches the client, so nothing is scanned or counted.
+ */
+export function guardErrorMessage(ctx: RequestContext, status: number, decoded: ErrorInfo): void {
+  if (ctx.errorDlp === null || status === 401 || status === 403) return;
+  decoded.message = ctx.errorDlp.message(decoded.message, ctx);
 }
 
 /**
