@@ -10,7 +10,7 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, type GatewayOptions, type PolicyFileInput, type UsageRecord } from '@tollgate/core';
 import { SECRETS, keysFor, testRegistry } from './support/gateway-fixture.js';
-import { startMockUpstream, type MockUpstream } from './support/mock-upstream.js';
+import { startMockUpstream, type MockUpstream, type Scenario } from './support/mock-upstream.js';
 import { chunkedResponse } from './support/http-server.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -92,9 +92,9 @@ function echo(seen: Seen[], tool?: { name: string; input: Record<string, unknown
   };
 }
 
-async function setup(policy: unknown, tool?: { name: string; input: Record<string, unknown> }, suffix = '', extra: Partial<GatewayOptions> = {}) {
-  const seen: Seen[] = [];
-  const upstream: MockUpstream = await startMockUpstream({ anthropic: echo(seen, tool, suffix) });
+/** A gateway (DLP key set) over a loopback Anthropic upstream answering with `scenario`. */
+async function gatewayOver(scenario: Scenario, policy: unknown, extra: Partial<GatewayOptions> = {}) {
+  const upstream: MockUpstream = await startMockUpstream({ anthropic: scenario });
   const ids = await keysFor({ user: 'alice', tier: 'normal', bu: 'payments' });
   const records: UsageRecord[] = [];
   const gateway = createGateway({
@@ -112,7 +112,12 @@ async function setup(policy: unknown, tool?: { name: string; input: Record<strin
   });
   const openai = new OpenAI({ apiKey: ids.keys.alice!, baseURL: 'http://gw/v1', fetch: gateway.fetch, maxRetries: 0 });
   const anthropic = new Anthropic({ apiKey: ids.keys.alice!, baseURL: 'http://gw', fetch: gateway.fetch, maxRetries: 0 });
-  return { seen, upstream, records, openai, anthropic };
+  return { upstream, records, openai, anthropic };
+}
+
+async function setup(policy: unknown, tool?: { name: string; input: Record<string, unknown> }, suffix = '', extra: Partial<GatewayOptions> = {}) {
+  const seen: Seen[] = [];
+  return { seen, ...(await gatewayOver(echo(seen, tool, suffix), policy, extra)) };
 }
 
 const PII = 'Mail jane.doe@acme.io or call +1 415 555 2671 about card 4111 1111 1111 1111.';
@@ -178,24 +183,7 @@ describe('DLP on upstream errors', () => {
     return chunkedResponse([sse([start, error])], {}, 0);
   };
 
-  async function errorSetup(policy: unknown, extra = '') {
-    const upstream = await startMockUpstream({ anthropic: refusing(extra) });
-    const ids = await keysFor({ user: 'alice', tier: 'normal' });
-    const records: UsageRecord[] = [];
-    const gateway = createGateway({
-      registry: testRegistry(upstream.url),
-      policy: policy as PolicyFileInput,
-      identity: ids.identity,
-      secrets: SECRETS,
-      usage: (r) => void records.push(r),
-      dlp: { key: 'test-key' },
-    });
-    cleanups.push(async () => {
-      await gateway.close();
-      await upstream.close();
-    });
-    return { records, openai: new OpenAI({ apiKey: ids.keys.alice!, baseURL: 'http://gw/v1', fetch: gateway.fetch, maxRetries: 0 }) };
-  }
+  const errorSetup = (policy: unknown, extra = '') => gatewayOver(refusing(extra), policy);
 
   const ask = 'Call +1 415 555 2671 please.';
 

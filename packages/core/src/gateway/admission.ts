@@ -123,8 +123,7 @@ async function admitOnce(input: AdmissionInput): Promise<Admission> {
   // again; those only the substitute's scope reaches are. In-flight places are held again (the
   // first admission's hold was given back with its decision).
   const earlier = input.substituted ? ctx.admittedRate : [];
-  const rateConstraints = input.substituted ? rate.constraints.filter((c) => !ctx.rateKeysHit.includes(c.key)) : rate.constraints;
-  for (const c of rateConstraints) ctx.rateKeysHit.push(c.key);
+  const rateConstraints = input.substituted ? rate.constraints.filter((c) => !earlier.some((e) => e.key === c.key)) : rate.constraints;
   const buckets = rateConstraints.map((c) => ({ key: tag + c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
   const limits: Limits = inflightLimits(rate.concurrency, rate.shadowConcurrency, tag);
   const inflight = limits.inflight;

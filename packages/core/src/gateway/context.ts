@@ -67,10 +67,11 @@ export class RequestContext {
   /** Token buckets admission took (the worst case), to move to the tokens used at settle. */
   tokenBuckets: Array<{ key: string; windowMs: number; start: number; amount: number }> = [];
   /**
-   * Rate buckets (enforced and shadow, by key) this request already counted against: a
-   * budget-tier substitute's admission counts only the buckets the requested model's did not.
+   * Shadow rate buckets (by key) this request already counted against, when the policy has
+   * any: a budget-tier substitute's admission counts only those the requested model's did not
+   * (enforced ones are told by `admittedRate`).
    */
-  rateKeysHit: string[] = [];
+  shadowRateKeys: string[] | null = null;
   /** DLP counts on the request and on the answer, by entity (never values). */
   dlp: RecordDlp = {};
   dlpResponse: RecordDlp = {};

@@ -29,10 +29,10 @@ export function countShadowRate(input: AdmissionInput): Promise<void> {
   if (policy === null || !hasShadowRate(policy)) return DONE;
   const rate = decideRate({ policy, registry: input.registry, principal: input.principal, model: input.model, tokens: input.tokenBound });
   // A substitute's admission counts only the shadow buckets the requested model's did not.
-  const hit = ctx.rateKeysHit;
-  const shadow = input.substituted === true ? rate.shadowConstraints.filter((c) => !hit.includes(SHADOW_RATE_PREFIX + c.key)) : rate.shadowConstraints;
+  const hit = (ctx.shadowRateKeys ??= []);
+  const shadow = input.substituted === true ? rate.shadowConstraints.filter((c) => !hit.includes(c.key)) : rate.shadowConstraints;
   if (shadow.length === 0) return DONE;
-  for (const c of shadow) hit.push(SHADOW_RATE_PREFIX + c.key);
+  for (const c of shadow) hit.push(c.key);
   const tag = keyTag(input.principal, input.tenantOf) + SHADOW_RATE_PREFIX;
   const buckets: RateBucket[] = shadow.map((c) => ({ key: tag + c.key, limit: c.limit, windowMs: c.windowMs, cost: c.amount ?? 1 }));
   return (async () => input.store.hitRate(buckets))().then(
