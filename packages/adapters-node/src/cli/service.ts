@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { createGateway, GatewayConfigError, type Gateway, type UpstreamFetch } from '@tollgate/core';
 import { openaiTokenizers } from '@tollgate/core/tokenizers';
 import { handleNodeRequest } from '../http/listener.js';
-import { createNodeUpstream } from '../http/upstream.js';
+import { createNodeFetch, createNodeUpstream } from '../http/upstream.js';
 import { buildParts, upstreamOptions, type PartOverrides } from './build.js';
 import { identitySummary, surrogateSecret } from './config.js';
 import { formatViolations, loadService, type LoadedService, type Violation } from './load.js';
@@ -86,6 +86,10 @@ export async function startService(service: LoadedService, options: StartService
   const readiness = new Readiness(parts.dependencies, log);
   const initial = await readiness.check();
   const upstreamFetch = options.upstream ?? createNodeUpstream(upstreamOptions(config.upstream, service.upstreamCa));
+  // The service's own calls (JWKS keys, the notify webhook) leave through the proxies of the
+  // environment as upstream calls do; `upstream.ca_file` is for upstreams only (it replaces
+  // Node's CAs), so it is not applied to them.
+  const outbound = createNodeFetch({ client: 'undici' });
   // Spend notifications: POSTed to the webhook in the background, or (without one) logged once
   // per crossing so a notify action is never silently dropped.
   const notifier: WebhookNotifier | null =
@@ -93,6 +97,7 @@ export async function startService(service: LoadedService, options: StartService
       ? null
       : createWebhookNotifier({
           url: config.notify.webhook,
+          fetch: outbound,
           onError: (error) => log(`tollgate: notify webhook: ${error instanceof Error ? error.message : String(error)}`),
         });
   const notify =
@@ -111,6 +116,7 @@ export async function startService(service: LoadedService, options: StartService
       registry: service.registry,
       policy: service.policy,
       identity: config.identity ?? {},
+      jwksFetch: outbound,
       store: parts.store,
       ...(parts.usage === undefined ? {} : { usage: parts.usage }),
       maxRequestBytes: config.max_request_bytes,
@@ -118,6 +124,7 @@ export async function startService(service: LoadedService, options: StartService
       ...(typeof config.store === 'object' && config.store.reservation_ttl_s !== undefined ? { reservationTtlMs: config.store.reservation_ttl_s * 1000 } : {}),
     });
   } catch (error) {
+    outbound.close();
     await parts.usage?.close().catch(() => {});
     await parts.store.close().catch(() => {});
     await telemetry?.shutdown(1000);
@@ -190,6 +197,7 @@ export async function startService(service: LoadedService, options: StartService
       });
     });
   } catch (error) {
+    outbound.close();
     await gateway.close({ drainMs: 0 });
     await parts.store.close().catch(() => {});
     await telemetry?.shutdown(1000);
@@ -243,6 +251,7 @@ export async function startService(service: LoadedService, options: StartService
     await gateway.close({ drainMs: Math.max(2000, drainUntil - Date.now()) });
     await notifier?.close(Math.max(1000, drainUntil - Date.now()));
     await upstreamFetch.close();
+    outbound.close();
     await parts.store.close().catch(() => {});
     // Spans and metrics still pending go out now (bounded), then the metrics listener closes.
     await telemetry?.shutdown();
