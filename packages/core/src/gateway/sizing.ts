@@ -11,6 +11,12 @@ export interface SizingOptions {
   perToolTokens?: number;
   /** Fixed overhead per request (system scaffolding). Default 64. */
   perRequestTokens?: number;
+  /**
+   * Added once to a request that declares tools: the system prompt a vendor puts in front of
+   * tool definitions, billed as input and never sent by the client (Anthropic's is about 350
+   * tokens; Amazon Nova's about as many). Default 1,024.
+   */
+  toolUseTokens?: number;
 }
 
 /** UTF-8 byte length of a string without encoding it. */
@@ -71,7 +77,9 @@ export function promptTokenBound(request: IRRequest, options: SizingOptions = {}
   for (const t of request.tools) {
     total += (options.perToolTokens ?? 32) + utf8Length(t.name) + utf8Length(t.description ?? '') + utf8Length(JSON.stringify(t.parameters));
   }
+  const toolUse = request.tools.length > 0 ? (options.toolUseTokens ?? 1_024) : 0;
+  total += toolUse;
   if (rawBytes === undefined) return total;
   // Inline media data in the body is at least as long as the canonical data (JSON escapes only lengthen it).
-  return Math.max(total, rawBytes - mediaBytes + media + perRequest);
+  return Math.max(total, rawBytes - mediaBytes + media + perRequest + toolUse);
 }
