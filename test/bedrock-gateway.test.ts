@@ -318,7 +318,12 @@ describe('the AWS SDK (BedrockRuntimeClient) as a client of the gateway', () => 
   });
 
   it('ConverseStream: the recorded event stream relayed byte for byte, read by the SDK', async () => {
-    const out = await aws().send(new ConverseStreamCommand({ modelId: 'nova-micro', messages: [{ role: 'user', content: [{ text: 'Temperature?' }] }] }));
+    // The request the stream was recorded for (Bedrock billed its 471 input tokens, tool prompt included).
+    const recorded = JSON.parse(fixtureText('bedrock-converse/request-converse-stream-tools.json')) as Omit<
+      ConstructorParameters<typeof ConverseStreamCommand>[0],
+      'modelId'
+    >;
+    const out = await aws().send(new ConverseStreamCommand({ modelId: 'nova-micro', ...recorded }));
     const events: ConverseStreamOutput[] = [];
     for await (const event of out.stream!) events.push(event);
     const text = events.flatMap((e) => (e.contentBlockDelta?.delta?.text === undefined ? [] : [e.contentBlockDelta.delta.text])).join('');

@@ -74,15 +74,23 @@ beforeAll(async () => {
         ...(signal === undefined ? {} : { signal }),
       }),
     );
-  const chat = (model: string, extra: Record<string, unknown> = {}) => ({ model, max_tokens: 100, messages: [{ role: 'user', content: 'hello' }], ...extra });
+  // As large as the requests the recorded answers billed (a cached system prompt of ~1,500
+  // tokens, up to 377 output tokens): usage past a request's bounds is not believed.
+  const system = { role: 'system', content: 'You are a careful assistant. '.repeat(80) };
+  const chat = (model: string, extra: Record<string, unknown> = {}) => ({
+    model,
+    max_tokens: model === 'gpt-mini' ? 400 : 200,
+    messages: [system, { role: 'user', content: 'hello' }],
+    ...extra,
+  });
   // alice: opus until the daily cap refuses, sonnet, a stream; bob: past his rpm; someone unknown.
   for (let i = 0; i < 5; i++) await (await post('alice', chat('claude-opus'))).text();
   await (await post('alice', chat('claude-sonnet'))).text();
   await (await post('alice', chat('gpt-mini', { stream: true }))).text();
   // An upstream failure (no cost) and a stream its client cancelled (charged the gateway's estimate).
-  await (await post('alice', { ...chat('gpt-mini'), messages: [{ role: 'user', content: 'please-fail' }] })).text();
+  await (await post('alice', { ...chat('gpt-mini'), messages: [system, { role: 'user', content: 'please-fail' }] })).text();
   const leaving = new AbortController();
-  const cancelled = await post('alice', { ...chat('gpt-mini', { stream: true }), messages: [{ role: 'user', content: 'go-slow' }] }, leaving.signal);
+  const cancelled = await post('alice', { ...chat('gpt-mini', { stream: true }), messages: [system, { role: 'user', content: 'go-slow' }] }, leaving.signal);
   const reader = cancelled.body!.getReader();
   await reader.read();
   leaving.abort();

@@ -98,6 +98,8 @@ describe('every client format reaches any model the registry allows', () => {
     const final = await client.responses
       .stream({
         model: 'claude-sonnet',
+        // The recorded answer bills a cached system prompt of ~1,500 tokens: the request carries as much.
+        instructions: 'You are a careful assistant. '.repeat(80),
         input: 'What is the weather in Paris?',
         tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }],
       })

@@ -32,13 +32,19 @@ afterAll(async () => {
 });
 
 const lastRecord = () => records[records.length - 1]!;
+/**
+ * The recorded Anthropic answers bill a cached system prompt of about 1,500 tokens; a request
+ * must carry that much for the usage to be believed (the gateway holds reported usage to the
+ * request's prompt bound).
+ */
+const SYSTEM = { role: 'system', content: 'You are a careful assistant. '.repeat(80) } as const;
 
 describe('OpenAI SDK → Anthropic upstream, in-process through gateway.fetch', () => {
   it('streams a translated answer: text, tool arguments and usage as the SDK assembles them', async () => {
     const client = new OpenAI({ apiKey: keys.alice, baseURL: 'http://tollgate.local/v1', fetch: gateway.fetch, maxRetries: 0 });
     const stream = client.chat.completions.stream({
       model: 'claude-sonnet-latest',
-      messages: [{ role: 'user', content: 'What is the weather in San Francisco?' }],
+      messages: [SYSTEM, { role: 'user', content: 'What is the weather in San Francisco?' }],
       tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } } }],
       stream_options: { include_usage: true },
     });
@@ -82,7 +88,7 @@ describe('OpenAI SDK → Anthropic upstream, in-process through gateway.fetch', 
 
   it('prices a non-stream answer exactly from its measured usage', async () => {
     const client = new OpenAI({ apiKey: keys.alice, baseURL: 'http://tollgate.local/v1', fetch: gateway.fetch, maxRetries: 0 });
-    const res = await client.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'What is Python?' }] });
+    const res = await client.chat.completions.create({ model: 'claude-sonnet', messages: [SYSTEM, { role: 'user', content: 'What is Python?' }] });
     expect(res.choices[0]!.message.content).toContain('Python');
     // Anthropic {input 3, cache_read 1111, cache_creation 418, output 33} → OpenAI prompt_tokens 1532, cached 1111.
     expect(res.usage?.prompt_tokens).toBe(1532);

@@ -84,7 +84,11 @@ describe('createEdgeHandler with a Bedrock upstream', () => {
       new Request('https://gw.test/model/nova/converse-stream', {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'hi' }] }] }),
+        // The tools the stream was recorded with: Bedrock billed 471 input tokens, its tool prompt included.
+        body: JSON.stringify({
+          messages: [{ role: 'user', content: [{ text: 'hi' }] }],
+          toolConfig: { tools: [{ toolSpec: { name: 'get_temperature', inputSchema: { json: { type: 'object', properties: { city: { type: 'string' } } } } } }] },
+        }),
       }),
     );
     expect(response.status).toBe(200);

@@ -1,5 +1,5 @@
 import { emptyUsage, type Usage } from '../ir/usage.js';
-import { isObject, tokenCount, type JsonObject } from '../shared/guards.js';
+import { isObject, tokenCount, wellFormedCounts, type JsonObject } from '../shared/guards.js';
 import type { WireUsage } from './schemas.js';
 
 /**
@@ -10,7 +10,17 @@ import type { WireUsage } from './schemas.js';
 export function decodeUsage(wire: unknown, previous?: Usage): Usage {
   const base = previous ?? emptyUsage();
   if (!isObject(wire)) return { ...base };
-  const usage: Usage = { ...base, measured: true };
+  // Trusted as measured when its counts are numbers (a stream's first report names input and
+  // output, a later one at least output) and every report before it was.
+  const measured =
+    (previous?.measured ?? true) &&
+    wellFormedCounts(wire, previous === undefined ? ['input_tokens', 'output_tokens'] : ['output_tokens'], [
+      'input_tokens',
+      'cache_read_input_tokens',
+      'cache_creation_input_tokens',
+    ]) &&
+    (!isObject(wire['cache_creation']) || wellFormedCounts(wire['cache_creation'], [], ['ephemeral_5m_input_tokens', 'ephemeral_1h_input_tokens']));
+  const usage: Usage = { ...base, measured };
   if ('input_tokens' in wire) usage.input = tokenCount(wire['input_tokens']);
   if ('cache_read_input_tokens' in wire) usage.cacheRead = tokenCount(wire['cache_read_input_tokens']);
   if ('output_tokens' in wire) usage.output = tokenCount(wire['output_tokens']);

@@ -1,5 +1,5 @@
 import { emptyUsage, type Usage } from '../ir/usage.js';
-import { asArray, isObject, tokenCount, type JsonObject } from '../shared/guards.js';
+import { asArray, isObject, tokenCount, wellFormedCounts, type JsonObject } from '../shared/guards.js';
 
 /**
  * Converse `usage` → canonical usage. `inputTokens` already excludes cache reads and writes
@@ -19,6 +19,7 @@ export function decodeUsage(wire: unknown): Usage {
   }
   usage.cacheWrite1h = Math.min(hour, writes);
   usage.cacheWrite = writes - usage.cacheWrite1h;
+  usage.measured = wellFormedCounts(wire, ['inputTokens', 'outputTokens'], ['cacheReadInputTokens', 'cacheWriteInputTokens', 'totalTokens']);
   return usage;
 }
 

@@ -9,7 +9,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { EmbedRequest, EmbedResponse } from '../ir/embedding.js';
 import { emptyUsage } from '../ir/usage.js';
 import type { ConversionWarning } from '../ir/warning.js';
-import { asArray, asString, isObject, tokenCount, type JsonObject } from '../shared/guards.js';
+import { asArray, asString, isObject, tokenCount, wellFormedCounts, type JsonObject } from '../shared/guards.js';
 import { dropped, lossy } from '../shared/warnings.js';
 import { camelKeys, invalid } from './schemas.js';
 
@@ -126,7 +126,7 @@ export const geminiEmbeddings: EmbeddingsCodec = {
     const response: EmbedResponse = { model: '', vectors, usage: null };
     // The Gemini API reports no usage for embeddings; some deployments add usageMetadata.
     const meta = isObject(body['usageMetadata']) ? body['usageMetadata'] : undefined;
-    if (meta !== undefined && typeof meta['promptTokenCount'] === 'number') response.usage = { ...emptyUsage(), input: tokenCount(meta['promptTokenCount']) };
+    if (meta !== undefined && wellFormedCounts(meta, ['promptTokenCount'])) response.usage = { ...emptyUsage(), input: tokenCount(meta['promptTokenCount']) };
     return response;
   },
 

@@ -1,5 +1,5 @@
 import { emptyUsage, promptTokens, type Usage } from '../ir/usage.js';
-import { isObject, tokenCount, type JsonObject } from '../shared/guards.js';
+import { isObject, tokenCount, wellFormedCounts, type JsonObject } from '../shared/guards.js';
 
 /** `usageMetadata` keys that decodeUsage reads; anything else (details, serviceTier, …) is vendor data. */
 export const USAGE_KEYS = new Set([
@@ -25,7 +25,7 @@ export function decodeUsage(wire: unknown): Usage | null {
   const cached = Math.min(tokenCount(wire['cachedContentTokenCount']), prompt);
   const thoughts = tokenCount(wire['thoughtsTokenCount']);
   return {
-    ...emptyUsage(true),
+    ...emptyUsage(wellFormedCounts(wire, [], [...USAGE_KEYS])),
     input: prompt - cached + tokenCount(wire['toolUsePromptTokenCount']),
     cacheRead: cached,
     output: tokenCount(wire['candidatesTokenCount']) + thoughts,

@@ -11,7 +11,7 @@ import type { EmbedRequest, EmbedResponse } from '../ir/embedding.js';
 import { emptyUsage } from '../ir/usage.js';
 import type { ConversionWarning } from '../ir/warning.js';
 import { base64ToVector, vectorToBase64 } from '../shared/float-base64.js';
-import { asArray, asString, isObject, tokenCount, type JsonObject } from '../shared/guards.js';
+import { asArray, asString, isObject, tokenCount, wellFormedCounts, type JsonObject } from '../shared/guards.js';
 import { dropped } from '../shared/warnings.js';
 
 const KNOWN = new Set(['model', 'input', 'dimensions', 'encoding_format', 'user']);
@@ -84,7 +84,7 @@ export const openaiEmbeddings: EmbeddingsCodec = {
     }
     const response: EmbedResponse = { model: asString(body['model']) ?? '', vectors, usage: null };
     const usage = body['usage'];
-    if (isObject(usage) && typeof usage['prompt_tokens'] === 'number') response.usage = { ...emptyUsage(), input: tokenCount(usage['prompt_tokens']) };
+    if (isObject(usage) && wellFormedCounts(usage, ['prompt_tokens'])) response.usage = { ...emptyUsage(), input: tokenCount(usage['prompt_tokens']) };
     return response;
   },
 

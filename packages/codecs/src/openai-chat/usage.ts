@@ -1,5 +1,5 @@
 import type { Usage } from '../ir/usage.js';
-import { isObject, tokenCount } from '../shared/guards.js';
+import { isObject, tokenCount, wellFormedCounts } from '../shared/guards.js';
 import type { WireUsage } from './schemas.js';
 
 /**
@@ -21,7 +21,10 @@ export function decodeUsage(value: unknown): Usage | null {
     cacheWrite,
     cacheWrite1h: 0,
     reasoning: tokenCount(completionDetails.reasoning_tokens),
-    measured: true,
+    measured:
+      wellFormedCounts(value, ['prompt_tokens', 'completion_tokens'], ['total_tokens']) &&
+      wellFormedCounts(promptDetails, [], ['cached_tokens', 'cache_write_tokens']) &&
+      wellFormedCounts(completionDetails, [], ['reasoning_tokens']),
   };
 }
 

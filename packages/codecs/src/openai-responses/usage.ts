@@ -1,5 +1,5 @@
 import type { Usage } from '../ir/usage.js';
-import { isObject, tokenCount } from '../shared/guards.js';
+import { isObject, tokenCount, wellFormedCounts } from '../shared/guards.js';
 import type { WireUsage } from './schemas.js';
 
 /**
@@ -20,7 +20,10 @@ export function decodeUsage(value: unknown): Usage | null {
     cacheWrite,
     cacheWrite1h: 0,
     reasoning: tokenCount(outputDetails.reasoning_tokens),
-    measured: true,
+    measured:
+      wellFormedCounts(value, ['input_tokens', 'output_tokens'], ['total_tokens']) &&
+      wellFormedCounts(inputDetails, [], ['cached_tokens', 'cache_write_tokens']) &&
+      wellFormedCounts(outputDetails, [], ['reasoning_tokens']),
   };
 }
 

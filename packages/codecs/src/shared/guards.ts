@@ -27,6 +27,25 @@ export function tokenCount(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 }
 
+/**
+ * Whether a usage object's counts can be trusted as measured: each of `required` is there, and
+ * every count of `required` and `optional` it holds (null counts as absent for the optional ones)
+ * is a non-negative finite number. A count sent as a string, negative or not a number makes the
+ * whole report an upstream's error, not a measurement (`tokenCount` reads it as 0).
+ */
+export function wellFormedCounts(wire: JsonObject, required: readonly string[], optional: readonly string[] = []): boolean {
+  for (const key of required) if (!isCount(wire[key])) return false;
+  for (const key of optional) {
+    const value = wire[key];
+    if (value !== undefined && value !== null && !isCount(value)) return false;
+  }
+  return true;
+}
+
+function isCount(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+
 /** Parse JSON without throwing. */
 export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   try {

@@ -46,7 +46,13 @@ export class RequestContext {
   /** The client went away (aborted the request or cancelled the body). */
   clientCancelled = false;
   outputBytes = 0;
+  /** The prompt bound admission priced: what the upstream can bill as prompt at most (when `costBounded`). */
   promptBound = 0;
+  /**
+   * Admission's bounds hold for this request (no field made its cost unbounded): usage an
+   * upstream reports beyond them cannot be true, and is held to them when settled.
+   */
+  costBounded = false;
   /** The output bound admission priced (all choices, thinking included): what the upstream can bill as output at most. */
   outputBound = Number.POSITIVE_INFINITY;
   /** What the request does: generate (the default), count_tokens or embed. */
@@ -114,6 +120,11 @@ export class RequestContext {
   /** Admission sized the request and took these rate limits at `at` (called again after a substitution). */
   noteAdmission(worstCaseMicros: number, tokenBound: number, rate: readonly RateConstraint[], at: number): void {
     this.admitted = { worstCaseMicros, tokenBound, rate, spend: null, at };
+  }
+
+  /** The worst-case cost the last admission sized the request at (0 before one). */
+  get admittedWorstCase(): number {
+    return this.admitted?.worstCaseMicros ?? 0;
   }
 
   /** The rate limits the last admission counted the request against (none before one). */

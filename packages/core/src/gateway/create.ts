@@ -10,7 +10,7 @@ import { DEFAULT_EARLY_CHECK_BYTES } from './early-check.js';
 import { GatewayConfigError } from './config-error.js';
 import { RequestContext } from './context.js';
 import type { GatewayReply, GatewayRequest, ReplyOptions, UpstreamFetch } from './request.js';
-import { tokenAdjustments, writeRecord } from './finalize.js';
+import { tokenAdjustments, writeRecord, type SettleTally } from './finalize.js';
 import { assertCodecsCover, codecTableFrom } from './codecs.js';
 import { assertSignersCover, signerTableFrom } from './signers.js';
 import { assertKindsServed } from './kind-routes.js';
@@ -200,6 +200,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   const sinkStats: SinkStats = { written: 0, failed: 0 };
   const sink = toUsageSink(options.usage, sinkStats);
   const stats = { requests: 0 };
+  const tally: SettleTally = { usageDistrusted: 0, usageUnpriced: 0 };
   const observedStore = telemetry === null ? store : telemetry.store(store);
   const reservationTtlMs = options.reservationTtlMs ?? 5 * 60_000;
   // Renewals and settle retries go through the observed store: their round trips and retries are measured.
@@ -242,6 +243,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
     now,
     timezone: first.policy?.timezone ?? 'UTC',
     holds,
+    tally,
     ...(options.notify === undefined ? {} : { notify: options.notify }),
     ...(options.tenantOf === undefined ? {} : { tenantOf: options.tenantOf }),
     ...(options.cacheShaping === undefined ? {} : { cacheShaping: options.cacheShaping }),
@@ -370,6 +372,8 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
         settleFailures: h.failed,
         settlesPending: h.pending,
         settleRetries: h.retries,
+        usageDistrusted: tally.usageDistrusted,
+        usageUnpriced: tally.usageUnpriced,
         usage: usageStats(),
       };
     },

@@ -29,6 +29,42 @@ export function estimateUsage(ctx: RequestContext): Usage {
   };
 }
 
+/** What settling saw that a gateway's operator should know of (`GatewayStats`). */
+export interface SettleTally {
+  /** Usage an upstream reported that could not be true (more than the request could use, or not numbers), settled as estimated. */
+  usageDistrusted: number;
+  /** Usage no exact price could be put on: the reservation was charged. */
+  usageUnpriced: number;
+}
+
+/** A count no single request reaches: past it a report is held there (no price can overflow). */
+const MAX_COUNT = 1_000_000_000;
+
+/**
+ * Usage held to what the request can have used: with admission's bounds in force (`costBounded`),
+ * prompt kinds together to the prompt bound (input first given up, then cache writes, then cache
+ * reads) and output to the output bound; every count to `MAX_COUNT` whatever the bounds. The same
+ * object when nothing had to change; else a copy marked unmeasured.
+ */
+export function heldToBounds(ctx: RequestContext, usage: Usage): Usage {
+  const promptMax = ctx.costBounded ? Math.min(ctx.promptBound, MAX_COUNT) : MAX_COUNT;
+  const outputMax = ctx.costBounded ? Math.min(ctx.outputBound, MAX_COUNT) : MAX_COUNT;
+  const prompt = usage.input + usage.cacheRead + usage.cacheWrite + usage.cacheWrite1h;
+  if (prompt <= promptMax && usage.output <= outputMax && Math.max(usage.input, usage.cacheRead, usage.cacheWrite, usage.cacheWrite1h) <= MAX_COUNT) return usage;
+  const held: Usage = { ...usage, measured: false };
+  let left = promptMax;
+  held.cacheRead = Math.min(usage.cacheRead, left);
+  left -= held.cacheRead;
+  held.cacheWrite1h = Math.min(usage.cacheWrite1h, left);
+  left -= held.cacheWrite1h;
+  held.cacheWrite = Math.min(usage.cacheWrite, left);
+  left -= held.cacheWrite;
+  held.input = Math.min(usage.input, left);
+  held.output = Math.min(usage.output, outputMax);
+  held.reasoning = Math.min(usage.reasoning, held.output);
+  return held;
+}
+
 export interface SettleInput {
   ctx: RequestContext;
   /** Settles with retries, and keeps the hold renewed until one succeeds. */
@@ -37,18 +73,47 @@ export interface SettleInput {
   timezone: string;
   /** Measured usage is trusted only for a request that completed. */
   completed: boolean;
+  tally: SettleTally;
 }
 
 /**
  * Price the usage (measured or estimated) and settle: the actual cost replaces the hold. A
  * settle the store fails is retried in the background (the hold stays renewed meanwhile);
- * this resolves after the first attempt.
+ * this resolves after the first attempt. Never throws: a settle that cannot be made counts as
+ * a failed one (`settleFailures`), its hold left to expire.
  */
 export async function settleUsage(input: SettleInput): Promise<void> {
+  try {
+    await settle(input);
+  } catch {
+    input.holds.abandon(input.ctx.id);
+  }
+}
+
+async function settle(input: SettleInput): Promise<void> {
   const { ctx } = input;
-  if (!input.completed || ctx.usage === null) ctx.usage = estimateUsage(ctx);
-  if (input.pricing !== null) ctx.cost = priceUsage(input.pricing, ctx.usage);
-  const total = ctx.cost?.total ?? 0;
+  const reported = ctx.usage;
+  // A report whose counts are not numbers (the codecs mark it unmeasured) is the upstream's error:
+  // the request is charged the estimate, as if nothing had been reported.
+  const malformed = reported !== null && !reported.measured;
+  if (malformed) ctx.usage = null;
+  const usage = input.completed && reported !== null && !malformed ? reported : estimateUsage(ctx);
+  // Never more than admission priced (recorded spend stays within every hard cap), whatever the upstream says.
+  ctx.usage = heldToBounds(ctx, usage);
+  if (malformed || ctx.usage !== usage) input.tally.usageDistrusted++;
+  let total = 0;
+  if (input.pricing !== null) {
+    try {
+      ctx.cost = priceUsage(input.pricing, ctx.usage);
+      total = ctx.cost.total;
+    } catch {
+      // Beyond exact arithmetic (prices too large for the counts): the worst case admission sized
+      // (what any cap reserved) is what is charged.
+      ctx.cost = null;
+      total = Math.max(ctx.reservedMicros, ctx.admittedWorstCase);
+      input.tally.usageUnpriced++;
+    }
+  }
   if (ctx.principal === null || ctx.model === null) return;
   const u = ctx.usage;
   const used = u.input + u.cacheRead + u.cacheWrite + u.cacheWrite1h + u.output;

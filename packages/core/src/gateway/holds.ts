@@ -161,6 +161,14 @@ export class HoldKeeper {
     }
   }
 
+  /**
+   * A settle that could not even be made (a fault of the gateway's own): it counts as failed, and
+   * its hold stays in the store until its TTL, no longer renewed.
+   */
+  abandon(id: string): void {
+    if (this.live.has(id)) this.fail(id);
+  }
+
   private enqueue(request: SettleRequest, error: unknown): void {
     const id = request.id;
     if (permanent(error) || this.outbox.has(id) || this.outbox.size >= this.retry.maxPending) {

@@ -77,7 +77,8 @@ async function setup(policy: PolicyFileInput, options: { reservationTtlMs?: numb
       new Request('http://gw/v1/embeddings', {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'emb', input: 'hello' }),
+        // Long enough that the 1,000 tokens the upstream bills fit its bound (a token per byte).
+        body: JSON.stringify({ model: 'emb', input: 'hello '.repeat(200) }),
       }),
     );
     return { status: res.status, text: await res.text() };

@@ -17,7 +17,6 @@ import {
   type EmbedRequest,
   type EmbeddingsCodec,
   type Request as IRRequest,
-  type Usage,
   type WireFormat,
 } from '@tollgate/codecs/base';
 import { countTokensCodecs, embeddingsCodecs } from '@tollgate/codecs/kinds';
@@ -242,7 +241,7 @@ async function countTokens(
   const finish = async (tokens: number): Promise<GatewayReply> => {
     ctx.countedTokens = tokens;
     ctx.usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0, measured: true };
-    await settleUsage({ ctx, holds: deps.holds, pricing: null, timezone: deps.timezone, completed: true });
+    await settleUsage({ ctx, holds: deps.holds, pricing: null, timezone: deps.timezone, completed: true, tally: deps.tally });
     ctx.cost = { ...ZERO_COST };
     ctx.httpStatus = 200;
     writeRecord(ctx, deps.sink);
@@ -318,6 +317,8 @@ async function embed(
     );
   const list = pickWeighted(found, () => `${principal.id}\u0000embed`);
   ctx.promptBound = embedTokenBound(embedRequest);
+  ctx.outputBound = 0;
+  ctx.costBounded = true;
   let admission: Admission;
   try {
     admission = await admitKind(ctx, deps, principal, model, maxWorstCase(list, { promptTokens: ctx.promptBound, outputTokens: 0 }), ctx.promptBound);
@@ -345,20 +346,15 @@ async function embed(
   } catch (cause) {
     return upstreamBad(ctx, deps, cause, candidate);
   }
-  // Gemini reports no usage for embeddings: the bound, marked unmeasured.
-  if (ctx.usage === null) ctx.usage = estimatedEmbedUsage(ctx.promptBound);
-  await settleUsage({ ctx, holds: deps.holds, pricing: candidate.deployment.pricing, timezone: deps.timezone, completed: true });
+  // Gemini reports no usage for embeddings: settling estimates it (the bound, marked unmeasured).
+  await settleUsage({ ctx, holds: deps.holds, pricing: candidate.deployment.pricing, timezone: deps.timezone, completed: true, tally: deps.tally });
   ctx.httpStatus = 200;
   writeRecord(ctx, deps.sink);
   return completeReply(200, out, { 'content-type': 'application/json', 'x-tollgate-request-id': ctx.id });
 }
 
-function estimatedEmbedUsage(bound: number): Usage {
-  return { input: bound, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0, measured: false };
-}
-
 async function upstreamBad(ctx: RequestContext, deps: WalkDeps, cause: unknown, candidate?: Candidate): Promise<GatewayReply> {
-  await settleUsage({ ctx, holds: deps.holds, pricing: candidate?.deployment.pricing ?? null, timezone: deps.timezone, completed: false });
+  await settleUsage({ ctx, holds: deps.holds, pricing: candidate?.deployment.pricing ?? null, timezone: deps.timezone, completed: false, tally: deps.tally });
   ctx.reject(502, 'upstream_bad_response', 'upstream_error');
   writeRecord(ctx, deps.sink);
   return errorReply(deps.codecs, new GatewayError('upstream_error', 'The upstream returned a response that could not be read.', { cause }), ctx.entryFormat);
@@ -424,7 +420,7 @@ async function call(
   ctx.observer?.upstreamDone();
   ctx.markFirstByte();
   if (!read.ok) {
-    await settleUsage({ ctx, holds: deps.holds, pricing: candidate.deployment.pricing, timezone: deps.timezone, completed: false });
+    await settleUsage({ ctx, holds: deps.holds, pricing: candidate.deployment.pricing, timezone: deps.timezone, completed: false, tally: deps.tally });
     if (signal.aborted) {
       ctx.reject(499, 'client_cancelled', 'cancelled');
       writeRecord(ctx, deps.sink);

@@ -180,6 +180,14 @@ export interface GatewayStats {
   settlesPending: number;
   /** Settle attempts made after a failed one. */
   settleRetries: number;
+  /**
+   * Requests whose upstream-reported usage could not be true — counts that are not numbers, or
+   * more than the request could use (its prompt and output bounds) — charged as estimated and
+   * held to those bounds (the record says `measured: false`).
+   */
+  usageDistrusted: number;
+  /** Requests whose usage no exact price could be put on (counts × prices past 2^53 micro-USD): charged the worst case admission sized, recorded with `cost_micros: null`. */
+  usageUnpriced: number;
   /** What became of the usage records, as far as the sink reports it. */
   usage: UsageStats;
 }

@@ -6,6 +6,7 @@ import { lossyWarnings, warningsHeader, type RequestContext } from './context.js
 import { settleUsage, tokenAdjustments, writeRecord } from './finalize.js';
 import { guardResponse, guardStream } from './answer-guard.js';
 import { relayStream, type StreamOutcome } from './relay.js';
+import { utf8Length } from './sizing.js';
 import { completeReply, errorReply, streamReply } from './render.js';
 import { scrubMessage } from './scrub.js';
 import { afterPendingIo } from '../util/later.js';
@@ -88,7 +89,7 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
   const relaying = ctx.stream && response.body !== null && response.status >= 200 && response.status <= 299;
   const headers = governanceHeaders(ctx, admission, relaying ? { 'content-type': streamContentType(entryCodec), 'cache-control': 'no-cache' } : {});
   const pricing = candidate.deployment.pricing;
-  const settle = (completed: boolean) => settleUsage({ ctx, holds: deps.holds, pricing, timezone: deps.timezone, completed });
+  const settle = (completed: boolean) => settleUsage({ ctx, holds: deps.holds, pricing, timezone: deps.timezone, completed, tally: deps.tally });
 
   if (response.status < 200 || response.status > 299) {
     const text = await readText(response.body, MAX_ERROR_BODY);
@@ -171,7 +172,17 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     const parsed: unknown = JSON.parse(text);
     const decoded = upstreamCodec.decodeResponse(parsed);
     ctx.usage = decoded.response.usage;
-    for (const p of decoded.response.content) if (p.type === 'tool_call') ctx.toolsInvoked.add(p.name);
+    for (const p of decoded.response.content) {
+      // Counted as a stream's deltas are: what the estimate charges when the usage is missing or broken.
+      if (p.type === 'text' || p.type === 'reasoning') {
+        ctx.outputDeltas++;
+        ctx.outputBytes += utf8Length(p.text);
+      } else if (p.type === 'tool_call') {
+        ctx.toolsInvoked.add(p.name);
+        ctx.outputDeltas++;
+        ctx.outputBytes += utf8Length(p.arguments);
+      }
+    }
     let answer = decoded.response;
     if (ctx.answerGuard !== null) {
       const guarded = guardResponse(answer, ctx.answerGuard, ctx);

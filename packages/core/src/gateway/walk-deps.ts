@@ -13,6 +13,7 @@ import type { Breakers } from './breaker.js';
 import type { RequestContext } from './context.js';
 import type { FailoverOptions } from './dispatch.js';
 import type { RequestFilter } from './filters.js';
+import type { SettleTally } from './finalize.js';
 import type { HoldKeeper } from './holds.js';
 import type { TenantOf } from './keys.js';
 import type { ContentEngine, DlpDeps } from './policy-stage.js';
@@ -49,6 +50,8 @@ export interface WalkDeps {
   timezone: string;
   /** Renews holds from admission until settle, and retries failed settles. */
   holds: HoldKeeper;
+  /** Counts of what settling distrusted (`GatewayStats`). */
+  tally: SettleTally;
   trackStream(done: Promise<void>): void;
   /** Work handed to `reply`'s `defer`: the returned runner does it once; `close()` runs it if nobody has. */
   trackDeferred(work: () => Promise<void>): () => Promise<void>;

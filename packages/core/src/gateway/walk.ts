@@ -220,6 +220,7 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     const bounds = requestBounds(ir, codec, m, raw.byteLength, deps.sizing);
     ctx.promptBound = bounds.promptTokens;
     ctx.outputBound = bounds.outputTokens;
+    ctx.costBounded = bounds.unbounded.length === 0;
     if (!substituted) asked = { first: candidates[0]!, bounds };
     const input: AdmissionInput = {
       ctx,
