@@ -2,6 +2,7 @@
  * `no_promote` seen by a real OpenAI SDK client: once a spend entry with it is crossed, the
  * request is never failed over to a deployment, nor substituted by a model, dearer than where
  * it was asked to go — a self-hosted pool with a paid vendor as overflow keeps to the pool.
+ * Embeddings keep to the same rule.
  */
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -122,5 +123,83 @@ describe('no_promote', () => {
       ['mid-cheap', 'mid'],
     ]);
     expect(keeping.upstream.hits('dear')).toBe(0);
+  });
+});
+
+describe('no_promote on embeddings', () => {
+  async function setupEmbed(policy: PolicyFileInput) {
+    const down = new Set<string>();
+    const embedding: Scenario = (_request, body) =>
+      Response.json({
+        object: 'list',
+        data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2] }],
+        model: body['model'],
+        usage: { prompt_tokens: 4, total_tokens: 4 },
+      });
+    const unavailable = status(503, { error: { message: 'overloaded', type: 'server_error', code: null } });
+    const scenario =
+      (name: string): Scenario =>
+      (request, body) =>
+        down.has(name) ? unavailable(request, body) : embedding(request, body);
+    const providers = ['pool-a', 'vendor', 'pool-b'];
+    const upstream = await startMockUpstream(Object.fromEntries(providers.map((n) => [n, scenario(n)])));
+    const url = upstream.url;
+    const ids = await keysFor({ user: 'alice' });
+    const records: UsageRecord[] = [];
+    const gateway = createGateway({
+      registry: {
+        wire_formats: { openai_chat: { family: 'chat' } },
+        entry_routes: [{ path: '/v1/embeddings', format: 'openai_chat', kind: 'embed' }],
+        credentials: { openai: { kind: 'bearer', secret: 'OPENAI_API_KEY' } },
+        providers: Object.fromEntries(providers.map((p) => [p, { base_url: `${url}/${p}`, credential: 'openai' }])),
+        operations: providers.map((provider) => ({ provider, format: 'openai_chat', family: 'chat', path: '/v1/embeddings', kind: 'embed' as const })),
+        models: {
+          embedder: {
+            brand: 'openai',
+            kind: 'embed',
+            entry_formats: ['openai_chat'],
+            deployments: [
+              ['emb@a', 'pool-a', price('0.02', '0')],
+              ['emb@vendor', 'vendor', price('0.13', '0')],
+              ['emb@b', 'pool-b', price('0.02', '0')],
+            ].map(([id, provider, pricing], i) => ({ id, provider, format: 'openai_chat', upstream_model: 'e', priority: i + 1, pricing })),
+          },
+        },
+      } as RegistryFileInput,
+      policy,
+      identity: ids.identity,
+      secrets: SECRETS,
+      usage: (r) => void records.push(r),
+    });
+    cleanups.push(async () => {
+      await gateway.close();
+      await upstream.close();
+    });
+    const openai = new OpenAI({ apiKey: ids.keys.alice!, baseURL: 'http://gw/v1', fetch: gateway.fetch, maxRetries: 0 });
+    const embed = () => openai.embeddings.create({ model: 'embedder', input: 'hello' });
+    return { upstream, records, embed, down };
+  }
+
+  it('keeps failover off a dearer deployment once active, and on deployments that cost no more', async () => {
+    const { embed, down, upstream, records } = await setupEmbed(tier('embedder', [{ type: 'no_promote' }]));
+    await embed();
+    down.add('pool-a');
+    await embed();
+    down.add('pool-b');
+    const error = await embed().catch((e: unknown) => e);
+    expect((error as { status?: number }).status).toBe(503);
+    expect(upstream.hits('vendor')).toBe(0);
+    expect(records.map((r) => [r.status, r.deployment, r.decision?.no_promote])).toEqual([
+      ['ok', 'emb@a', false],
+      ['ok', 'emb@b', true],
+      ['upstream_error', 'emb@b', true],
+    ]);
+  });
+
+  it('fails over to the dearer deployment while it is not active (nothing spent yet)', async () => {
+    const { embed, down, records } = await setupEmbed(tier('embedder', [{ type: 'no_promote' }]));
+    down.add('pool-a');
+    await embed();
+    expect(records.map((r) => [r.status, r.deployment, r.decision?.no_promote])).toEqual([['ok', 'emb@vendor', false]]);
   });
 });

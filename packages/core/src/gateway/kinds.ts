@@ -28,7 +28,7 @@ import { parseJsonBody, readBoundedBody } from './body.js';
 import type { RequestContext } from './context.js';
 import { dispatch } from './dispatch.js';
 import { earlyRefusal } from './early-check.js';
-import { RegionRouting, requestedRegions } from './route-constraints.js';
+import { PriceCeiling, RegionRouting, requestedRegions } from './route-constraints.js';
 import { countPolicy, embedPolicy } from './kind-policy.js';
 import { settleUsage, tokenAdjustments, writeRecord } from './finalize.js';
 import { completeReply, errorReply } from './render.js';
@@ -315,7 +315,7 @@ async function embed(
       new GatewayError('model_not_found', `The model '${ctx.requestedModel ?? model.id}' does not exist or you do not have access to it.`, { param: 'model' }),
       'no_route',
     );
-  const list = pickWeighted(found, () => `${principal.id}\u0000embed`);
+  let list = pickWeighted(found, () => `${principal.id}\u0000embed`);
   ctx.promptBound = embedTokenBound(embedRequest);
   ctx.outputBound = 0;
   ctx.costBounded = true;
@@ -328,6 +328,9 @@ async function embed(
   }
   ctx.reservedMicros = admission.reserved;
   if (admission.held) deps.holds.track(ctx.id);
+  // `no_promote`, as for generation: nowhere dearer than the first candidate, at this request's bound.
+  ctx.noPromote = admission.spend?.noPromote === true;
+  if (ctx.noPromote) list = new PriceCeiling(list[0]!, { promptTokens: ctx.promptBound, outputTokens: 0 }).keep(list);
   const answer = await call(
     request,
     ctx,
