@@ -3,7 +3,8 @@
  * `messages.countTokens`, OpenAI `responses.inputTokens.count` and `embeddings.create`, Google
  * `models.countTokens` and `models.embedContent`, against loopback upstreams that count and embed
  * (Anthropic, OpenAI, Gemini, and a SigV4-checking Bedrock), a local count with the declared
- * tokenizer, and the refusals: no way to count, a rate limit, a spend cap.
+ * tokenizer, and the refusals: no way to count, a rate limit, a spend cap. Admitted answers (and
+ * upstream errors) carry the budget status, as a generation's do.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
@@ -80,6 +81,8 @@ function registry(url: string): RegistryFileInput {
       openai: { base_url: `${url}/openai`, credential: 'openai' },
       google: { base_url: `${url}/google`, credential: 'google' },
       bedrock: { base_url: `${url}/bedrock`, credential: 'aws' },
+      // Nothing answers there: every call is a 404.
+      gone: { base_url: `${url}/gone`, credential: 'openai' },
     },
     operations: [
       { provider: 'anthropic', format: 'anthropic_messages', family: 'chat', path: '/v1/messages' },
@@ -99,6 +102,7 @@ function registry(url: string): RegistryFileInput {
       { provider: 'openai', format: 'openai_responses', family: 'responses', path: '/v1/responses/input_tokens', kind: 'count_tokens' },
       { provider: 'openai', format: 'openai_chat', family: 'chat', path: '/v1/chat/completions' },
       { provider: 'openai', format: 'openai_chat', family: 'chat', path: '/v1/embeddings', kind: 'embed' },
+      { provider: 'gone', format: 'openai_chat', family: 'chat', path: '/v1/embeddings', kind: 'embed' },
     ],
     models: {
       claude: gen(['anthropic_messages', 'openai_responses', 'gemini_generate_content'], {
@@ -135,6 +139,14 @@ function registry(url: string): RegistryFileInput {
           },
         ],
       },
+      'gone-embedding': {
+        brand: 'openai',
+        kind: 'embed',
+        entry_formats: ['openai_chat'],
+        deployments: [
+          { id: 'emb@gone', provider: 'gone', format: 'openai_chat', upstream_model: 'e', pricing: { unit: 'usd_per_mtok', input: '0.02', output: '0' } },
+        ],
+      },
       'gemini-embedding': {
         brand: 'google',
         kind: 'embed',
@@ -160,6 +172,18 @@ const policy: PolicyFileInput = {
       {
         id: 'dave-embed-cap',
         matches: [{ match: { users: ['dave'], scope: 'gemini-embedding', window: 'daily', at_or_above_usd: '0.000001' }, actions: [{ type: 'block' }] }],
+      },
+      {
+        id: 'erin-budget',
+        matches: [
+          {
+            match: { users: ['erin'], scope: 'text-embedding-3-small', window: 'monthly', at_or_above_usd: '0.000001' },
+            actions: [{ type: 'message', text: 'embeddings are being counted' }],
+          },
+          { match: { users: ['erin'], scope: 'text-embedding-3-small', window: 'monthly', at_or_above_usd: '100' }, actions: [{ type: 'block' }] },
+          { match: { users: ['erin'], scope: 'gone-embedding', window: 'monthly', at_or_above_usd: '100' }, actions: [{ type: 'block' }] },
+          { match: { users: ['erin'], scope: 'claude', window: 'monthly', at_or_above_usd: '50' }, actions: [{ type: 'block' }] },
+        ],
       },
     ],
   },
@@ -203,7 +227,7 @@ beforeAll(async () => {
       return Response.json({ inputTokens: 9 });
     },
   });
-  const ids = await keysFor({ user: 'alice' }, { user: 'carol' }, { user: 'dave' });
+  const ids = await keysFor({ user: 'alice' }, { user: 'carol' }, { user: 'dave' }, { user: 'erin' });
   keys = ids.keys;
   gateway = createGateway({
     registry: registry(upstream.url),
@@ -410,5 +434,38 @@ describe('embeddings: priced per input token, reserved, recorded, translated Ope
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.NotFoundError);
     expect(last()).toMatchObject({ kind: 'generate', reason: 'kind_not_offered' });
+  });
+});
+
+describe('the budget status reaches the caller on counts and embeddings, as on generation', () => {
+  it('an admitted embedding carries the tightest cap and, once crossed, the message text; a count carries its cap', async () => {
+    const client = openai(keys.erin);
+    const first = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'hello' }).withResponse();
+    expect(first.response.headers.get('x-tollgate-budget-rule')).toBe('erin-budget');
+    expect(first.response.headers.get('x-tollgate-budget-limit-usd')).toBe('100');
+    expect(first.response.headers.get('x-tollgate-budget-message')).toBeNull();
+    // The first answer's spend crossed the message threshold.
+    const second = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'hello' }).withResponse();
+    expect(second.response.headers.get('x-tollgate-budget-rule')).toBe('erin-budget');
+    expect(second.response.headers.get('x-tollgate-budget-message')).toBe('embeddings are being counted');
+    expect(Number(second.response.headers.get('x-tollgate-budget-remaining-usd'))).toBeLessThan(100);
+
+    const count = await anthropic(keys.erin)
+      .messages.countTokens({ model: 'claude', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    expect(count.data.input_tokens).toBeGreaterThan(0);
+    expect(count.response.headers.get('x-tollgate-budget-rule')).toBe('erin-budget');
+    expect(count.response.headers.get('x-tollgate-budget-limit-usd')).toBe('50');
+  });
+
+  it('an upstream error on an admitted embedding carries the budget status too, in the caller’s format', async () => {
+    const error = await openai(keys.erin)
+      .embeddings.create({ model: 'gone-embedding', input: 'hello' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+    const headers = (error as InstanceType<typeof OpenAI.APIError>).headers!;
+    expect(headers.get('x-tollgate-budget-rule')).toBe('erin-budget');
+    expect(headers.get('x-tollgate-budget-limit-usd')).toBe('100');
+    expect(last()).toMatchObject({ kind: 'embed', status: 'upstream_error', deployment: 'emb@gone' });
   });
 });

@@ -26,6 +26,7 @@ import { candidates as candidatesFor, countCandidates, pickWeighted, resolveMode
 import { admit, AdmissionRefused, type Admission } from './admission.js';
 import { parseJsonBody, readBoundedBody } from './body.js';
 import type { RequestContext } from './context.js';
+import { decisionHeaders } from './budget-headers.js';
 import { dispatch } from './dispatch.js';
 import { earlyRefusal } from './early-check.js';
 import { PriceCeiling, RegionRouting, requestedRegions } from './route-constraints.js';
@@ -238,6 +239,8 @@ async function countTokens(
   }
   ctx.reservedMicros = admission.reserved;
   if (admission.held) deps.holds.track(ctx.id);
+  // What every admitted answer carries, as for generation: the budget status and crossed `message` texts.
+  const budget = decisionHeaders(admission.spend);
   const finish = async (tokens: number): Promise<GatewayReply> => {
     ctx.countedTokens = tokens;
     ctx.usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0, measured: true };
@@ -245,7 +248,11 @@ async function countTokens(
     ctx.cost = { ...ZERO_COST };
     ctx.httpStatus = 200;
     writeRecord(ctx, deps.sink);
-    return completeReply(200, JSON.stringify(entryCodec.encodeResponse(tokens)), { 'content-type': 'application/json', 'x-tollgate-request-id': ctx.id });
+    return completeReply(200, JSON.stringify(entryCodec.encodeResponse(tokens)), {
+      'content-type': 'application/json',
+      'x-tollgate-request-id': ctx.id,
+      ...budget,
+    });
   };
 
   if (list.length === 0) {
@@ -259,6 +266,7 @@ async function countTokens(
         ctx,
         new GatewayError('not_found', 'The request holds images or files, which the local tokenizer cannot count.'),
         'count_tokens_unsupported',
+        budget,
       );
     }
     return finish(tokens);
@@ -271,13 +279,14 @@ async function countTokens(
     deps,
     ordered,
     (target) => countTokensCodecs[target.upstreamFormat]!.encodeRequest(ir, { model: target.upstreamModel, stream: false }).body,
+    budget,
   );
   if (answer.reply !== undefined) return answer.reply;
   let tokens: number;
   try {
     tokens = countTokensCodecs[answer.target.upstreamFormat]!.decodeResponse(JSON.parse(answer.text));
   } catch (cause) {
-    return upstreamBad(ctx, deps, cause);
+    return upstreamBad(ctx, deps, budget, cause);
   }
   return finish(tokens);
 }
@@ -331,12 +340,14 @@ async function embed(
   // `no_promote`, as for generation: nowhere dearer than the first candidate, at this request's bound.
   ctx.noPromote = admission.spend?.noPromote === true;
   if (ctx.noPromote) list = new PriceCeiling(list[0]!, { promptTokens: ctx.promptBound, outputTokens: 0 }).keep(list);
+  const budget = decisionHeaders(admission.spend);
   const answer = await call(
     request,
     ctx,
     deps,
     list,
     (target) => embeddingsCodecs[target.upstreamFormat]!.encodeRequest(embedRequest, { model: target.upstreamModel }).body,
+    budget,
   );
   if (answer.reply !== undefined) return answer.reply;
   const candidate = list.find((c) => c.deployment.id === answer.target.deploymentId)!;
@@ -347,29 +358,38 @@ async function embed(
     ctx.usage = response.usage;
     out = JSON.stringify(entryCodec.encodeResponse(response, embedRequest, { model: ctx.requestedModel ?? model.id }).body);
   } catch (cause) {
-    return upstreamBad(ctx, deps, cause, candidate);
+    return upstreamBad(ctx, deps, budget, cause, candidate);
   }
   // Gemini reports no usage for embeddings: settling estimates it (the bound, marked unmeasured).
   await settleUsage({ ctx, holds: deps.holds, pricing: candidate.deployment.pricing, timezone: deps.timezone, completed: true, tally: deps.tally });
   ctx.httpStatus = 200;
   writeRecord(ctx, deps.sink);
-  return completeReply(200, out, { 'content-type': 'application/json', 'x-tollgate-request-id': ctx.id });
+  return completeReply(200, out, { 'content-type': 'application/json', 'x-tollgate-request-id': ctx.id, ...budget });
 }
 
-async function upstreamBad(ctx: RequestContext, deps: WalkDeps, cause: unknown, candidate?: Candidate): Promise<GatewayReply> {
+async function upstreamBad(ctx: RequestContext, deps: WalkDeps, headers: Record<string, string>, cause: unknown, candidate?: Candidate): Promise<GatewayReply> {
   await settleUsage({ ctx, holds: deps.holds, pricing: candidate?.deployment.pricing ?? null, timezone: deps.timezone, completed: false, tally: deps.tally });
   ctx.reject(502, 'upstream_bad_response', 'upstream_error');
   writeRecord(ctx, deps.sink);
-  return errorReply(deps.codecs, new GatewayError('upstream_error', 'The upstream returned a response that could not be read.', { cause }), ctx.entryFormat);
+  return errorReply(
+    deps.codecs,
+    new GatewayError('upstream_error', 'The upstream returned a response that could not be read.', { cause }),
+    ctx.entryFormat,
+    headers,
+  );
 }
 
-/** Dispatch to the candidates (failover as for generation) and read the whole answer, or the reply to give instead. */
+/**
+ * Dispatch to the candidates (failover as for generation) and read the whole answer, or the reply
+ * to give instead (an error in the caller's format, carrying `headers`: the admission's budget status).
+ */
 async function call(
   request: GatewayRequest,
   ctx: RequestContext,
   deps: WalkDeps,
   list: readonly Candidate[],
   bodyFor: (target: UpstreamTarget) => Record<string, unknown>,
+  headers: Record<string, string>,
 ): Promise<{ reply: GatewayReply; target?: undefined; text?: undefined } | { reply?: undefined; target: UpstreamTarget; text: string }> {
   const signal = request.signal;
   const result = await dispatch({
@@ -388,11 +408,11 @@ async function call(
     if (e.code === 'cancelled') {
       ctx.reject(499, 'client_cancelled', 'cancelled');
       writeRecord(ctx, deps.sink);
-      return { reply: errorReply(deps.codecs, e, ctx.entryFormat) };
+      return { reply: errorReply(deps.codecs, e, ctx.entryFormat, headers) };
     }
     ctx.reject(e.status, `upstream:${e.code}`, 'upstream_error');
     writeRecord(ctx, deps.sink);
-    return { reply: errorReply(deps.codecs, e, ctx.entryFormat) };
+    return { reply: errorReply(deps.codecs, e, ctx.entryFormat, headers) };
   }
   const candidate = list.find((c) => c.deployment.id === result.target.deploymentId)!;
   ctx.attempts = result.attempts;
@@ -417,7 +437,7 @@ async function call(
     await deps.holds.release(ctx.id, tokenAdjustments(ctx, 0));
     ctx.reject(info.status, `upstream_${response.status}`, 'upstream_error');
     writeRecord(ctx, deps.sink);
-    return { reply: errorReply(deps.codecs, info, ctx.entryFormat) };
+    return { reply: errorReply(deps.codecs, info, ctx.entryFormat, headers) };
   }
   const read = await readBody(response.body, MAX_ANSWER_BYTES);
   ctx.observer?.upstreamDone();
@@ -427,7 +447,7 @@ async function call(
     if (signal.aborted) {
       ctx.reject(499, 'client_cancelled', 'cancelled');
       writeRecord(ctx, deps.sink);
-      return { reply: errorReply(deps.codecs, new GatewayError('cancelled', 'The client cancelled the request.'), ctx.entryFormat) };
+      return { reply: errorReply(deps.codecs, new GatewayError('cancelled', 'The client cancelled the request.'), ctx.entryFormat, headers) };
     }
     if (isTimeoutError(read.failure)) {
       // The head came, the body stalled past the transport's idle bound or deadline.
@@ -438,12 +458,15 @@ async function call(
           deps.codecs,
           new GatewayError('upstream_timeout', 'The upstream did not finish its answer in time.', { cause: read.failure }),
           ctx.entryFormat,
+          headers,
         ),
       };
     }
     ctx.reject(502, 'upstream_bad_response', 'upstream_error');
     writeRecord(ctx, deps.sink);
-    return { reply: errorReply(deps.codecs, new GatewayError('upstream_error', 'The upstream returned a response that could not be read.'), ctx.entryFormat) };
+    return {
+      reply: errorReply(deps.codecs, new GatewayError('upstream_error', 'The upstream returned a response that could not be read.'), ctx.entryFormat, headers),
+    };
   }
   return { target: result.target, text: read.text };
 }
