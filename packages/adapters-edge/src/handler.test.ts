@@ -134,6 +134,37 @@ describe('createEdgeHandler: hard caps need a shared store', () => {
     }
   });
 
+  it('refuses the same caps on reload, keeping the policy in force, and takes them with a store or the opt-in', async () => {
+    const soft: PolicyFileInput = { spend: { rules: [cappedPolicy().spend.rules[0]!] } };
+    const { handler, key } = await setup({ policy: soft });
+    const before = handler.gateway.policyRevision;
+    let error: unknown;
+    try {
+      handler.gateway.reload({ policy: cappedPolicy() });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(GatewayConfigError);
+    const e = error as GatewayConfigError;
+    expect([e.source, e.errors[0]!.path]).toEqual(['options', 'store']);
+    expect(e.message).toContain('mini-cap');
+    expect(e.message).toContain('allowPerIsolateCaps');
+    // The last good policy stays: no cap, and requests are served as before.
+    expect(handler.gateway.policyRevision).toBe(before);
+    expect(handler.gateway.policy?.spend?.rules?.map((r) => r.id)).toEqual(['mini-notify']);
+    expect((await handler(chatRequest(key))).status).toBe(200);
+
+    const optedIn = await setup({ policy: soft, allowPerIsolateCaps: true });
+    optedIn.handler.gateway.reload({ policy: cappedPolicy() });
+    expect(optedIn.handler.gateway.policy?.spend?.rules?.map((r) => r.id)).toEqual(['mini-notify', 'mini-cap']);
+    const store = createMemoryStore({ sweepIntervalMs: 0 });
+    const shared = await setup({ policy: soft, store });
+    shared.handler.gateway.reload({ policy: cappedPolicy() });
+    expect(shared.handler.gateway.policy?.spend?.rules?.map((r) => r.id)).toEqual(['mini-notify', 'mini-cap']);
+    await shared.handler.close();
+    await store.close();
+  });
+
   it('still reports an invalid policy as the policy’s own violations', async () => {
     const { identity } = await aliceIdentity();
     const policy: PolicyFileInput = {

@@ -1,4 +1,4 @@
-import { GatewayConfigError, pendingTelemetry, type Codec, type Gateway, type GatewayOptions } from '@tollgate/core/minimal';
+import { GatewayConfigError, pendingTelemetry, type Codec, type ConfigIssue, type Gateway, type GatewayOptions } from '@tollgate/core/minimal';
 import { hardCapRules, perIsolateCapMessage } from './hard-caps.js';
 import { createIsolateStore } from './isolate-store.js';
 import { defaultSecrets } from './secrets.js';
@@ -66,16 +66,23 @@ export function buildEdgeHandler(options: EdgeHandlerOptions, createGateway: Gat
   const delivery = new UsageDelivery();
   const usage = delivery.wrap(gatewayOptions.usage);
   const secrets = gatewayOptions.secrets ?? defaultSecrets();
+  // A per-isolate cap is no cap: refused at start and on every reload (the last good policy stays).
+  const ownCheck = gatewayOptions.checkPolicy;
+  const checkPolicy =
+    perIsolate && !allowPerIsolateCaps
+      ? (policy: Gateway['policy']): readonly ConfigIssue[] => {
+          const caps = hardCapRules(policy);
+          const issues = caps.length > 0 ? [{ path: 'store', message: perIsolateCapMessage(caps) }] : [];
+          return ownCheck === undefined ? issues : [...issues, ...ownCheck(policy)];
+        }
+      : ownCheck;
   const gateway = createGateway({
     ...gatewayOptions,
     store,
     ...(usage === undefined ? {} : { usage }),
     ...(secrets === undefined ? {} : { secrets }),
+    ...(checkPolicy === undefined ? {} : { checkPolicy }),
   });
-  if (perIsolate && !allowPerIsolateCaps) {
-    const caps = hardCapRules(gateway.policy);
-    if (caps.length > 0) throw new GatewayConfigError('options', [{ path: 'store', message: perIsolateCapMessage(caps) }]);
-  }
   const tracksUsage = usage !== undefined;
   let closed = false;
 

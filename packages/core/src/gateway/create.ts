@@ -86,6 +86,12 @@ function notifyPaths(policy: Policy): string[] {
   return paths;
 }
 
+/** The host's own refusal of a policy it cannot enforce (`checkPolicy`), as a config error. */
+function assertPolicyAccepted(options: GatewayOptions, policy: Policy | null): void {
+  const issues = options.checkPolicy?.(policy) ?? [];
+  if (issues.length > 0) throw new GatewayConfigError('options', [...issues]);
+}
+
 function policyFrom(
   raw: unknown,
   registry: Registry,
@@ -189,6 +195,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
   const kinds = options.kinds ?? null;
   assertKindsServed(registry, kinds);
   const first = policyFrom(options.policy, registry, options.dlp, options.content, options.notify !== undefined);
+  assertPolicyAccepted(options, first.policy);
   let policyInput: unknown = options.policy;
   let policyRevision = first.revision;
   const identity = identityFrom(options);
@@ -356,6 +363,7 @@ export function createGateway(options: MinimalGatewayOptions): Gateway {
       const nextInput = next.policy === undefined ? policyInput : next.policy;
       // The policy is checked against the registry it will run with, also when only the registry changed.
       const loaded = policyFrom(nextInput, nextRegistry, options.dlp, options.content, options.notify !== undefined);
+      assertPolicyAccepted(options, loaded.policy);
       // A new identity is a new resolver (its keys and issuers whole); JWKS are fetched again on first use.
       const nextIdentity = next.identity === undefined ? deps.identity : identityFrom({ ...options, identity: next.identity });
       deps = { ...deps, registry: nextRegistry, policy: loaded.policy, timezone: loaded.policy?.timezone ?? 'UTC', identity: nextIdentity };

@@ -3,6 +3,7 @@ import type { Policy, PolicyFileInput, Principal, SpendNotification } from '@tol
 import type { IdentityOptions, JwtEngine } from '../identity/index.js';
 import type { Registry, RegistryFileInput } from '../registry/index.js';
 import type { StateStore } from '../store/types.js';
+import type { ConfigIssue } from './config-error.js';
 import type { GatewayReply, GatewayRequest, ReplyOptions, UpstreamFetch } from './request.js';
 import type { BreakerOptions } from './breaker.js';
 import type { FailoverOptions } from './dispatch.js';
@@ -58,6 +59,14 @@ export interface GatewayOptions {
    * catalog model is allowed and nothing is capped.
    */
   policy?: PolicyFileInput | null;
+  /**
+   * Refuse a policy this host cannot enforce as written. Called with every policy the gateway is
+   * to run (null for none) — at start and on each `reload`, once the policy is valid and before
+   * anything changes; the issues it returns refuse it with `GatewayConfigError` (source
+   * `options`), and on reload the last good revision stays in force. `createEdgeHandler` uses it
+   * to refuse hard caps held by its per-isolate store.
+   */
+  checkPolicy?: (policy: Policy | null) => readonly ConfigIssue[];
   /** Virtual keys, JWT issuers and applications (the service config's `identity`), or a key-hash lookup. */
   identity: IdentityOptions;
   /** Where counters, holds and rate buckets live. Default: a new in-memory store (per process). */

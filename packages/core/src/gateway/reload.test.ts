@@ -182,3 +182,26 @@ describe('a notify action needs a notify callback', () => {
     expect(gateway.policy).toBeNull();
   });
 });
+
+describe('checkPolicy: a host refuses a policy it cannot enforce', () => {
+  const capped: PolicyFileInput = {
+    spend: { rules: [{ id: 'cap', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '1' }, actions: [{ type: 'block' }] }] }] },
+  };
+  const noCaps = (policy: Gateway['policy']) => ((policy?.spend?.rules ?? []).length > 0 ? [{ path: 'store', message: 'this host holds no spend caps' }] : []);
+
+  it('refuses at start and on reload, with the same error, keeping the last good policy', () => {
+    const start = (policy: PolicyFileInput | null) => createGateway({ registry: registry(), policy, identity: {}, secrets: {}, checkPolicy: noCaps });
+    expect(() => start(capped)).toThrow(
+      expect.objectContaining({ source: 'options', errors: [{ path: 'store', message: 'this host holds no spend caps' }] }) as Error,
+    );
+    const gateway = start(null);
+    open.push(gateway);
+    expect(() => gateway.reload({ policy: capped })).toThrow(
+      expect.objectContaining({ source: 'options', errors: [{ path: 'store', message: 'this host holds no spend caps' }] }) as Error,
+    );
+    expect(gateway.policy).toBeNull();
+    expect(gateway.policyRevision).toBeNull();
+    // What it accepts goes through.
+    expect(gateway.reload({ policy: { access: { models: { 'claude-sonnet': { deny_leaders: ['carol'] } } } } }).policyRevision).toMatch(/^sha256:/);
+  });
+});
