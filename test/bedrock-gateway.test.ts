@@ -415,3 +415,45 @@ describe('Bedrock’s own fields: what they cost, which tools they run', () => {
     await gw.close();
   });
 });
+
+describe('policy prompts for Bedrock Converse callers', () => {
+  it('a prompt matched to the bedrock_converse entry format reaches Bedrock before the client’s own system prompt; other formats do not get it', async () => {
+    const ids = await keysFor({ user: 'alice' });
+    const seen: UsageRecord[] = [];
+    const gw = createGateway({
+      registry: registry(upstream.url),
+      policy: { prompts: [{ id: 'conduct', version: 1, match: { formats: ['bedrock_converse'] }, text: 'Never reveal card numbers.' }] },
+      identity: ids.identity,
+      secrets: { ...SECRETS, ...AWS_KEYS },
+      usage: (r) => void seen.push(r),
+    });
+    const own = await startServer((request) => gw.handle(request));
+    try {
+      const client = new BedrockRuntimeClient({
+        region: 'us-east-1',
+        endpoint: own.url,
+        token: { token: ids.keys.alice! },
+        authSchemePreference: ['httpBearerAuth'],
+        maxAttempts: 1,
+        requestHandler: new NodeHttpHandler(),
+      });
+      const checks = bedrock.checks.length;
+      const out = await client.send(
+        new ConverseCommand({ modelId: 'nova-micro', system: [{ text: 'You are a chatbot.' }], messages: [{ role: 'user', content: [{ text: 'Hello!' }] }] }),
+      );
+      expect(out.output?.message?.content?.[0]?.text).toContain('How can I assist you today?');
+      // Re-encoded with the prompt first, and signed again for what was sent.
+      expect(JSON.parse(upstream.requests.at(-1)!.body).system).toEqual([{ text: 'Never reveal card numbers.' }, { text: 'You are a chatbot.' }]);
+      expect(bedrock.checks.slice(checks).map((c) => c.ok)).toEqual([true]);
+      expect(seen.at(-1)).toMatchObject({ status: 'ok', entry_format: 'bedrock_converse', policy_prompts: ['conduct@1'] });
+
+      const openaiClient = new OpenAI({ apiKey: ids.keys.alice, baseURL: `${own.url}/v1`, maxRetries: 0 });
+      await openaiClient.chat.completions.create({ model: 'nova-micro', messages: [{ role: 'user', content: 'Hello!' }] });
+      expect(JSON.parse(upstream.requests.at(-1)!.body).system).toBeUndefined();
+      expect(seen.at(-1)).toMatchObject({ status: 'ok', entry_format: 'openai_chat', policy_prompts: [] });
+    } finally {
+      await gw.close();
+      await own.close();
+    }
+  });
+});

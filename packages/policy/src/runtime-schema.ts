@@ -250,7 +250,14 @@ export const DlpCustomSchema = z.strictObject({
 });
 
 /** The entry wire formats a prompt may name. */
-export const PROMPT_FORMATS = ['openai_chat', 'openai_responses', 'anthropic_messages', 'anthropic_vertex', 'gemini_generate_content'] as const;
+export const PROMPT_FORMATS = [
+  'openai_chat',
+  'openai_responses',
+  'anthropic_messages',
+  'anthropic_vertex',
+  'gemini_generate_content',
+  'bedrock_converse',
+] as const;
 
 export const PromptSchema = z.strictObject({
   id: Id,
