@@ -52,6 +52,18 @@ const ENVELOPE_FAMILY: Readonly<Partial<Record<WireFormat, string>>> = Object.fr
  */
 export const URL_STREAMED_FORMATS: ReadonlySet<WireFormat> = new Set<WireFormat>(['gemini_generate_content', 'bedrock_converse', 'anthropic_vertex']);
 
+/**
+ * Entry formats whose request body says whether to stream (`"stream": true|false`): for them the
+ * body decides, so an entry route's `stream` would be overruled by any client that sends the flag
+ * and is refused. Anthropic on Vertex carries Anthropic's body, flag included.
+ */
+export const BODY_STREAMED_FORMATS: ReadonlySet<WireFormat> = new Set<WireFormat>([
+  'openai_chat',
+  'openai_responses',
+  'anthropic_messages',
+  'anthropic_vertex',
+]);
+
 /** Every wire format tollgate speaks, in codecs' order. */
 export const KNOWN_FORMATS: readonly WireFormat[] = Object.freeze(Object.keys(DEFAULT_WIRE_FORMATS) as WireFormat[]);
 

@@ -274,6 +274,12 @@ const VIOLATIONS: [name: string, mutate: (r: Raw) => void, path: string, message
     'entry_routes[5].stream',
     /does not stream/,
   ],
+  ...(['openai_chat', 'openai_responses', 'anthropic_messages', 'anthropic_vertex'] as const).map((format): [string, (r: Raw) => void, string, RegExp] => [
+    `a streaming route for ${format}, whose body says whether to stream`,
+    (r) => r.entry_routes.push({ path: '/v1/always-streamed', format, stream: true }),
+    'entry_routes[5].stream',
+    new RegExp(`${format} requests say whether to stream in their body`),
+  ]),
   ['an unknown route kind', (r) => r.entry_routes.push({ path: '/v1/rerank', format: 'openai_chat', kind: 'rerank' }), 'entry_routes[5].kind', /./],
   [
     'an embed operation on a format without embeddings',

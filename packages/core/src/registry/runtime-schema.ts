@@ -39,7 +39,8 @@ export const OperationKind = z.enum(['generate', 'count_tokens', 'embed']);
 export const EntryRouteDecl = z.strictObject({
   path: EntryPath,
   format: Name,
-  stream: z.optional(z.boolean()),
+  stream: z
+    .optional(z.boolean()),
   kind: z
     ._default(OperationKind, 'generate'),
 });

@@ -37,7 +37,13 @@ export const OperationKind = z.enum(['generate', 'count_tokens', 'embed']);
 export const EntryRouteDecl = z.strictObject({
   path: EntryPath.check(z.describe('May contain {model}, e.g. "/v1beta/models/{model}:generateContent".')),
   format: Name,
-  stream: z.optional(z.boolean()).check(z.describe('Requests on this path stream (Gemini :streamGenerateContent).')),
+  stream: z
+    .optional(z.boolean())
+    .check(
+      z.describe(
+        'Requests on this path stream (Gemini :streamGenerateContent, Bedrock /converse-stream). Refused for formats whose body says whether to stream (openai_chat, openai_responses, anthropic_messages, anthropic_vertex).',
+      ),
+    ),
   kind: z
     ._default(OperationKind, 'generate')
     .check(z.describe('generate (default), count_tokens (e.g. /v1/messages/count_tokens) or embed (e.g. /v1/embeddings).')),

@@ -4,7 +4,16 @@
  */
 import type { Family, WireFormat } from '@tollgate/codecs/base';
 import { didYouMean } from '@tollgate/policy';
-import { DEFAULT_WIRE_FORMATS, formatHasKind, isKnownFormat, KIND_FORMATS, KNOWN_FORMATS, templateProblems, URL_STREAMED_FORMATS } from './formats.js';
+import {
+  BODY_STREAMED_FORMATS,
+  DEFAULT_WIRE_FORMATS,
+  formatHasKind,
+  isKnownFormat,
+  KIND_FORMATS,
+  KNOWN_FORMATS,
+  templateProblems,
+  URL_STREAMED_FORMATS,
+} from './formats.js';
 import type { OperationKind } from './types.js';
 import type { IssueList, PathSegment } from './issues.js';
 import type { ParsedFile } from './parse.js';
@@ -102,6 +111,13 @@ export function validateWiring(file: ParsedFile, facts: Facts, issues: IssueList
       );
     }
     if (route.kind !== 'generate' && route.stream === true) issues.add(['entry_routes', i, 'stream'], `a ${route.kind} route does not stream`);
+    else if (route.stream === true && BODY_STREAMED_FORMATS.has(route.format as WireFormat)) {
+      // The body's own `stream` flag decides for these formats: a route that claimed to would be overruled.
+      issues.add(
+        ['entry_routes', i, 'stream'],
+        `${route.format} requests say whether to stream in their body ("stream": true); leave stream out here (it is for formats that stream by URL: gemini_generate_content, bedrock_converse)`,
+      );
+    }
     const earlier = routePaths.get(route.path);
     if (earlier !== undefined) issues.add(['entry_routes', i, 'path'], `duplicate entry route: entry_routes[${earlier}] has the same path`);
     else routePaths.set(route.path, i);
