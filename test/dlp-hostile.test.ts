@@ -11,7 +11,13 @@ import { keysFor } from './support/gateway-fixture.js';
 import { ECHO_SECRETS, UPSTREAM_FORMATS, echoModel, echoRegistry, echoScenarios, type Seen } from './support/echo-upstream.js';
 import { startMockUpstream, type MockUpstream, type Scenario } from './support/mock-upstream.js';
 
-const VARIANTS = { echo: {}, call: { tool: 'get_weather' }, leak: { suffix: ' Mail leak@corp.example.com, card 4111 1111 1111 1111.' }, cut: { cut: true } };
+const VARIANTS = {
+  echo: {},
+  call: { tool: 'get_weather' },
+  leak: { suffix: ' Mail leak@corp.example.com, card 4111 1111 1111 1111.' },
+  cut: { cut: true },
+  glued: { suffix: ' Pay 4111-1111-1111-1111.x@acme.io' },
+};
 const PEM =
   '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq9mKk3fQ2xR8vT1uZ0c4YhN6wP\nq2Lm5sD8eF3gH1jK0oP9rS7tU6vW4xY2zA1bC3dE5fG\n-----END RSA PRIVATE KEY-----';
 
@@ -288,6 +294,44 @@ describe('what a whole answer carries beside its content', () => {
     expect(r.instructions).toBe('Answer jane.doe@acme.io politely.');
     expect(r.metadata).toEqual({ owner: 'jane.doe@acme.io' });
     expect(r.output_text).toBe('ok');
+    await gateway.close();
+  });
+});
+
+describe('overlapping values: the stricter action wins', () => {
+  const policy = { dlp: { default: { credit_card: 'block', us_ssn: 'block', '*': 'log' }, scan_responses: true } };
+
+  it.each([
+    ['a card glued into an email', 'pay with 4111-1111-1111-1111.x@acme.io', 'credit_card'],
+    ['an SSN glued into an email', 'my ssn 536-22-1234@acme.io', 'us_ssn'],
+  ])('%s in the request is blocked, not logged as the email', async (_what, content, entity) => {
+    const { gateway, records } = gatewayWith(policy);
+    const from = seen.length;
+    const res = await post(gateway, { model: echoModel('anthropic_messages'), messages: [{ role: 'user', content }] });
+    expect(res.status).toBe(400);
+    expect(seen.length).toBe(from);
+    expect(records[0]).toMatchObject({ reason: `dlp_block:${entity}`, dlp: { [entity]: { action: 'block', count: 1 } } });
+    await gateway.close();
+  });
+
+  it('a card glued into an email in the answer is withheld: 502 whole, in-stream error streamed', async () => {
+    const { gateway, records, openai } = gatewayWith(policy);
+    const whole = await openai.chat.completions
+      .create({ model: echoModel('anthropic_messages', 'glued'), messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
+    expect((whole as { status: number }).status).toBe(502);
+    const stream = await openai.chat.completions.create({
+      model: echoModel('openai_responses', 'glued'),
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    let text = '';
+    const error = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(text).not.toContain('4111');
+    expect(records.map((r) => r.reason)).toEqual(['dlp_block:credit_card', 'dlp_block:credit_card']);
     await gateway.close();
   });
 });

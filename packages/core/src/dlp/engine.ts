@@ -10,7 +10,9 @@ import { GatewayError } from '@tollgate/codecs/base';
 import { decideDlp, type DlpAction, type DlpValidation, type Policy, type Principal } from '@tollgate/policy';
 import {
   BUILTIN_DETECTORS,
+  actionStrictness,
   compileCustom,
+  findAll,
   redactionMarker,
   replaceFindings,
   resolveOverlaps,
@@ -143,15 +145,16 @@ async function apply(prepared: PreparedDlp, input: RequestDlpInput): Promise<Req
   });
   const recognizers = prepared.recognizers.filter((r) => r.entities.some((e) => active.has(e)));
 
-  // 1. Find, in every text (recognizers run concurrently, each within its time).
+  // 1. Find, in every text (recognizers run concurrently, each within its time). Where findings
+  // overlap, the stricter action wins: a value the policy blocks is never hidden by a logged one.
+  const strictness = (entity: string): number => actionStrictness(decision.actions[entity] ?? 'allow');
   const texts = requestTexts(input.ir);
   const findings: Finding[][] = await Promise.all(
     texts.map(async (text) => {
       if (text.length === 0) return [];
-      const found = scanText(text, detectors);
-      if (recognizers.length === 0) return found;
+      if (recognizers.length === 0) return scanText(text, detectors, strictness);
       const more = await Promise.all(recognizers.map((r) => recognize(r, text, active)));
-      return resolveOverlaps([...found, ...more.flat()]);
+      return resolveOverlaps([...findAll(text, detectors), ...more.flat()], strictness);
     }),
   );
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_DETECTORS, compileCustom, scanText, type Detector } from './index.js';
+import { BUILTIN_DETECTORS, actionStrictness, compileCustom, scanText, type Detector } from './index.js';
 
 const all = Object.values(BUILTIN_DETECTORS);
 const found = (text: string, detectors: readonly Detector[] = all) => scanText(text, detectors).map((f) => [f.entity, text.slice(f.start, f.end)]);
@@ -114,5 +114,29 @@ describe('custom patterns', () => {
     const c = compileCustom({ id: 'x', ...spec });
     expect(c.ok).toBe(false);
     if (!c.ok) expect(c.path).toBe(path);
+  });
+});
+
+describe('overlapping values: the stricter action wins', () => {
+  const actions: Record<string, string> = { credit_card: 'block', us_ssn: 'block', phone: 'redact' };
+  const strictness = (entity: string) => actionStrictness(actions[entity] ?? 'log');
+  const ranked = (text: string) => scanText(text, all, strictness).map((f) => [f.entity, text.slice(f.start, f.end)]);
+
+  it.each([
+    ['a card glued into an email', 'pay 4111-1111-1111-1111.x@acme.io', [['credit_card', '4111-1111-1111-1111']]],
+    ['an SSN glued into an email', 'ssn 536-22-1234@acme.io', [['us_ssn', '536-22-1234']]],
+    ['a phone glued into an email', 'ring 415-555-2671@acme.io', [['phone', '415-555-2671']]],
+  ])('%s is reported as the stricter entity', (_what, text, expected) => {
+    // Without the actions, the longer email hides it.
+    expect(found(text).map(([e]) => e)).toEqual(['email']);
+    expect(ranked(text)).toEqual(expected);
+  });
+
+  it('keeps laxer findings that overlap nothing stricter, in text order', () => {
+    expect(ranked('a@b.io 4111-1111-1111-1111.x@acme.io 10.0.0.1 c@d.org').map(([e]) => e)).toEqual(['email', 'credit_card', 'ipv4', 'email']);
+  });
+
+  it('ranks the actions: block over redact and pseudonymize over log over allow', () => {
+    expect(['allow', 'log', 'pseudonymize', 'redact', 'block'].map(actionStrictness)).toEqual([0, 1, 2, 2, 3]);
   });
 });

@@ -6,7 +6,7 @@
  * detectors' window when they run — never the whole answer. Surrogates are the gateway's own:
  * a detector never reports a span that is a surrogate being restored.
  */
-import { scanText } from './scan.js';
+import { actionStrictness, scanText } from './scan.js';
 import type { Detector, Finding } from './types.js';
 
 /** What the output guard does with a value a detector finds in the answer. */
@@ -81,6 +81,7 @@ export class OutputGuard {
   private readonly window: number;
   /** Surrogate → original, as they appear in the text this guard reads. */
   private readonly restore: ReadonlyMap<string, string>;
+  private readonly strictness = (entity: string): number => actionStrictness(this.rules.action(entity));
 
   constructor(
     private readonly rules: OutputRules,
@@ -137,7 +138,8 @@ export class OutputGuard {
     const restore = this.restore;
     const spans: Span[] = restore.size === 0 ? [] : surrogateSpans(buf, restore);
     if (this.rules.detectors.length > 0) {
-      const findings: Finding[] = scanText(buf, this.rules.detectors);
+      // Where findings overlap, the stricter action wins: a blocked value is never hidden by a logged one.
+      const findings: Finding[] = scanText(buf, this.rules.detectors, this.strictness);
       if (findings.length > 0) {
         // A finding that touches a surrogate is the surrogate itself (or part of it): not the model's.
         let k = 0;

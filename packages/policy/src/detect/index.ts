@@ -16,7 +16,7 @@ export type { Detector, Finding, Recognizer } from './types.js';
 export { BUILTIN_DLP_ENTITIES, type BuiltinDlpEntity };
 export { email, ipv6, iban, creditCard, ipv4, phone, usSsn, secret };
 export { compileCustom, DEFAULT_CUSTOM_MAX_LENGTH, type CustomPattern } from './custom.js';
-export { redactionMarker, replaceFindings, resolveOverlaps, scanText } from './scan.js';
+export { actionStrictness, findAll, redactionMarker, replaceFindings, resolveOverlaps, scanText } from './scan.js';
 export { createPrng, surrogateFor } from './surrogate.js';
 export { OutputGuard, type OutputAction, type OutputRules } from './guard.js';
 export { luhnValid } from './chars.js';
