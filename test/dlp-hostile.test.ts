@@ -17,6 +17,7 @@ const VARIANTS = {
   leak: { suffix: ' Mail leak@corp.example.com, card 4111 1111 1111 1111.' },
   cut: { cut: true },
   glued: { suffix: ' Pay 4111-1111-1111-1111.x@acme.io' },
+  padded: { suffix: ` Card ${[...'4111111111111111'].join('\u200b')}.` },
 };
 const PEM =
   '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq9mKk3fQ2xR8vT1uZ0c4YhN6wP\nq2Lm5sD8eF3gH1jK0oP9rS7tU6vW4xY2zA1bC3dE5fG\n-----END RSA PRIVATE KEY-----';
@@ -332,6 +333,58 @@ describe('overlapping values: the stricter action wins', () => {
     expect(error).toBeInstanceOf(Error);
     expect(text).not.toContain('4111');
     expect(records.map((r) => r.reason)).toEqual(['dlp_block:credit_card', 'dlp_block:credit_card']);
+    await gateway.close();
+  });
+});
+
+describe('disguised values: full-width, invisible and dash characters', () => {
+  it.each([
+    ['a card in full-width digits', 'card \uff14\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11', 'credit_card'],
+    ['a card with zero-width spaces', 'card 4111\u200b1111\u200b1111\u200b1111', 'credit_card'],
+    ['an email with a zero-width space', 'mail jane.doe\u200b@acme.io', 'email'],
+    ['an email with a full-width at sign', 'mail jane.doe\uff20acme.io', 'email'],
+    ['an SSN with en dashes', 'ssn 536\u201322\u20131234', 'us_ssn'],
+  ])('%s in the request is blocked', async (_what, content, entity) => {
+    const { gateway, records } = gatewayWith({ dlp: { default: { credit_card: 'block', email: 'block', us_ssn: 'block' } } });
+    const from = seen.length;
+    const res = await post(gateway, { model: echoModel('openai_chat'), messages: [{ role: 'user', content }] });
+    expect(res.status).toBe(400);
+    expect(seen.length).toBe(from);
+    expect(records[0]!.reason).toBe(`dlp_block:${entity}`);
+    await gateway.close();
+  });
+
+  it('the original span is redacted or pseudonymized, and a surrogate is put back as the client wrote it', async () => {
+    const { gateway, openai, records } = gatewayWith({ dlp: { default: { credit_card: 'pseudonymize', email: 'redact' } } });
+    const card = '\uff14\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11';
+    const mail = 'jane.doe\u200b@acme.io';
+    const from = seen.length;
+    const whole = await openai.chat.completions.create({
+      model: echoModel('anthropic_messages'),
+      messages: [{ role: 'user', content: `card ${card}, mail ${mail}` }],
+    });
+    const sent = JSON.stringify(seen.slice(from).map((s) => s.body));
+    // The card leaves as an ASCII surrogate that keeps its issuer digits; the email as the marker.
+    expect(sent).toMatch(/card 4111 \d{4} \d{4} \d{4}, mail \[REDACTED:EMAIL\]/);
+    expect(sent).not.toContain('\uff11');
+    expect(sent).not.toContain('jane.doe');
+    expect(whole.choices[0]!.message.content).toBe(`You said: card ${card}, mail [REDACTED:EMAIL]`);
+    expect(records[0]!.dlp).toEqual({ credit_card: { action: 'pseudonymize', count: 1 }, email: { action: 'redact', count: 1 } });
+    await gateway.close();
+  });
+
+  it('a card padded with zero-width spaces in an answer is redacted, whole and streamed in 1-character deltas', async () => {
+    const { gateway, openai } = gatewayWith({ dlp: { default: { credit_card: 'redact' }, scan_responses: true } });
+    const whole = await openai.chat.completions.create({ model: echoModel('openai_chat', 'padded'), messages: [{ role: 'user', content: 'hi' }] });
+    expect(whole.choices[0]!.message.content).toBe('You said: hi Card [REDACTED:CREDIT_CARD].');
+    const stream = await openai.chat.completions.create({
+      model: echoModel('anthropic_messages', 'padded'),
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe('You said: hi Card [REDACTED:CREDIT_CARD].');
     await gateway.close();
   });
 });

@@ -13,6 +13,7 @@ import {
   actionStrictness,
   compileCustom,
   findAll,
+  foldForScan,
   redactionMarker,
   replaceFindings,
   resolveOverlaps,
@@ -193,9 +194,11 @@ async function apply(prepared: PreparedDlp, input: RequestDlpInput): Promise<Req
     const sep = k.indexOf('\u0000');
     const entity = k.slice(0, sep);
     const value = k.slice(sep + 1);
+    // A disguised value (full-width digits, zero-width spaces) is made over from what it reads as.
+    const plain = foldForScan(value);
     let surrogate = value;
-    for (let attempt = 0; attempt < 16 && (surrogate === value || values.has(surrogate) || restore.has(surrogate)); attempt++) {
-      surrogate = surrogateFor(entity, value, await seedFor(input.key, entity, value, attempt));
+    for (let attempt = 0; attempt < 16 && (surrogate === value || surrogate === plain || values.has(surrogate) || restore.has(surrogate)); attempt++) {
+      surrogate = surrogateFor(entity, plain, await seedFor(input.key, entity, value, attempt));
     }
     pseudonyms.set(k, surrogate);
     restore.set(surrogate, value);

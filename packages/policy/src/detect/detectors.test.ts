@@ -140,3 +140,29 @@ describe('overlapping values: the stricter action wins', () => {
     expect(['allow', 'log', 'pseudonymize', 'redact', 'block'].map(actionStrictness)).toEqual([0, 1, 2, 2, 3]);
   });
 });
+
+describe('disguised values: detectors read a folded view, spans are the original text', () => {
+  const zw = (s: string, c = '\u200b') => [...s].join(c);
+  it.each([
+    ['full-width digits', 'card \uff14\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 ok', 'credit_card'],
+    ['zero-width spaces in a card', `card ${zw('4111111111111111')}.`, 'credit_card'],
+    ['word joiners and soft hyphens in a card', `card 4111\u20601111\u00ad1111\ufeff1111`, 'credit_card'],
+    ['a zero-width space in an email', 'mail jane.doe\u200b@acme.io', 'email'],
+    ['a full-width at sign', 'mail jane.doe\uff20acme.io', 'email'],
+    ['en dashes in an SSN', 'ssn 536\u201322\u20131234', 'us_ssn'],
+    ['no-break spaces in a phone', 'call +1\u00a0415\u00a0555\u00a02671', 'phone'],
+  ])('%s', (_what, text, entity) => {
+    const [f, ...rest] = scanText(text, all);
+    expect(rest).toEqual([]);
+    expect(f?.entity).toBe(entity);
+    // The span is the whole disguised value in the original text, nothing around it.
+    const value = text.slice(f!.start, f!.end);
+    expect(text.startsWith(value, f!.start)).toBe(true);
+    expect(/^[\s.a-z]*$/.test(text.slice(0, f!.start)) && /^[\s.a-z]*$/.test(text.slice(f!.end))).toBe(true);
+  });
+
+  it('keeps other non-ASCII text as it is: no finding, spans after it stay right', () => {
+    const text = 'café 🌦️ naïve — 4111 1111 1111 1111, ①②';
+    expect(found(text)).toEqual([['credit_card', '4111 1111 1111 1111']]);
+  });
+});

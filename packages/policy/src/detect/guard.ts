@@ -6,6 +6,7 @@
  * detectors' window when they run — never the whole answer. Surrogates are the gateway's own:
  * a detector never reports a span that is a surrogate being restored.
  */
+import { visibleTail } from './normalize.js';
 import { actionStrictness, scanText } from './scan.js';
 import type { Detector, Finding } from './types.js';
 
@@ -161,8 +162,7 @@ export class OutputGuard {
       // A partial surrogate that begins inside a complete one is not one (occurrences do not overlap).
       const inside = spans.find((s) => s.original !== null && s.start < buf.length - partial && s.end > buf.length - partial);
       if (inside !== undefined) partial = partialSurrogate(buf.slice(inside.end), restore);
-      const hold = Math.max(partial, this.window);
-      cut = Math.max(0, buf.length - hold);
+      cut = Math.min(buf.length - partial, visibleTail(buf, this.window));
       for (const s of spans) if (s.start < cut && s.end > cut) cut = s.start;
     }
     let out = '';

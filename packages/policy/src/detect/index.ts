@@ -18,6 +18,7 @@ export { email, ipv6, iban, creditCard, ipv4, phone, usSsn, secret };
 export { compileCustom, DEFAULT_CUSTOM_MAX_LENGTH, type CustomPattern } from './custom.js';
 export { actionStrictness, findAll, redactionMarker, replaceFindings, resolveOverlaps, scanText } from './scan.js';
 export { createPrng, surrogateFor } from './surrogate.js';
+export { foldForScan } from './normalize.js';
 export { OutputGuard, type OutputAction, type OutputRules } from './guard.js';
 export { luhnValid } from './chars.js';
 export { ibanValid } from './iban.js';

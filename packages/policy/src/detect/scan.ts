@@ -1,3 +1,4 @@
+import { foldedView } from './normalize.js';
 import type { Detector, Finding } from './types.js';
 
 /**
@@ -78,11 +79,20 @@ export function scanText(text: string, detectors: readonly Detector[], strictnes
   return resolveOverlaps(findAll(text, detectors), strictness);
 }
 
-/** Every detector's findings in `text`, overlapping ones included (for `resolveOverlaps` with more findings). */
+/**
+ * Every detector's findings in `text`, overlapping ones included (for `resolveOverlaps` with
+ * more findings). The detectors read the text's folded view (see normalize.ts), so a value
+ * disguised with full-width or invisible characters is found; spans are the original's.
+ */
 export function findAll(text: string, detectors: readonly Detector[]): Finding[] {
   const found: Finding[] = [];
-  for (const d of detectors) d.scan(text, found);
-  return found;
+  const view = foldedView(text);
+  if (view === null) {
+    for (const d of detectors) d.scan(text, found);
+    return found;
+  }
+  for (const d of detectors) d.scan(view.text, found);
+  return found.map((f) => ({ entity: f.entity, ...view.original(f.start, f.end) }));
 }
 
 /**
