@@ -29,6 +29,22 @@ let identity: unknown;
 
 /** Whole answers with more than content: OpenAI Chat with log-probabilities, annotations and audio; Responses echoing the request. */
 const RAW: Record<string, Scenario> = {
+  // The model glues a card number to the email surrogate it was sent.
+  'glue.openai_chat': (_request, body) =>
+    Response.json({
+      id: 'chatcmpl_1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'echo-1',
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'stop',
+          message: { role: 'assistant', content: `Card: 4111111111111111.${/[a-z0-9]+@[a-z]+\.example/.exec(JSON.stringify(body))?.[0] ?? 'none'}` },
+        },
+      ],
+      usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 },
+    }),
   'raw.openai_chat': () =>
     Response.json({
       id: 'chatcmpl_1',
@@ -86,7 +102,7 @@ afterAll(async () => {
 function gatewayWith(policy: unknown): { gateway: Gateway; records: UsageRecord[]; openai: OpenAI } {
   const records: UsageRecord[] = [];
   const gateway = createGateway({
-    registry: echoRegistry(upstream.url, [...Object.keys(VARIANTS), 'raw']),
+    registry: echoRegistry(upstream.url, [...Object.keys(VARIANTS), 'raw', 'glue']),
     policy: policy as PolicyFileInput,
     identity: identity as never,
     secrets: ECHO_SECRETS,
@@ -385,6 +401,22 @@ describe('disguised values: full-width, invisible and dash characters', () => {
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe('You said: hi Card [REDACTED:CREDIT_CARD].');
+    await gateway.close();
+  });
+});
+
+describe('a value the model glues to a surrogate', () => {
+  it.each([
+    ['block', 502, null],
+    ['redact', 200, 'Card: [REDACTED:CREDIT_CARD].jane.doe@acme.io'],
+  ] as const)('a card glued to the email surrogate is still found (credit_card: %s)', async (action, status, content) => {
+    const { gateway, records } = gatewayWith({ dlp: { default: { email: 'pseudonymize', credit_card: action }, scan_responses: true } });
+    const res = await post(gateway, { model: echoModel('openai_chat', 'glue'), messages: [{ role: 'user', content: 'my mail is jane.doe@acme.io' }] });
+    expect(res.status).toBe(status);
+    const text = await res.text();
+    expect(text).not.toContain('4111111111111111');
+    if (content !== null) expect((JSON.parse(text) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe(content);
+    expect(records[0]!.dlp_response).toEqual({ credit_card: { action, count: 1 } });
     await gateway.close();
   });
 });

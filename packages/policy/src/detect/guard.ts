@@ -4,7 +4,8 @@
  * on, values the detectors find are counted, redacted or refuse the answer. It holds back only
  * what could still change — the longest surrogate prefix at the end of what it has, and the
  * detectors' window when they run — never the whole answer. Surrogates are the gateway's own:
- * a detector never reports a span that is a surrogate being restored.
+ * they are masked before the detectors run, so a surrogate being restored is never reported,
+ * while a value glued to one still is.
  */
 import { visibleTail } from './normalize.js';
 import { actionStrictness, scanText } from './scan.js';
@@ -53,6 +54,17 @@ function surrogateSpans(text: string, restore: ReadonlyMap<string, string>): Spa
     last = s.end;
   }
   return out;
+}
+
+/** `text` with each span blanked out (NUL characters, which no built-in detector reads or joins across), same length. */
+function mask(text: string, spans: readonly Span[]): string {
+  let out = '';
+  let at = 0;
+  for (const s of spans) {
+    out += text.slice(at, s.start) + '\u0000'.repeat(s.end - s.start);
+    at = s.end;
+  }
+  return out + text.slice(at);
 }
 
 /** The longest end of `text` that is a proper beginning of some surrogate: it may still become one. */
@@ -139,17 +151,27 @@ export class OutputGuard {
     const restore = this.restore;
     const spans: Span[] = restore.size === 0 ? [] : surrogateSpans(buf, restore);
     if (this.rules.detectors.length > 0) {
+      // Surrogates are the gateway's own: they are masked before the scan, so no detector reads
+      // one — and a value the model glues to one (`4111….<surrogate>`) is still found.
+      const masked = spans.length === 0 ? buf : mask(buf, spans);
       // Where findings overlap, the stricter action wins: a blocked value is never hidden by a logged one.
-      const findings: Finding[] = scanText(buf, this.rules.detectors, this.strictness);
+      const findings: Finding[] = scanText(masked, this.rules.detectors, this.strictness);
       if (findings.length > 0) {
-        // A finding that touches a surrogate is the surrogate itself (or part of it): not the model's.
+        // Only the part of a finding outside every surrogate is the model's (a custom pattern may match across the mask).
         let k = 0;
         const merged: Span[] = [];
         for (const f of findings) {
           while (k < spans.length && spans[k]!.end <= f.start) merged.push(spans[k++]!);
-          const next = spans[k];
-          if (next !== undefined && next.start < f.end) continue;
-          merged.push({ start: f.start, end: f.end, original: null, entity: f.entity });
+          let start = f.start;
+          while (k < spans.length && spans[k]!.start < f.end) {
+            const sur = spans[k]!;
+            if (sur.start > start) merged.push({ start, end: sur.start, original: null, entity: f.entity });
+            start = Math.max(start, sur.end);
+            if (sur.end > f.end) break;
+            merged.push(sur);
+            k++;
+          }
+          if (start < f.end) merged.push({ start, end: f.end, original: null, entity: f.entity });
         }
         while (k < spans.length) merged.push(spans[k++]!);
         spans.length = 0;
