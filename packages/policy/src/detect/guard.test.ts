@@ -50,3 +50,51 @@ describe('output guard: a value glued to a surrogate', () => {
     expect(guard.counts.size).toBe(0);
   });
 });
+
+describe('output guard: texts a client may receive joined', () => {
+  const PAD = 'x'.repeat(400);
+  const A = `${PAD} card 4111 1111`;
+  const B = ` 1111 1111, mail ${SURROGATE.slice(0, 4)}`;
+  const C = `${SURROGATE.slice(4)} ${PAD}`;
+
+  /** Each text fed a character at a time, `carry` between them: what went out for each text, and the most held at once. */
+  function joined(guard: OutputGuard, texts: readonly string[]): { parts: string[]; held: number; before: string } | null {
+    const parts = texts.map(() => '');
+    let oldest = 0; // the first text not yet all out: pieces start there
+    const take = (pieces: string[]) => {
+      pieces.forEach((p, k) => (parts[oldest + k] += p));
+      oldest += pieces.length - 1;
+    };
+    let held = 0;
+    let before = '';
+    texts.forEach((text, i) => {
+      if (i === 1) before = parts[0]!;
+      if (i > 0) guard.carry();
+      for (const ch of text) {
+        take(guard.pushParts(ch));
+        held = Math.max(held, guard.held);
+      }
+    });
+    take(guard.endParts());
+    return guard.blocked === null ? { parts, held, before } : null;
+  }
+
+  it('a value over a boundary is redacted into the text it starts in, a surrogate over one restored; no more is held than for one text', () => {
+    const out = joined(new OutputGuard(rules({ credit_card: 'redact' })), [A, B, C]);
+    expect(out!.parts).toEqual([`${PAD} card [REDACTED:CREDIT_CARD]`, `, mail ${ORIGINAL}`, ` ${PAD}`]);
+    expect(out!.before).not.toContain('4111');
+    // The boundaries hold back nothing more than the same text in one piece.
+    expect(out!.held).toBe(joined(new OutputGuard(rules({ credit_card: 'redact' })), [A + B + C])!.held);
+    const whole = new OutputGuard(rules({ credit_card: 'redact' }));
+    expect(whole.wholeParts([A, B, C])).toEqual(out!.parts);
+  });
+
+  it('a blocked value over a boundary refuses the answer, streamed and whole', () => {
+    const stream = new OutputGuard(rules({ credit_card: 'block' }));
+    expect(joined(stream, [A, B, C])).toBeNull();
+    expect(stream.blocked).toBe('credit_card');
+    const whole = new OutputGuard(rules({ credit_card: 'block' }));
+    expect(whole.wholeParts([A, B, C])).toEqual(['', '', '']);
+    expect(whole.blocked).toBe('credit_card');
+  });
+});

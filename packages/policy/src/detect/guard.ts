@@ -91,6 +91,11 @@ export class OutputGuard {
   /** The entity whose `block` action refused the answer, once one did. */
   blocked: string | null = null;
   private buffer = '';
+  /**
+   * Where, in what is held, a new text begins that a client may receive joined to the one
+   * before (adjacent text blocks): ascending, each above 0. The texts are judged as one.
+   */
+  private bounds: number[] = [];
   private readonly window: number;
   /** Surrogate → original, as they appear in the text this guard reads. */
   private readonly restore: ReadonlyMap<string, string>;
@@ -126,28 +131,68 @@ export class OutputGuard {
 
   /** Take more text; returns what can be handed on now. After a block, returns ''. */
   push(text: string): string {
-    if (this.blocked !== null) return '';
-    this.buffer += text;
-    return this.process(false);
+    return this.pushParts(text).join('');
   }
 
   /** The text is over (the block ended, or the stream was cut): hand on everything held. */
   end(): string {
-    if (this.blocked !== null) return '';
-    return this.process(true);
+    return this.endParts().join('');
   }
 
   /** A whole text at once. */
   whole(text: string): string {
-    this.buffer = text;
+    return this.wholeParts([text]).join('');
+  }
+
+  /**
+   * The current text is over but the next one may continue it — adjacent text blocks, which a
+   * client in another format may receive joined: what is held of it stays held and is judged
+   * with what comes next, so a value split over the boundary is found. Returns false when
+   * nothing is held (the text has all gone out: there is no boundary to carry).
+   */
+  carry(): boolean {
+    if (this.blocked !== null || this.buffer.length === 0) return false;
+    this.bounds.push(this.buffer.length);
+    return true;
+  }
+
+  /**
+   * `push` over texts joined by `carry`: what can be handed on now, one piece per text whose
+   * end went out, and last the piece of the text still held (so one more piece than the
+   * boundaries passed). A value over a boundary goes, restored or redacted, in the text it starts in.
+   */
+  pushParts(text: string): string[] {
+    if (this.blocked !== null) return [''];
+    this.buffer += text;
+    return this.process(false);
+  }
+
+  /** `end` over texts joined by `carry`: everything held, one piece per text not yet over. */
+  endParts(): string[] {
+    if (this.blocked !== null) return [''];
     return this.process(true);
   }
 
-  private process(final: boolean): string {
+  /** Whole texts a client may receive joined, judged as one: one piece per text (all '' after a block). */
+  wholeParts(texts: readonly string[]): string[] {
+    this.buffer = texts.join('');
+    this.bounds = [];
+    let at = 0;
+    for (let i = 0; i < texts.length - 1; i++) this.bounds.push((at += texts[i]!.length));
+    const out = this.process(true);
+    return out.length === texts.length ? out : texts.map(() => '');
+  }
+
+  private process(final: boolean): string[] {
     const buf = this.buffer;
-    if (buf.length === 0) return '';
+    if (buf.length === 0) {
+      // Only boundaries at 0 (empty texts) can be left: each of those texts is over, with nothing.
+      const pieces = this.bounds.map(() => '');
+      this.bounds = [];
+      return [...pieces, ''];
+    }
     // Nothing can go out while all of it is within the detectors' window: scan once there is more.
-    if (!final && buf.length <= this.window) return '';
+    if (!final && buf.length <= this.window) return [''];
     const restore = this.restore;
     const spans: Span[] = restore.size === 0 ? [] : surrogateSpans(buf, restore);
     if (this.rules.detectors.length > 0) {
@@ -187,12 +232,30 @@ export class OutputGuard {
       cut = Math.min(buf.length - partial, visibleTail(buf, this.window));
       for (const s of spans) if (s.start < cut && s.end > cut) cut = s.start;
     }
+    // What goes out, split where each passed boundary falls; a span goes whole into the text it starts in.
+    const passed = this.bounds.filter((b) => b <= cut);
+    const pieces: string[] = [];
     let out = '';
     let at = 0;
+    let next = 0;
+    const copyTo = (pos: number): void => {
+      while (next < passed.length && passed[next]! <= pos) {
+        const b = passed[next++]!;
+        if (b > at) {
+          out += buf.slice(at, b);
+          at = b;
+        }
+        pieces.push(out);
+        out = '';
+      }
+      out += buf.slice(at, pos);
+      at = pos;
+    };
     for (const s of spans) {
       if (s.end > cut) break;
       if (s.original !== null) {
-        out += buf.slice(at, s.start) + s.original;
+        copyTo(s.start);
+        out += s.original;
         at = s.end;
         continue;
       }
@@ -201,15 +264,19 @@ export class OutputGuard {
       if (action === 'block') {
         this.blocked = s.entity;
         this.buffer = '';
-        return '';
+        this.bounds = [];
+        return [''];
       }
       if (action === 'redact') {
-        out += buf.slice(at, s.start) + this.rules.marker(s.entity);
+        copyTo(s.start);
+        out += this.rules.marker(s.entity);
         at = s.end;
       }
     }
-    out += buf.slice(at, cut);
+    copyTo(cut);
+    pieces.push(out);
     this.buffer = buf.slice(cut);
-    return out;
+    this.bounds = this.bounds.filter((b) => b > cut).map((b) => b - cut);
+    return pieces;
   }
 }
