@@ -4,11 +4,14 @@
  * model, key blocks inside tool-call arguments (JSON escapes), and shadow mode on answers.
  * In-process, against echo upstreams (test/support/echo-upstream.ts).
  */
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { codecs, type StreamEvent } from '@tollgate/codecs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type PolicyFileInput, type UsageRecord } from '@tollgate/core';
 import { keysFor } from './support/gateway-fixture.js';
 import { ECHO_SECRETS, UPSTREAM_FORMATS, echoModel, echoRegistry, echoScenarios, type Seen } from './support/echo-upstream.js';
+import { chunkedResponse } from './support/http-server.js';
 import { startMockUpstream, type MockUpstream, type Scenario } from './support/mock-upstream.js';
 
 const VARIANTS = {
@@ -88,8 +91,63 @@ const RAW: Record<string, Scenario> = {
     }),
 };
 
+/** The email surrogate the request was sent with, from an upstream's request body. */
+const surrogateIn = (body: Record<string, unknown>): string => /[a-z0-9]+@[a-z]+\.example/.exec(JSON.stringify(body))?.[0] ?? 'none';
+
+/**
+ * An Anthropic upstream answering in several text blocks (as with citations), a value split over
+ * their boundaries: whole, or streamed in 1-character deltas. `long` pads the text past the DLP
+ * window, so boundaries are passed while the stream is still going.
+ */
+function splitAnswer(parts: (body: Record<string, unknown>) => string[]): Scenario {
+  return (_request, body) => {
+    const texts = parts(body);
+    if (body['stream'] !== true) {
+      return Response.json({
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: 'echo-1',
+        content: texts.map((text) => ({ type: 'text', text })),
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        usage: { input_tokens: 5, output_tokens: 5 },
+      });
+    }
+    const events: StreamEvent[] = [{ type: 'message_start', id: 'msg_1', model: 'echo-1' }];
+    texts.forEach((text, index) => {
+      events.push({ type: 'block_start', index, block: { kind: 'text' } });
+      for (const ch of text) events.push({ type: 'text_delta', index, text: ch });
+      events.push({ type: 'block_stop', index });
+    });
+    events.push(
+      { type: 'usage', usage: { input: 5, output: 5, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0, measured: true } },
+      { type: 'finish', finishReason: { unified: 'stop', raw: null } },
+      { type: 'message_stop' },
+    );
+    const encoder = codecs.anthropic_messages.createStreamEncoder({ model: 'echo-1' });
+    let sse = '';
+    const write = (t: string | Uint8Array) => void (sse += typeof t === 'string' ? t : new TextDecoder().decode(t));
+    for (const e of events) encoder.encode(e, write);
+    encoder.end(write);
+    const chunks: string[] = [];
+    for (let i = 0; i < sse.length; i += 7) chunks.push(sse.slice(i, i + 7));
+    return chunkedResponse(chunks, {}, 0);
+  };
+}
+const PAD = 'x'.repeat(400);
+const SPLIT: Record<string, Scenario> = {
+  'split.anthropic_messages': splitAnswer(() => ['The card is 4111 1111', ' 1111 1111, mail jane.doe@', 'acme.io']),
+  'splitlong.anthropic_messages': splitAnswer(() => [`${PAD} The card is 4111 1111`, ` 1111 1111, mail jane.doe@`, `acme.io ${PAD}`, ` end ${PAD}`]),
+  // The model echoes the email surrogate it was sent, split over two blocks.
+  'splitsur.anthropic_messages': splitAnswer((body) => {
+    const s = surrogateIn(body);
+    return [`${PAD} The card is 4111 1111`, ` 1111 1111, mail ${s.slice(0, 5)}`, `${s.slice(5)} ${PAD}`];
+  }),
+};
+
 beforeAll(async () => {
-  upstream = await startMockUpstream({ ...echoScenarios(VARIANTS, seen), ...RAW });
+  upstream = await startMockUpstream({ ...echoScenarios(VARIANTS, seen), ...RAW, ...SPLIT });
   const ids = await keysFor({ user: 'alice', tier: 'normal', bu: 'payments' });
   key = ids.keys.alice!;
   identity = ids.identity;
@@ -99,16 +157,21 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-function gatewayWith(policy: unknown): { gateway: Gateway; records: UsageRecord[]; openai: OpenAI } {
+function gatewayWith(policy: unknown): { gateway: Gateway; records: UsageRecord[]; openai: OpenAI; anthropic: Anthropic } {
   const records: UsageRecord[] = [];
   const gateway = createGateway({
-    registry: echoRegistry(upstream.url, [...Object.keys(VARIANTS), 'raw', 'glue']),
+    registry: echoRegistry(upstream.url, [...Object.keys(VARIANTS), 'raw', 'glue', 'split', 'splitlong', 'splitsur']),
     policy: policy as PolicyFileInput,
     identity: identity as never,
     secrets: ECHO_SECRETS,
     usage: (r) => void records.push(r),
   });
-  return { gateway, records, openai: new OpenAI({ apiKey: key, baseURL: 'http://gw/v1', fetch: gateway.fetch, maxRetries: 0 }) };
+  return {
+    gateway,
+    records,
+    openai: new OpenAI({ apiKey: key, baseURL: 'http://gw/v1', fetch: gateway.fetch, maxRetries: 0 }),
+    anthropic: new Anthropic({ apiKey: key, baseURL: 'http://gw', fetch: gateway.fetch, maxRetries: 0 }),
+  };
 }
 
 /** A raw OpenAI Chat request through the gateway, as a client that is not an SDK sends it. */
@@ -419,4 +482,87 @@ describe('a value the model glues to a surrogate', () => {
     expect(records[0]!.dlp_response).toEqual({ credit_card: { action, count: 1 } });
     await gateway.close();
   });
+});
+
+describe('a value split over text blocks a client may receive joined', () => {
+  const redacting = { dlp: { default: { credit_card: 'redact', email: 'pseudonymize' }, scan_responses: true } };
+  const blocking = { dlp: { default: { credit_card: 'block', email: 'block' }, scan_responses: true } };
+
+  /** An OpenAI Chat client's text, whole or streamed; the error when the answer was refused. */
+  async function chat(openai: OpenAI, variant: string, stream: boolean, content = 'hi'): Promise<{ text: string; error: unknown }> {
+    const model = echoModel('anthropic_messages', variant);
+    if (!stream) {
+      const r = await openai.chat.completions.create({ model, messages: [{ role: 'user', content }] }).catch((e: unknown) => e);
+      return r instanceof Error ? { text: '', error: r } : { text: (r as OpenAI.ChatCompletion).choices[0]!.message.content ?? '', error: null };
+    }
+    let text = '';
+    const s = await openai.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content }] });
+    const error = await (async () => {
+      for await (const chunk of s) text += chunk.choices[0]?.delta.content ?? '';
+    })().catch((e: unknown) => e);
+    return { text, error: error ?? null };
+  }
+
+  /** An Anthropic client's text blocks, whole or streamed. */
+  async function messages(anthropic: Anthropic, variant: string, stream: boolean): Promise<{ blocks: string[]; error: unknown }> {
+    const params = { model: echoModel('anthropic_messages', variant), max_tokens: 100, messages: [{ role: 'user' as const, content: 'hi' }] };
+    try {
+      const m = stream ? await anthropic.messages.stream(params).finalMessage() : await anthropic.messages.create(params);
+      return { blocks: m.content.map((b) => (b.type === 'text' ? b.text : '')), error: null };
+    } catch (error) {
+      return { blocks: [], error };
+    }
+  }
+
+  it.each([false, true])('Anthropic upstream → OpenAI Chat client (streamed: %s): a card and an email over three blocks are redacted', async (stream) => {
+    const { gateway, openai, records } = gatewayWith(redacting);
+    const short = await chat(openai, 'split', stream);
+    expect(short).toEqual({ text: 'The card is [REDACTED:CREDIT_CARD], mail [REDACTED:EMAIL]', error: null });
+    const long = await chat(openai, 'splitlong', stream);
+    expect(long).toEqual({ text: `${PAD} The card is [REDACTED:CREDIT_CARD], mail [REDACTED:EMAIL] ${PAD} end ${PAD}`, error: null });
+    // On the answer, `pseudonymize` acts as `redact`.
+    for (const r of records) expect(r.dlp_response).toEqual({ credit_card: { action: 'redact', count: 1 }, email: { action: 'redact', count: 1 } });
+    await gateway.close();
+  });
+
+  it.each([false, true])('Anthropic upstream → OpenAI Chat client (streamed: %s): a blocked card over blocks is withheld', async (stream) => {
+    const { gateway, openai, records } = gatewayWith(blocking);
+    for (const variant of ['split', 'splitlong']) {
+      const { text, error } = await chat(openai, variant, stream);
+      expect(error).toBeInstanceOf(Error);
+      if (!stream) expect((error as { status: number }).status).toBe(502);
+      expect(text).not.toContain('4111');
+    }
+    expect(records.map((r) => r.reason)).toEqual(['dlp_block:credit_card', 'dlp_block:credit_card']);
+    await gateway.close();
+  });
+
+  it.each([false, true])('a surrogate split over blocks is restored, beside a card redacted over them (streamed: %s)', async (stream) => {
+    const { gateway, openai } = gatewayWith({ dlp: { default: { credit_card: 'pseudonymize', email: 'pseudonymize' }, scan_responses: true } });
+    const r = await chat(openai, 'splitsur', stream, 'my mail is jane.doe@acme.io');
+    expect(r).toEqual({ text: `${PAD} The card is [REDACTED:CREDIT_CARD], mail jane.doe@acme.io ${PAD}`, error: null });
+    await gateway.close();
+  });
+
+  it.each([false, true])(
+    'same format, Anthropic client (streamed: %s): each block keeps its own text, a value goes into the block it starts in',
+    async (stream) => {
+      const { gateway, anthropic } = gatewayWith(redacting);
+      // The third block is all inside the email: left empty (a stream does not open an empty text block).
+      expect(await messages(anthropic, 'split', stream)).toEqual({
+        blocks: ['The card is [REDACTED:CREDIT_CARD]', ', mail [REDACTED:EMAIL]', ...(stream ? [] : [''])],
+        error: null,
+      });
+      expect(await messages(anthropic, 'splitlong', stream)).toEqual({
+        blocks: [`${PAD} The card is [REDACTED:CREDIT_CARD]`, ', mail [REDACTED:EMAIL]', ` ${PAD}`, ` end ${PAD}`],
+        error: null,
+      });
+      const blocked = gatewayWith(blocking);
+      const refused = await messages(blocked.anthropic, 'splitlong', stream);
+      expect(refused.error).toBeInstanceOf(Error);
+      expect(blocked.records[0]!.reason).toBe('dlp_block:credit_card');
+      await gateway.close();
+      await blocked.gateway.close();
+    },
+  );
 });

@@ -2,8 +2,9 @@
  * DLP on the answer (stage 10), driven by what request-side DLP decided (`OutputRules`):
  * surrogates are restored and, with `dlp.scan_responses`, the answer's text, tool-call
  * arguments and the fields it carries beside its content are scanned. Whole answers are
- * guarded at once; streams event by event, holding back only the DLP window of each text
- * block — and, when the answer is scanned, a tool call's own arguments until the call ends.
+ * guarded at once; streams event by event, holding back only the DLP window of the text —
+ * across consecutive text blocks, which a client may receive joined — and, when the answer is
+ * scanned, a tool call's own arguments until the call ends.
  * Part of the DLP engine, so a gateway without it bundles none of this.
  */
 import { GatewayError, type Response as IRResponse, type StreamEvent, type AssistantContentPart } from '@tollgate/codecs/base';
@@ -73,6 +74,24 @@ interface OpenBlock {
 }
 
 /**
+ * Consecutive text blocks, read through one guard: a client in another format may receive them
+ * joined (an Anthropic answer's text blocks are one OpenAI Chat string), so a value split over
+ * a block boundary must be found. What the guard holds at a block's end stays held, with the
+ * block's stop, until what follows has been judged — at most the guard's window.
+ */
+interface TextRun {
+  guard: OutputGuard;
+  rules: OutputRules;
+  /** Oldest first: the first one's start has gone out; each later one's start waits for the text before it. */
+  blocks: Array<{ index: number; start: StreamEvent; stop: StreamEvent | null }>;
+  /** Other events that arrived while a boundary was held: handed on once it is passed. */
+  later: StreamEvent[];
+}
+
+const isText = (event: StreamEvent): event is Extract<StreamEvent, { type: 'block_start' }> =>
+  event.type === 'block_start' && (event.block.kind === 'text' || event.block.kind === 'refusal');
+
+/**
  * The answer side of DLP for one request. `enforced` false (shadow mode): the answer is
  * scanned and counted, never changed or withheld.
  */
@@ -82,26 +101,53 @@ export function answerDlp(rules: OutputRules, enforced: boolean): AnswerDlp {
 
   function response(answer: IRResponse, ctx: RequestContext): { response: IRResponse } | { error: GatewayError } {
     let changed = false;
-    const content: AssistantContentPart[] = [];
-    for (const p of answer.content) {
-      let next: AssistantContentPart = p;
-      if (p.type === 'text' || p.type === 'refusal' || p.type === 'reasoning') {
+    const content: AssistantContentPart[] = [...answer.content];
+    // A client may get the answer's text parts joined (OpenAI Chat's one `content` string, whatever
+    // lies between them), so the texts — and the refusals — are each judged as one: a value split
+    // over parts is found, and goes restored or redacted into the part it starts in.
+    for (const type of ['text', 'refusal'] as const) {
+      const at: number[] = [];
+      const texts: string[] = [];
+      answer.content.forEach((p, i) => {
+        if (p.type === type) {
+          at.push(i);
+          texts.push(p.text);
+        }
+      });
+      if (texts.length === 0) continue;
+      const g = new OutputGuard(acting(rules));
+      const out = g.wholeParts(texts);
+      count(ctx, rules, g);
+      if (g.blocked !== null) return { error: dlpRefusal(ctx, g.blocked) };
+      at.forEach((i, k) => {
+        const p = content[i]!;
+        if ((p.type === 'text' || p.type === 'refusal') && out[k] !== p.text) {
+          content[i] = { ...p, text: out[k]! };
+          changed = true;
+        }
+      });
+    }
+    for (let i = 0; i < content.length; i++) {
+      const p = content[i]!;
+      if (p.type === 'reasoning') {
         // Reasoning is restored, never scanned: it is signed as the model wrote it.
-        const r = p.type === 'reasoning' ? { ...noRestore, restore: rules.restore } : rules;
-        const g = new OutputGuard(acting(r));
+        const r = { ...noRestore, restore: rules.restore };
+        const g = new OutputGuard(r);
         const text = g.whole(p.text);
-        count(ctx, r, g);
-        if (g.blocked !== null) return { error: dlpRefusal(ctx, g.blocked) };
-        if (text !== p.text) next = { ...p, text };
+        if (text !== p.text) {
+          content[i] = { ...p, text };
+          changed = true;
+        }
       } else if (p.type === 'tool_call') {
         const g = new OutputGuard(acting(rules), true);
         const args = g.whole(p.arguments);
         count(ctx, rules, g);
         if (g.blocked !== null) return { error: dlpRefusal(ctx, g.blocked) };
-        if (args !== p.arguments) next = { ...p, arguments: args };
+        if (args !== p.arguments) {
+          content[i] = { ...p, arguments: args };
+          changed = true;
+        }
       }
-      if (next !== p) changed = true;
-      content.push(next);
     }
     // What the answer carries beside its content for the client's own format (Responses output
     // items the IR does not model, request echoes, annotations, grounding): restored and scanned too.
@@ -164,8 +210,67 @@ export function answerDlp(rules: OutputRules, enforced: boolean): AnswerDlp {
         );
       return true;
     };
-    return (event, emit) => {
+    let run: TextRun | null = null;
+    /** Hand on what a run's guard let go: one piece per block whose text is over (then its stop and the next one's start), then the current one's. */
+    const hand = (r: TextRun, pieces: readonly string[], emit: (e: StreamEvent) => void): void => {
+      pieces.forEach((text, k) => {
+        const b = r.blocks[0];
+        if (b === undefined) return; // after the last block's stop: always ''
+        if (text.length > 0) emit({ type: 'text_delta', index: b.index, text });
+        if (k < pieces.length - 1) {
+          emit(b.stop!);
+          r.blocks.shift();
+          if (r.blocks[0] !== undefined) emit(r.blocks[0].start);
+        }
+      });
+    };
+    /** Hand on, in order, the events a run held back behind a boundary (once it is passed or the run is over). */
+    const release = (r: TextRun, emit: (e: StreamEvent) => void): void => {
+      const later = r.later;
+      r.later = [];
+      for (const e of later) handle(e, emit);
+    };
+    /** End the run: everything held goes out, with the stops of its blocks that are over. */
+    const flush = (emit: (e: StreamEvent) => void): boolean => {
+      const r = run!;
+      run = null;
+      const pieces = r.guard.endParts();
+      count(ctx, r.rules, r.guard);
+      if (r.guard.blocked !== null) return (refuse(dlpRefusal(ctx, r.guard.blocked), emit), false);
+      hand(r, pieces, emit);
+      release(r, emit);
+      return !stopped;
+    };
+    const handle = (event: StreamEvent, emit: (e: StreamEvent) => void): void => {
       if (stopped) return;
+      if (run !== null) {
+        const r = run;
+        const last = r.blocks[r.blocks.length - 1]!;
+        if (last.stop !== null) {
+          // The run's last block is over but its end is held: a text block next continues it.
+          if (isText(event)) return void r.blocks.push({ index: event.index, start: event, stop: null });
+          if (!flush(emit)) return;
+        } else if (event.type === 'text_delta' && event.index === last.index) {
+          const pieces = r.guard.pushParts(event.text);
+          if (r.guard.blocked !== null) {
+            count(ctx, r.rules, r.guard);
+            return refuse(dlpRefusal(ctx, r.guard.blocked), emit);
+          }
+          hand(r, pieces, emit);
+          if (r.blocks.length === 1) release(r, emit);
+          return;
+        } else if (event.type === 'block_stop' && event.index === last.index) {
+          // Held back: the next block may continue this text. Nothing held: it is over (and so is every one before it).
+          if (r.guard.carry()) return void (last.stop = event);
+          run = null;
+          count(ctx, r.rules, r.guard);
+          return emit(event);
+        } else if (event.type === 'error' || event.type === 'message_stop') {
+          if (!flush(emit)) return;
+        } else if (r.blocks.length > 1) {
+          return void r.later.push(event);
+        }
+      }
       switch (event.type) {
         case 'block_start': {
           const kind =
@@ -176,6 +281,10 @@ export function answerDlp(rules: OutputRules, enforced: boolean): AnswerDlp {
                 : event.block.kind === 'text' || event.block.kind === 'refusal'
                   ? 'text'
                   : 'other';
+          if (kind === 'text' && run === null) {
+            run = { guard: new OutputGuard(acting(rules)), rules, blocks: [{ index: event.index, start: event, stop: null }], later: [] };
+            return emit(event);
+          }
           let r: OutputRules | null = null;
           if (kind !== 'other') r = kind === 'reasoning' ? { ...noRestore, restore: rules.restore } : rules;
           const held = kind === 'tool_call' && r !== null && r.detectors.length > 0;
@@ -224,6 +333,7 @@ export function answerDlp(rules: OutputRules, enforced: boolean): AnswerDlp {
           return emit(event);
       }
     };
+    return handle;
   }
 
   function message(text: string, ctx: RequestContext): string {
