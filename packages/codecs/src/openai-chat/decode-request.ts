@@ -6,7 +6,7 @@ import type { ConversionWarning } from '../ir/warning.js';
 import { bool, classifyFields, decodeMetadata, int, invalid, num, present, str } from '../shared/fields.js';
 import { asString, isObject, type JsonObject } from '../shared/guards.js';
 import { functionTool, jsonSchemaFormat } from '../shared/openai-content.js';
-import { dropped, lossy } from '../shared/warnings.js';
+import { lossy } from '../shared/warnings.js';
 import { decodeMessages } from './decode-messages.js';
 import { FORMAT, KNOWN_REQUEST_FIELD_SET, VENDOR_REQUEST_FIELDS } from './schemas.js';
 
@@ -23,7 +23,8 @@ export function decodeRequest(body: unknown, options: DecodeRequestOptions = {})
   const model = str(body, 'model') ?? options.model;
   if (model !== undefined) request.model = model;
 
-  request.tools = decodeTools(body, warnings);
+  const vendor: JsonObject = {};
+  request.tools = decodeTools(body, vendor, warnings);
   const toolChoice = decodeToolChoice(body, warnings);
   if (toolChoice !== undefined) request.toolChoice = toolChoice;
   const parallel = bool(body, 'parallel_tool_calls');
@@ -45,7 +46,6 @@ export function decodeRequest(body: unknown, options: DecodeRequestOptions = {})
   const responseFormat = decodeResponseFormat(body.response_format);
   if (responseFormat !== undefined) request.responseFormat = responseFormat;
 
-  const vendor: JsonObject = {};
   const effort = str(body, 'reasoning_effort');
   if (effort !== undefined) {
     if (EFFORTS.has(effort)) {
@@ -109,20 +109,27 @@ function decodeResponseFormat(value: unknown): ResponseFormat | undefined {
   return invalid('response_format.type must be text, json_object or json_schema.', 'response_format.type');
 }
 
-function decodeTools(body: JsonObject, warnings: ConversionWarning[]): ToolDefinition[] {
+/**
+ * Function tools into the IR; any other kind (`custom` free-form tools, say) is kept as it came
+ * in `vendor.tools`, for an OpenAI Chat upstream only — and so tool allow lists see it.
+ */
+function decodeTools(body: JsonObject, vendor: JsonObject, warnings: ConversionWarning[]): ToolDefinition[] {
   const tools: ToolDefinition[] = [];
   if (present(body, 'tools')) {
     if (!Array.isArray(body.tools)) invalid('tools must be an array.', 'tools');
+    const others: JsonObject[] = [];
     body.tools.forEach((tool, i) => {
       const path = `tools[${i}]`;
       if (!isObject(tool)) invalid(`${path} must be an object.`, path);
       if (tool.type !== 'function') {
-        warnings.push(dropped(path, `tool type ${JSON.stringify(tool.type)} has no IR equivalent`));
+        others.push(tool);
+        warnings.push(lossy(path, `tool type ${JSON.stringify(tool.type)} has no IR equivalent; it is kept for OpenAI Chat and dropped for other formats.`));
         return;
       }
       if (!isObject(tool.function)) invalid(`${path}.function must be an object.`, `${path}.function`);
       tools.push(functionTool(tool.function, `${path}.function`));
     });
+    if (others.length > 0) vendor.tools = others;
   }
   if (present(body, 'functions')) {
     if (!Array.isArray(body.functions)) invalid('functions must be an array.', 'functions');

@@ -47,6 +47,9 @@ export function encodeRequest(request: Request, options: EncodeRequestOptions = 
     body.stream_options = { ...extra, include_usage: true };
   }
   delete vendor.stream_options;
+  // Tools with no IR form (custom tools) go after the function tools.
+  if (Array.isArray(vendor.tools)) body.tools = [...(Array.isArray(body.tools) ? (body.tools as unknown[]) : []), ...(vendor.tools as unknown[])];
+  delete vendor.tools;
   for (const [key, value] of Object.entries(vendor)) if (body[key] === undefined) body[key] = value;
   return { body, warnings };
 }

@@ -50,6 +50,16 @@ describe('openai_chat request fixtures', () => {
     expect(request.tools[0]!.parameters).toMatchObject({ required: ['country'], additionalProperties: false });
   });
 
+  it('keeps custom tools for OpenAI Chat, after the function tools', () => {
+    const fn = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } };
+    const custom = { type: 'custom', custom: { name: 'shell', description: 'run anything' } };
+    const { request, warnings } = decode({ model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: [custom, fn] });
+    expect(request.tools.map((t) => t.name)).toEqual(['get_weather']);
+    expect(request.vendor).toEqual({ format: 'openai_chat', fields: { tools: [custom] } });
+    expect(warnings).toMatchObject([{ code: 'lossy_conversion', path: 'tools[0]' }]);
+    expect(codec.encodeRequest(request).body.tools).toEqual([fn, custom]);
+  });
+
   it('decodes assistant tool calls with their exact argument text, and tool results', () => {
     const { request } = decode(fixtureJson('openai-chat/request-with-tool-result.json'));
     expect(request.messages).toEqual([

@@ -8,52 +8,41 @@
  */
 import { GatewayError, type Request as IRRequest, type TextPart } from '@tollgate/codecs/base';
 import { decidePrompts, decideTools } from '@tollgate/policy';
+import { builtInTools } from '../gateway/built-in-tools.js';
 import type { ContentEngine, ContentInput, ToolsResult } from '../gateway/policy-stage.js';
-
-/**
- * Built-in tools a request carries outside the function list (Responses `web_search`, Anthropic
- * server tools, Bedrock system tools and the Anthropic tools of `additionalModelRequestFields`):
- * by name, else type.
- */
-function vendorToolNames(ir: IRRequest): string[] {
-  const fields = ir.vendor?.fields;
-  if (fields === undefined) return [];
-  const lists: unknown[] = [fields['tools']];
-  const toolConfig = fields['toolConfig'];
-  if (typeof toolConfig === 'object' && toolConfig !== null) lists.push((toolConfig as Record<string, unknown>)['tools']);
-  const additional = fields['additionalModelRequestFields'];
-  if (typeof additional === 'object' && additional !== null) lists.push((additional as Record<string, unknown>)['tools']);
-  return lists.flatMap((tools) => {
-    if (!Array.isArray(tools)) return [];
-    return tools.flatMap((t) => {
-      if (typeof t !== 'object' || t === null) return [];
-      let o = t as Record<string, unknown>;
-      // Bedrock: { systemTool: { name } }.
-      if (typeof o['systemTool'] === 'object' && o['systemTool'] !== null) o = o['systemTool'] as Record<string, unknown>;
-      const name = typeof o['name'] === 'string' ? o['name'] : typeof o['type'] === 'string' ? o['type'] : undefined;
-      return name === undefined ? [] : [name];
-    });
-  });
-}
 
 function tools(input: ContentInput): ToolsResult {
   const { policy, registry, principal, model, ir, ctx } = input;
   if ((policy.tools?.allow_lists ?? []).length === 0) return { ok: true, guard: null };
-  const declared = [...ir.tools.map((t) => t.name), ...vendorToolNames(ir)];
+  const builtIn = builtInTools(ir);
+  const named = builtIn.flatMap((t) => (t.name === null ? [] : [t.name]));
+  const declared = [...ir.tools.map((t) => t.name), ...named];
   const d = decideTools({ policy, registry, principal, model, tools: declared });
+  if (d.lists.length === 0) return { ok: true, guard: null };
+  // A tool the gateway cannot name cannot be allowed: refused while a list applies.
+  const unnamed = builtIn.find((t) => t.name === null);
+  if (unnamed !== undefined) {
+    const reason = 'tool_not_allowed:unnamed';
+    if (!d.enforced) {
+      if (!ctx.wouldBlock.includes(reason)) ctx.wouldBlock.push(reason);
+    } else {
+      const message = `The request declares a tool in '${unnamed.param}' that the gateway cannot name; it is not allowed for this caller.`;
+      return { ok: false, error: new GatewayError('permission_denied', message, { param: unnamed.param }), reason };
+    }
+  }
   for (const name of d.wouldDeny) {
     const reason = `tool_not_allowed:${name}`;
     if (!ctx.wouldBlock.includes(reason)) ctx.wouldBlock.push(reason);
   }
   if (!d.allowed) {
     const name = d.denied[0]!;
+    const param = builtIn.find((t) => t.name === name && !ir.tools.some((f) => f.name === name))?.param ?? 'tools';
     return {
       ok: false,
-      error: new GatewayError('permission_denied', `The tool '${name}' is not allowed for this caller.`, { param: 'tools' }),
+      error: new GatewayError('permission_denied', `The tool '${name}' is not allowed for this caller.`, { param }),
       reason: `tool_not_allowed:${name}`,
     };
   }
-  if (d.lists.length === 0) return { ok: true, guard: null };
   const allowed = new Map<string, boolean>();
   return {
     ok: true,

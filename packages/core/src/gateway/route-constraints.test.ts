@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Request as IRRequest } from '@tollgate/codecs/base';
 import { asksForReasoning, ContextFit, declaresTools, listPrice, PriceCeiling } from './route-constraints.js';
+import { builtInTools } from './built-in-tools.js';
 import { parsePricing } from '../pricing/index.js';
 import { promptTokenFloor, wordCount } from './token-floor.js';
 import type { Model } from '../registry/index.js';
@@ -83,6 +84,32 @@ describe('what a request asks of a model', () => {
       ),
     ).toBe(true);
     expect(declaresTools(request({ vendor: { format: 'bedrock_converse', fields: { additionalModelRequestFields: { anthropic_beta: ['x'] } } } }))).toBe(false);
+  });
+
+  it('names the tools a request declares outside its function list', () => {
+    const names = (format: NonNullable<IRRequest['vendor']>['format'], fields: Record<string, unknown>) =>
+      builtInTools(request({ vendor: { format, fields } })).map((t) => [t.name, t.param]);
+    expect(names('gemini_generate_content', { tools: [{ googleSearch: {}, codeExecution: {} }, { url_context: {} }] })).toEqual([
+      ['google_search', 'tools'],
+      ['code_execution', 'tools'],
+      ['url_context', 'tools'],
+    ]);
+    expect(names('anthropic_messages', { mcp_servers: [{ type: 'url', url: 'https://x', name: 'a' }], tools: [{ type: 'web_search_20250305', name: 'web_search' }] })).toEqual([
+      ['web_search', 'tools'],
+      ['mcp', 'mcp_servers'],
+    ]);
+    expect(names('openai_chat', { web_search_options: {}, tools: [{ type: 'custom', custom: { name: 'shell' } }, { type: 'custom', custom: {} }, {}] })).toEqual([
+      ['shell', 'tools'],
+      [null, 'tools'],
+      [null, 'tools'],
+      ['web_search', 'web_search_options'],
+    ]);
+    expect(names('openai_responses', { tools: [{ type: 'web_search' }, { type: 'mcp', server_label: 'x' }] })).toEqual([
+      ['web_search', 'tools'],
+      ['mcp', 'tools'],
+    ]);
+    expect(declaresTools(request({ vendor: { format: 'anthropic_messages', fields: { mcp_servers: [{ name: 'a' }] } } }))).toBe(true);
+    expect(declaresTools(request({ vendor: { format: 'openai_chat', fields: { web_search_options: {} } } }))).toBe(true);
   });
 
   it('asks for reasoning unless it turns it off', () => {

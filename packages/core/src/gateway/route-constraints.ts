@@ -9,6 +9,7 @@
  */
 import { GatewayError, type Request as IRRequest, type WireFormat } from '@tollgate/codecs/base';
 import { decideRegions, type Policy, type Principal, type RegionLimit } from '@tollgate/policy';
+import { builtInTools } from './built-in-tools.js';
 import { priceUsage, type TokenBounds } from '../pricing/index.js';
 import type { Deployment, Model, Registry } from '../registry/index.js';
 import { floorTextLength, promptTokenFloor } from './token-floor.js';
@@ -39,16 +40,11 @@ const PROMPT_PARAM: Record<WireFormat, string> = {
 };
 
 /**
- * Function tools, or a vendor's built-in tools (Responses `web_search`, Anthropic server tools,
- * Bedrock system tools and the Anthropic tools of its `additionalModelRequestFields`).
+ * Function tools, or any other tool the request declares (`builtInTools`: built-in tools,
+ * custom tools, Anthropic `mcp_servers`, OpenAI Chat `web_search_options`).
  */
 export function declaresTools(ir: IRRequest): boolean {
-  if (ir.tools.length > 0) return true;
-  const fields = ir.vendor?.fields;
-  if (fields === undefined) return false;
-  const listed = (v: unknown) => Array.isArray(v) && v.length > 0;
-  const inside = (o: unknown) => typeof o === 'object' && o !== null && listed((o as Record<string, unknown>)['tools']);
-  return listed(fields['tools']) || inside(fields['toolConfig']) || inside(fields['additionalModelRequestFields']);
+  return ir.tools.length > 0 || builtInTools(ir).length > 0;
 }
 
 /** The request asks the model to reason: an effort, a budget, thinking on, or thought summaries. Explicitly off is not asking. */
