@@ -191,4 +191,11 @@ export interface Codec {
    * tiers). Absent for a format with none.
    */
   costFields?(request: Request): CostFields;
+  /**
+   * Every tool call a whole answer of this format asks the client to run — in every choice or
+   * candidate and of every kind, those `decodeResponse` does not keep included — by name, null
+   * for one it cannot name. An answer relayed as the upstream's own bytes carries them all, so
+   * the tool guard checks these. Absent for a format whose `decodeResponse` keeps every call.
+   */
+  answerToolCalls?(body: unknown): Array<string | null>;
 }

@@ -88,3 +88,24 @@ export function decodeResponse(body: unknown): DecodedResponse {
   if (Object.keys(fields).length > 0) response.vendor = { format: FORMAT, fields };
   return { response, warnings };
 }
+
+/**
+ * The function calls of every candidate (`Codec.answerToolCalls`), by name; one without a name
+ * is null.
+ */
+export function answerToolCalls(body: unknown): Array<string | null> {
+  if (Array.isArray(body) && body.length === 1) body = body[0];
+  if (!isObject(body)) return [];
+  const out: Array<string | null> = [];
+  for (const candidate of asArray(body['candidates']) ?? []) {
+    const parts = isObject(candidate) && isObject(candidate['content']) ? (asArray(candidate['content']['parts']) ?? []) : [];
+    for (const part of parts) {
+      if (!isObject(part)) continue;
+      const call = part['functionCall'] ?? part['function_call'];
+      if (call === undefined || call === null) continue;
+      const name = isObject(call) ? asString(call['name']) : undefined;
+      out.push(name === undefined || name === '' ? null : name);
+    }
+  }
+  return out;
+}

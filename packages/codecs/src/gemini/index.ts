@@ -1,6 +1,6 @@
 import type { Codec } from '../codec.js';
 import { decodeRequest } from './decode-request.js';
-import { decodeResponse } from './decode-response.js';
+import { answerToolCalls, decodeResponse } from './decode-response.js';
 import { createStreamDecoder } from './decode-stream.js';
 import { encodeRequest } from './encode-request.js';
 import { encodeResponse } from './encode-response.js';
@@ -27,9 +27,10 @@ export const geminiCodec: Codec = {
   renderError,
   decodeError,
   costFields,
+  answerToolCalls,
 };
 
-export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder, renderError, decodeError, costFields };
+export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder, renderError, decodeError, costFields, answerToolCalls };
 export { decodeUsage, encodeUsage } from './usage.js';
 export { decodeFinishReason, encodeFinishReason } from './finish-reason.js';
 export { fromGeminiSchema, toGeminiSchema } from './json-schema.js';

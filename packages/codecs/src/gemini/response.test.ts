@@ -3,7 +3,7 @@ import { fixtureFiles, fixtureJson } from '../../../../test/support/fixtures.js'
 import { convertResponse } from '../convert.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Response } from '../ir/response.js';
-import { decodeResponse, encodeResponse } from './index.js';
+import { answerToolCalls, decodeResponse, encodeResponse } from './index.js';
 
 type Json = Record<string, any>;
 
@@ -119,6 +119,14 @@ describe('gemini_generate_content response decoding (fixtures)', () => {
     // An absent or empty candidate content comes back as { role: 'model' }.
     for (const c of expected['candidates'] ?? []) if (c['content'] === undefined || c['content']['parts'] === undefined) c['content'] = { role: 'model' };
     expect(again).toEqual(expected);
+  });
+});
+
+describe('gemini_generate_content answerToolCalls', () => {
+  it('names the function calls of every candidate', () => {
+    const candidate = (parts: Json[]) => ({ content: { role: 'model', parts } });
+    const body = { candidates: [candidate([{ text: 'hi' }, { functionCall: { name: 'get_weather', args: {} } }]), candidate([{ functionCall: { name: 'wire_money' } }, { functionCall: {} }])] };
+    expect(answerToolCalls(body)).toEqual(['get_weather', 'wire_money', null]);
   });
 });
 

@@ -91,3 +91,29 @@ function decodeContent(message: JsonObject, warnings: ConversionWarning[]): Assi
   }
   return out;
 }
+
+/**
+ * The tool calls of every choice (`Codec.answerToolCalls`): function calls and custom tool
+ * calls by name, the legacy `function_call` too; a call of another kind, or without a name, is null.
+ */
+export function answerToolCalls(body: unknown): Array<string | null> {
+  if (!isObject(body) || !Array.isArray(body.choices)) return [];
+  const out: Array<string | null> = [];
+  for (const choice of body.choices) {
+    const message = isObject(choice) && isObject(choice.message) ? choice.message : undefined;
+    if (message === undefined) continue;
+    if (Array.isArray(message.tool_calls)) {
+      for (const call of message.tool_calls) {
+        const type = isObject(call) ? (asString(call.type) ?? 'function') : undefined;
+        const inner = type !== undefined && isObject(call) ? call[type] : undefined;
+        const name = isObject(inner) ? asString(inner.name) : undefined;
+        out.push(name === undefined || name === '' ? null : name);
+      }
+    }
+    if (message.function_call !== undefined && message.function_call !== null) {
+      const name = isObject(message.function_call) ? asString(message.function_call.name) : undefined;
+      out.push(name === undefined || name === '' ? null : name);
+    }
+  }
+  return out;
+}

@@ -1,6 +1,6 @@
 import type { Codec } from '../codec.js';
 import { decodeRequest } from './decode-request.js';
-import { decodeResponse } from './decode-response.js';
+import { answerToolCalls, decodeResponse } from './decode-response.js';
 import { createStreamDecoder } from './decode-stream.js';
 import { encodeRequest } from './encode-request.js';
 import { encodeResponse } from './encode-response.js';
@@ -25,9 +25,10 @@ export const openaiChatCodec: Codec = {
   decodeError,
   identityFilter,
   costFields,
+  answerToolCalls,
 };
 
 export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder };
-export { decodeError, renderError, identityFilter, costFields };
+export { decodeError, renderError, identityFilter, costFields, answerToolCalls };
 export { decodeUsage, encodeUsage } from './usage.js';
 export { decodeFinishReason, encodeFinishReason } from './finish-reason.js';

@@ -168,6 +168,21 @@ describe('openai_chat finish reasons and content', () => {
   });
 });
 
+describe('openai_chat answerToolCalls', () => {
+  it('names the tool calls of every choice, of every kind; null for one it cannot name', () => {
+    const message = (m: Body) => ({ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, ...m } });
+    const body = {
+      choices: [
+        message({ tool_calls: [{ id: 'a', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] }),
+        message({ tool_calls: [{ id: 'b', type: 'custom', custom: { name: 'shell', input: 'ls' } }, { id: 'c', type: 'mystery' }] }),
+        message({ function_call: { name: 'legacy', arguments: '{}' } }),
+      ],
+    };
+    expect(codec.answerToolCalls!(body)).toEqual(['get_weather', 'shell', null, 'legacy']);
+    expect(codec.answerToolCalls!({ choices: [message({ content: 'hi' })] })).toEqual([]);
+  });
+});
+
 describe('openai_chat errors', () => {
   const expected: Array<[ErrorCode, number, string, string | null]> = [
     ['invalid_request', 400, 'invalid_request_error', null],

@@ -37,23 +37,36 @@ export interface AnswerGuard {
   output: AnswerDlp | null;
 }
 
-function toolRefusal(ctx: RequestContext, tools: ToolGuard, name: string): GatewayError | null {
-  if (tools.declared.has(name) && tools.allowed(name)) return null;
-  const reason = `tool_call_blocked:${name}`;
+/** A call the gateway cannot name (null, or an empty name) is never allowed: `tool_call_blocked:unnamed`. */
+function toolRefusal(ctx: RequestContext, tools: ToolGuard, name: string | null): GatewayError | null {
+  const named = name !== null && name !== '';
+  if (named && tools.declared.has(name) && tools.allowed(name)) return null;
+  const reason = `tool_call_blocked:${named ? name : 'unnamed'}`;
   if (!tools.enforced) {
     if (!ctx.wouldBlock.includes(reason)) ctx.wouldBlock.push(reason);
     return null;
   }
   ctx.guardReason = reason;
-  return new GatewayError('upstream_error', `The model called the tool '${name}', which this request may not use; the answer was withheld.`);
+  const what = named ? `the tool '${name}'` : 'a tool the gateway cannot name';
+  return new GatewayError('upstream_error', `The model called ${what}, which this request may not use; the answer was withheld.`);
 }
 
-/** Guard a whole answer: the answer to relay (the same object when unchanged), or the error to answer with. */
-export function guardResponse(response: IRResponse, guard: AnswerGuard, ctx: RequestContext): { response: IRResponse } | { error: GatewayError } {
+/**
+ * Guard a whole answer: the answer to relay (the same object when unchanged), or the error to
+ * answer with. `calls`: every tool call of the answer as the upstream sent it
+ * (`Codec.answerToolCalls`: every choice, every kind), checked as well as the decoded ones —
+ * the upstream's own bytes may be relayed, and they carry them all.
+ */
+export function guardResponse(
+  response: IRResponse,
+  guard: AnswerGuard,
+  ctx: RequestContext,
+  calls: ReadonlyArray<string | null> = [],
+): { response: IRResponse } | { error: GatewayError } {
   if (guard.tools !== null) {
-    for (const p of response.content) {
-      if (p.type !== 'tool_call') continue;
-      const e = toolRefusal(ctx, guard.tools, p.name);
+    const names = [...response.content.flatMap((p) => (p.type === 'tool_call' ? [p.name] : [])), ...calls];
+    for (const name of names) {
+      const e = toolRefusal(ctx, guard.tools, name);
       if (e !== null) return { error: e };
     }
   }

@@ -185,7 +185,8 @@ export async function respond(input: RespondInput): Promise<GatewayReply> {
     }
     let answer = decoded.response;
     if (ctx.answerGuard !== null) {
-      const guarded = guardResponse(answer, ctx.answerGuard, ctx);
+      const calls = ctx.answerGuard.tools !== null ? (upstreamCodec.answerToolCalls?.(parsed) ?? []) : [];
+      const guarded = guardResponse(answer, ctx.answerGuard, ctx, calls);
       if ('error' in guarded) withheld = guarded.error;
       else answer = guarded.response;
     }

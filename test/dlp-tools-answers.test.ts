@@ -1,0 +1,181 @@
+/**
+ * The tool-call output guard on what a decoder does not keep: an OpenAI Chat answer's other
+ * choices (`n: 2`) and custom tool calls, a Gemini answer's other candidates. A whole answer
+ * relayed as the upstream's own bytes carries them all, so the guard checks them all; a
+ * guarded stream is re-encoded from what was checked. In-process through `gateway.fetch`,
+ * against loopback upstreams answering with the wire bodies set per test.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createGateway, type PolicyFileInput, type UsageRecord } from '@tollgate/core';
+import { keysFor } from './support/gateway-fixture.js';
+import { ECHO_SECRETS, echoModel, echoRegistry } from './support/echo-upstream.js';
+import { startMockUpstream } from './support/mock-upstream.js';
+import { chunkedResponse } from './support/http-server.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+type Call = { type: 'function'; name: string } | { type: 'custom'; name: string };
+const wireCall = (c: Call, i: number) =>
+  c.type === 'function'
+    ? { id: `call_${i}`, type: 'function', function: { name: c.name, arguments: '{"to":"x"}' } }
+    : { id: `call_${i}`, type: 'custom', custom: { name: c.name, input: 'cat /etc/passwd' } };
+
+/** A Chat answer with one choice per entry: text for null, else the tool calls. */
+function chatAnswer(choices: Array<Call[] | null>) {
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model: 'echo-1',
+    choices: choices.map((calls, index) =>
+      calls === null
+        ? { index, finish_reason: 'stop', message: { role: 'assistant', content: 'fine' } }
+        : { index, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: calls.map(wireCall) } },
+    ),
+    usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 },
+  };
+}
+
+/** The same answer streamed: each choice's deltas under its own `index`, then [DONE]. */
+function chatStream(choices: Array<Call[] | null>): string[] {
+  const chunk = (choice: Record<string, unknown>) => `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'echo-1', choices: [choice] })}\n\n`;
+  const out: string[] = [];
+  choices.forEach((calls, index) => {
+    if (calls === null) out.push(chunk({ index, delta: { role: 'assistant', content: 'fine' } }), chunk({ index, delta: {}, finish_reason: 'stop' }));
+    else {
+      calls.forEach((c, i) => {
+        const w = wireCall(c, i) as Record<string, unknown>;
+        out.push(chunk({ index, delta: { role: 'assistant', tool_calls: [{ index: i, ...w }] } }));
+      });
+      out.push(chunk({ index, delta: {}, finish_reason: 'tool_calls' }));
+    }
+  });
+  out.push(`data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'echo-1', choices: [], usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 } })}\n\n`, 'data: [DONE]\n\n');
+  return out;
+}
+
+/** A Gemini answer with one candidate per entry: text for null, else function calls. */
+function geminiAnswer(candidates: Array<string[] | null>) {
+  return {
+    candidates: candidates.map((calls, index) => ({
+      index,
+      finishReason: 'STOP',
+      content: { role: 'model', parts: calls === null ? [{ text: 'fine' }] : calls.map((name) => ({ functionCall: { name, args: { to: 'x' } } })) },
+    })),
+    usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
+  };
+}
+
+async function gatewayOver(policy: unknown) {
+  const answer: { chat: Array<Call[] | null>; gemini: Array<string[] | null> } = { chat: [null], gemini: [null] };
+  const upstream = await startMockUpstream({
+    [echoModel('openai_chat')]: (_r, body) => (body.stream === true ? chunkedResponse(chatStream(answer.chat), {}, 0) : Response.json(chatAnswer(answer.chat))),
+    [echoModel('gemini_generate_content')]: () => Response.json(geminiAnswer(answer.gemini)),
+  });
+  const ids = await keysFor({ user: 'alice', tier: 'normal', bu: 'payments' });
+  const records: UsageRecord[] = [];
+  const gateway = createGateway({
+    registry: echoRegistry(upstream.url, ['echo']),
+    policy: policy as PolicyFileInput,
+    identity: ids.identity,
+    secrets: ECHO_SECRETS,
+    usage: (r) => void records.push(r),
+  });
+  cleanups.push(async () => {
+    await gateway.close();
+    await upstream.close();
+  });
+  const key = ids.keys.alice!;
+  const post = (path: string, body: Record<string, unknown>) =>
+    gateway.fetch(`http://gw${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'x-goog-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  return { answer, records, post };
+}
+
+const POLICY = { tools: { allow_lists: [{ id: 'payments', match: { bus: ['payments'] }, allow: ['get_*', 'shell'] }] } };
+const WEATHER = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }];
+const chat = (extra: Record<string, unknown> = {}) => ({ model: echoModel('openai_chat'), n: 2, messages: [{ role: 'user', content: 'hi' }], tools: WEATHER, ...extra });
+const fn = (name: string): Call => ({ type: 'function', name });
+
+describe('whole answers: every choice and every kind of tool call is guarded', () => {
+  it.each([
+    ['a second choice calling an undeclared tool', [null, [fn('wire_money')]], 'wire_money'],
+    ['a second choice calling a declared tool the lists do not allow', [[fn('get_weather')], [fn('run_sql')]], 'run_sql'],
+    ['a custom tool call the request did not declare', [[{ type: 'custom', name: 'shell' }]], 'shell'],
+    ['a tool call of a kind the gateway cannot name', [[{ type: 'custom', name: '' }]], 'unnamed'],
+  ] as Array<[string, Array<Call[] | null>, string]>)('withholds %s: 502', async (_name, choices, tool) => {
+    const { answer, records, post } = await gatewayOver(POLICY);
+    answer.chat = choices;
+    const res = await post('/v1/chat/completions', chat());
+    const text = await res.text();
+    expect(res.status).toBe(502);
+    expect(text).not.toContain('"tool_calls"');
+    expect(records[0]).toMatchObject({ status: 'rejected', reason: `tool_call_blocked:${tool}` });
+  });
+
+  it('relays every choice as the upstream sent it when each calls only what is declared and allowed', async () => {
+    const { answer, post } = await gatewayOver(POLICY);
+    answer.chat = [[fn('get_weather')], null, [fn('get_weather')]];
+    const res = await post('/v1/chat/completions', chat({ n: 3 }));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(chatAnswer(answer.chat));
+  });
+
+  it('relays a declared, allowed custom tool call', async () => {
+    const { answer, post } = await gatewayOver(POLICY);
+    answer.chat = [[{ type: 'custom', name: 'shell' }]];
+    const res = await post('/v1/chat/completions', chat({ n: 1, tools: [{ type: 'custom', custom: { name: 'shell' } }] }));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(chatAnswer(answer.chat));
+  });
+
+  it('reports in shadow mode and relays', async () => {
+    const { answer, records, post } = await gatewayOver({ enforcement: 'shadow', ...POLICY });
+    answer.chat = [null, [fn('wire_money')]];
+    expect((await post('/v1/chat/completions', chat())).status).toBe(200);
+    expect(records[0]!.would_block).toContain('tool_call_blocked:wire_money');
+  });
+
+  it('withholds a Gemini answer whose second candidate calls an undeclared tool', async () => {
+    const { answer, records, post } = await gatewayOver(POLICY);
+    answer.gemini = [null, ['wire_money']];
+    const res = await post(`/v1beta/models/${echoModel('gemini_generate_content')}:generateContent`, {
+      contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
+      generationConfig: { candidateCount: 2 },
+      tools: [{ functionDeclarations: [{ name: 'get_weather' }] }],
+    });
+    expect(res.status).toBe(502);
+    expect(records[0]).toMatchObject({ reason: 'tool_call_blocked:wire_money' });
+  });
+});
+
+describe('streams under a tool guard', () => {
+  /** The SSE text a client reads (the gateway's in-stream error included). */
+  const read = async (res: Response) => res.text();
+
+  it('never hand on a second choice’s undeclared tool call', async () => {
+    const { answer, post } = await gatewayOver(POLICY);
+    answer.chat = [null, [fn('wire_money')]];
+    const res = await post('/v1/chat/completions', chat({ stream: true }));
+    expect(res.status).toBe(200);
+    const text = await read(res);
+    expect(text).toContain('fine');
+    expect(text).not.toContain('wire_money');
+  });
+
+  it('stop at a custom tool call with an in-stream error', async () => {
+    const { answer, records, post } = await gatewayOver(POLICY);
+    answer.chat = [[{ type: 'custom', name: 'shell' }]];
+    const res = await post('/v1/chat/completions', chat({ n: 1, stream: true }));
+    const text = await read(res);
+    expect(text).not.toContain('/etc/passwd');
+    expect(text).toContain('withheld');
+    expect(records[0]).toMatchObject({ status: 'rejected', reason: 'tool_call_blocked:unnamed' });
+  });
+});
