@@ -17,6 +17,7 @@ import { notOfferedError } from './not-offered.js';
 import { respond } from './respond.js';
 import { requestBounds, type RequestBounds } from './bounds.js';
 import { earlyRefusal } from './early-check.js';
+import { fallbackRefusal } from './fallbacks.js';
 import { buildUpstreamCall, upstreamBody, type UpstreamTarget } from './upstream.js';
 import { tokenAdjustments, writeRecord } from './finalize.js';
 import { capabilityRefusal, ContextFit, PriceCeiling, RegionRouting, requestedRegions } from './route-constraints.js';
@@ -120,6 +121,12 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     const access = decideAccess({ policy: deps.policy, registry: deps.registry, principal, model: model.id, now: deps.now() });
     for (const d of access.wouldDeny) if (!ctx.wouldBlock.includes(d.detail)) ctx.wouldBlock.push(d.detail);
     if (!access.allowed) return refuse(deps, ctx, notFound(), access.reason ?? 'access_denied');
+    // Anthropic `fallbacks` names other models that may answer: each must be one the caller may use.
+    const fallback = fallbackRefusal({ policy: deps.policy, registry: deps.registry, principal, now: deps.now(), ir, wouldBlock: ctx.wouldBlock });
+    if (fallback !== null) {
+      const e = new GatewayError('model_not_found', `The model '${fallback.name}' does not exist or you do not have access to it.`, { param: 'fallbacks' });
+      return refuse(deps, ctx, e, fallback.reason);
+    }
   }
   // 6. route: what the model can do, candidates by priority/plan/weight, sticky per conversation, healthy first
   const unfit = capabilityRefusal(model, ir, format, requested ?? model.id);
