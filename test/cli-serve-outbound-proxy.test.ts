@@ -85,7 +85,9 @@ describe('tollgate serve behind an egress proxy', () => {
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
           void upstream
-            .fetch(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: Buffer.concat(chunks) }))
+            .fetch(
+              new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: Buffer.concat(chunks) }),
+            )
             .then(async (answer) => {
               res.writeHead(answer.status, Object.fromEntries(answer.headers));
               res.end(Buffer.from(await answer.arrayBuffer()));
@@ -102,7 +104,12 @@ describe('tollgate serve behind an egress proxy', () => {
       join(dir, 'policy.yaml'),
       stringify({
         spend: {
-          rules: [{ id: 'people', matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '0.000001' }, actions: [{ type: 'notify', to: ['user'] }] }] }],
+          rules: [
+            {
+              id: 'people',
+              matches: [{ match: { scope: 'all', window: 'monthly', at_or_above_usd: '0.000001' }, actions: [{ type: 'notify', to: ['user'] }] }],
+            },
+          ],
         },
       }),
     );

@@ -41,7 +41,8 @@ function chatAnswer(choices: Array<Call[] | null>) {
 
 /** The same answer streamed: each choice's deltas under its own `index`, then [DONE]. */
 function chatStream(choices: Array<Call[] | null>): string[] {
-  const chunk = (choice: Record<string, unknown>) => `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'echo-1', choices: [choice] })}\n\n`;
+  const chunk = (choice: Record<string, unknown>) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'echo-1', choices: [choice] })}\n\n`;
   const out: string[] = [];
   choices.forEach((calls, index) => {
     if (calls === null) out.push(chunk({ index, delta: { role: 'assistant', content: 'fine' } }), chunk({ index, delta: {}, finish_reason: 'stop' }));
@@ -53,7 +54,10 @@ function chatStream(choices: Array<Call[] | null>): string[] {
       out.push(chunk({ index, delta: {}, finish_reason: 'tool_calls' }));
     }
   });
-  out.push(`data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'echo-1', choices: [], usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 } })}\n\n`, 'data: [DONE]\n\n');
+  out.push(
+    `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'echo-1', choices: [], usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 } })}\n\n`,
+    'data: [DONE]\n\n',
+  );
   return out;
 }
 
@@ -100,7 +104,13 @@ async function gatewayOver(policy: unknown) {
 
 const POLICY = { tools: { allow_lists: [{ id: 'payments', match: { bus: ['payments'] }, allow: ['get_*', 'shell'] }] } };
 const WEATHER = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }];
-const chat = (extra: Record<string, unknown> = {}) => ({ model: echoModel('openai_chat'), n: 2, messages: [{ role: 'user', content: 'hi' }], tools: WEATHER, ...extra });
+const chat = (extra: Record<string, unknown> = {}) => ({
+  model: echoModel('openai_chat'),
+  n: 2,
+  messages: [{ role: 'user', content: 'hi' }],
+  tools: WEATHER,
+  ...extra,
+});
 const fn = (name: string): Call => ({ type: 'function', name });
 
 describe('whole answers: every choice and every kind of tool call is guarded', () => {

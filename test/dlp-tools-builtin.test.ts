@@ -38,7 +38,13 @@ async function gatewayOver(policy: unknown, registry: (r: RegistryFileInput) => 
   const post = (path: string, body: Record<string, unknown>) =>
     gateway.fetch(`http://gw${path}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'x-api-key': key, 'x-goog-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${key}`,
+        'x-api-key': key,
+        'x-goog-api-key': key,
+        'anthropic-version': '2023-06-01',
+        'content-type': 'application/json',
+      },
       body: JSON.stringify(body),
     });
   return { seen, records, post };
@@ -47,10 +53,8 @@ async function gatewayOver(policy: unknown, registry: (r: RegistryFileInput) => 
 const allowing = (...allow: string[]) => ({ tools: { allow_lists: [{ id: 'payments', match: { bus: ['payments'] }, allow }] } });
 const user = [{ role: 'user', content: 'hi' }];
 
-const gemini = (tools: unknown[]) => [
-  `/v1beta/models/${echoModel('gemini_generate_content')}:generateContent`,
-  { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], tools },
-] as const;
+const gemini = (tools: unknown[]) =>
+  [`/v1beta/models/${echoModel('gemini_generate_content')}:generateContent`, { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], tools }] as const;
 const anthropic = (extra: Record<string, unknown>) =>
   ['/v1/messages', { model: echoModel('anthropic_messages'), max_tokens: 10, messages: user, ...extra }] as const;
 const chat = (extra: Record<string, unknown>) => ['/v1/chat/completions', { model: echoModel('openai_chat'), messages: user, ...extra }] as const;

@@ -87,7 +87,9 @@ describe('createEdgeHandler with a Bedrock upstream', () => {
         // The tools the stream was recorded with: Bedrock billed 471 input tokens, its tool prompt included.
         body: JSON.stringify({
           messages: [{ role: 'user', content: [{ text: 'hi' }] }],
-          toolConfig: { tools: [{ toolSpec: { name: 'get_temperature', inputSchema: { json: { type: 'object', properties: { city: { type: 'string' } } } } } }] },
+          toolConfig: {
+            tools: [{ toolSpec: { name: 'get_temperature', inputSchema: { json: { type: 'object', properties: { city: { type: 'string' } } } } } }],
+          },
         }),
       }),
     );

@@ -30,7 +30,18 @@ export const geminiCodec: Codec = {
   answerToolCalls,
 };
 
-export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder, renderError, decodeError, costFields, answerToolCalls };
+export {
+  decodeRequest,
+  encodeRequest,
+  decodeResponse,
+  encodeResponse,
+  createStreamDecoder,
+  createStreamEncoder,
+  renderError,
+  decodeError,
+  costFields,
+  answerToolCalls,
+};
 export { decodeUsage, encodeUsage } from './usage.js';
 export { decodeFinishReason, encodeFinishReason } from './finish-reason.js';
 export { fromGeminiSchema, toGeminiSchema } from './json-schema.js';

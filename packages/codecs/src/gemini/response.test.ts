@@ -125,7 +125,12 @@ describe('gemini_generate_content response decoding (fixtures)', () => {
 describe('gemini_generate_content answerToolCalls', () => {
   it('names the function calls of every candidate', () => {
     const candidate = (parts: Json[]) => ({ content: { role: 'model', parts } });
-    const body = { candidates: [candidate([{ text: 'hi' }, { functionCall: { name: 'get_weather', args: {} } }]), candidate([{ functionCall: { name: 'wire_money' } }, { functionCall: {} }])] };
+    const body = {
+      candidates: [
+        candidate([{ text: 'hi' }, { functionCall: { name: 'get_weather', args: {} } }]),
+        candidate([{ functionCall: { name: 'wire_money' } }, { functionCall: {} }]),
+      ],
+    };
     expect(answerToolCalls(body)).toEqual(['get_weather', 'wire_money', null]);
   });
 });

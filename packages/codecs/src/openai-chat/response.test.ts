@@ -174,7 +174,12 @@ describe('openai_chat answerToolCalls', () => {
     const body = {
       choices: [
         message({ tool_calls: [{ id: 'a', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] }),
-        message({ tool_calls: [{ id: 'b', type: 'custom', custom: { name: 'shell', input: 'ls' } }, { id: 'c', type: 'mystery' }] }),
+        message({
+          tool_calls: [
+            { id: 'b', type: 'custom', custom: { name: 'shell', input: 'ls' } },
+            { id: 'c', type: 'mystery' },
+          ],
+        }),
         message({ function_call: { name: 'legacy', arguments: '{}' } }),
       ],
     };

@@ -50,7 +50,8 @@ export function heldToBounds(ctx: RequestContext, usage: Usage): Usage {
   const promptMax = ctx.costBounded ? Math.min(ctx.promptBound, MAX_COUNT) : MAX_COUNT;
   const outputMax = ctx.costBounded ? Math.min(ctx.outputBound, MAX_COUNT) : MAX_COUNT;
   const prompt = usage.input + usage.cacheRead + usage.cacheWrite + usage.cacheWrite1h;
-  if (prompt <= promptMax && usage.output <= outputMax && Math.max(usage.input, usage.cacheRead, usage.cacheWrite, usage.cacheWrite1h) <= MAX_COUNT) return usage;
+  if (prompt <= promptMax && usage.output <= outputMax && Math.max(usage.input, usage.cacheRead, usage.cacheWrite, usage.cacheWrite1h) <= MAX_COUNT)
+    return usage;
   const held: Usage = { ...usage, measured: false };
   let left = promptMax;
   held.cacheRead = Math.min(usage.cacheRead, left);

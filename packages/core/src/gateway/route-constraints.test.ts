@@ -94,11 +94,18 @@ describe('what a request asks of a model', () => {
       ['code_execution', 'tools'],
       ['url_context', 'tools'],
     ]);
-    expect(names('anthropic_messages', { mcp_servers: [{ type: 'url', url: 'https://x', name: 'a' }], tools: [{ type: 'web_search_20250305', name: 'web_search' }] })).toEqual([
+    expect(
+      names('anthropic_messages', {
+        mcp_servers: [{ type: 'url', url: 'https://x', name: 'a' }],
+        tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+      }),
+    ).toEqual([
       ['web_search', 'tools'],
       ['mcp', 'mcp_servers'],
     ]);
-    expect(names('openai_chat', { web_search_options: {}, tools: [{ type: 'custom', custom: { name: 'shell' } }, { type: 'custom', custom: {} }, {}] })).toEqual([
+    expect(
+      names('openai_chat', { web_search_options: {}, tools: [{ type: 'custom', custom: { name: 'shell' } }, { type: 'custom', custom: {} }, {}] }),
+    ).toEqual([
       ['shell', 'tools'],
       [null, 'tools'],
       [null, 'tools'],

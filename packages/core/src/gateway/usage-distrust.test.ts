@@ -57,7 +57,9 @@ async function setup(usage: () => unknown, options: { cap?: boolean; ttlMs?: num
     brand: 'openai',
     kind: 'embed',
     entry_formats: ['openai_chat'],
-    deployments: [{ id: 'emb@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'emb-up', pricing: { unit: 'usd_per_mtok', input: '1', output: '0' } }],
+    deployments: [
+      { id: 'emb@openai', provider: 'openai', format: 'openai_chat', upstream_model: 'emb-up', pricing: { unit: 'usd_per_mtok', input: '1', output: '0' } },
+    ],
   };
   if (options.outputPrice !== undefined) {
     const chat = registry.models['gpt-chat'] as unknown as { deployments: Array<{ pricing: Record<string, string> }> };
@@ -123,7 +125,9 @@ describe('usage an upstream reports beyond what the request could use', () => {
     const onUnhandled = (e: unknown) => void unhandled.push(e);
     process.on('unhandledRejection', onUnhandled);
     try {
-      const { gateway, post, spent, held, records, settled } = await setup(() => ({ prompt_tokens: 1e15, completion_tokens: 1e15, total_tokens: 1 }), { ttlMs: 200 });
+      const { gateway, post, spent, held, records, settled } = await setup(() => ({ prompt_tokens: 1e15, completion_tokens: 1e15, total_tokens: 1 }), {
+        ttlMs: 200,
+      });
       const answer = await post(true);
       expect(await answer.text()).toContain('hello');
       await settled();
