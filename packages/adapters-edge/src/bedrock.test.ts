@@ -4,7 +4,7 @@
  * AWS event-stream frames (and translated for an OpenAI client), and a Bedrock client's stream
  * carries the right content type.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { RegistryFileInput, UsageRecord } from '@tollgate/core';
 import { recordedStream } from '../../codecs/src/bedrock-converse/__tests__/smithy.js';
 import { AWS_KEYS, checkSigV4 } from '../../../test/support/aws.js';
@@ -80,6 +80,7 @@ async function setup() {
 describe('createEdgeHandler with a Bedrock upstream', () => {
   it('a Bedrock client: the call signed for eu-west-1, the event stream relayed as it came, usage recorded', async () => {
     const { handler, key, seen, records } = await setup();
+    const waited: Array<Promise<unknown>> = [];
     const response = await handler(
       new Request('https://gw.test/model/nova/converse-stream', {
         method: 'POST',
@@ -92,12 +93,17 @@ describe('createEdgeHandler with a Bedrock upstream', () => {
           },
         }),
       }),
+      {},
+      { waitUntil: (p: Promise<unknown>) => void waited.push(p) },
     );
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/vnd.amazon.eventstream');
     expect(new Uint8Array(await response.arrayBuffer())).toEqual(STREAM);
     expect(seen).toEqual([{ url: 'https://bedrock-runtime.eu-west-1.amazonaws.com/model/eu.amazon.nova-micro-v1:0/converse-stream', ok: true }]);
-    await vi.waitFor(() => expect(records).toHaveLength(1));
+    // The event stream's record is what the platform is told to wait for, as for an SSE stream.
+    expect(waited).toHaveLength(1);
+    await Promise.all(waited);
+    expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ status: 'ok', entry_format: 'bedrock_converse', usage: { input: 471, output: 91, measured: true } });
   });
 

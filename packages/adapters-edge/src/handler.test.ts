@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createMemoryStore, GatewayConfigError, type PolicyFileInput, type UsageRecord, type UsageSink } from '@tollgate/core';
+import { createMemoryStore, GatewayConfigError, type PolicyFileInput, type StateStore, type UsageRecord, type UsageSink } from '@tollgate/core';
 import { createEdgeHandler, type EdgeHandler } from './index.js';
 import { OPENAI_SECRET, aliceIdentity, cappedPolicy, chatRequest, edgeRegistry, fakeUpstream, streamedText } from './__tests__/fixture.js';
 
@@ -292,14 +292,44 @@ describe('createEdgeHandler: waitUntil keeps the isolate alive until usage is de
     await Promise.all(ctx.promises);
   });
 
-  it('hands nothing to waitUntil when no usage sink is configured', async () => {
+  it('without a usage sink, still keeps the isolate alive until a stream’s spend is settled in the shared store', async () => {
+    const inner = createMemoryStore({ sweepIntervalMs: 0 });
+    let settles = 0;
+    let letSettle!: () => void;
+    const gate = new Promise<void>((r) => (letSettle = r));
+    // A store shared across isolates (a Durable Object, Redis over HTTP): a settle is a round trip.
+    const store: StateStore = {
+      ...inner,
+      settle: async (r) => {
+        await gate;
+        settles++;
+        return inner.settle(r);
+      },
+    };
     const upstream = fakeUpstream();
     const { key, identity } = await aliceIdentity();
-    const handler = createEdgeHandler({ registry: edgeRegistry(), identity, secrets: { OPENAI_API_KEY: OPENAI_SECRET }, fetch: upstream.fetch });
+    const handler = createEdgeHandler({
+      registry: edgeRegistry(),
+      identity,
+      policy: cappedPolicy(),
+      notify: () => {},
+      store,
+      secrets: { OPENAI_API_KEY: OPENAI_SECRET },
+      fetch: upstream.fetch,
+    });
     open.push(handler);
     const ctx = collector();
-    await (await handler(chatRequest(key), ctx)).text();
-    expect(ctx.promises).toHaveLength(0);
+    const response = await handler(chatRequest(key, { stream: true }), ctx);
+    await response.text();
+    // The answer is complete: the platform may end the isolate once what it was handed settles.
+    let platformDone = false;
+    void Promise.all(ctx.promises).then(() => (platformDone = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(ctx.promises.length).toBeGreaterThan(0);
+    expect(platformDone).toBe(false);
+    letSettle();
+    await Promise.all(ctx.promises);
+    expect(settles).toBe(1);
   });
 });
 

@@ -79,11 +79,10 @@ export function buildEdgeHandler(options: EdgeHandlerOptions, createGateway: Gat
   const gateway = createGateway({
     ...gatewayOptions,
     store,
-    ...(usage === undefined ? {} : { usage }),
+    usage,
     ...(secrets === undefined ? {} : { secrets }),
     ...(checkPolicy === undefined ? {} : { checkPolicy }),
   });
-  const tracksUsage = usage !== undefined;
   let closed = false;
 
   /** The spans and metrics the gateway hands to an OpenTelemetry SDK after the answer, kept alive too. */
@@ -96,12 +95,6 @@ export function buildEdgeHandler(options: EdgeHandlerOptions, createGateway: Gat
     const routed = base === '' ? request : withoutBase(request, base);
     const schedule = closed ? undefined : (waitUntil ?? platformWaitUntil(platform));
     if (schedule === undefined) return gateway.handle(routed);
-    if (!tracksUsage) {
-      const response = await gateway.handle(routed);
-      const telemetry = pendingTelemetry(gateway);
-      if (telemetry !== null) schedule(telemetry);
-      return response;
-    }
     delivery.begin();
     try {
       const response = await gateway.handle(routed);

@@ -5,6 +5,9 @@ const MAX_UNCLAIMED = 256;
 
 type Deliver = () => Promise<void>;
 
+/** A record written with no sink: nothing to wait for once written (a stream still waits for the write, which follows its settle). */
+const WRITTEN: Deliver = () => Promise.resolve();
+
 const settled = (value: unknown): Promise<void> =>
   value instanceof Promise
     ? value.then(
@@ -22,14 +25,21 @@ const settled = (value: unknown): Promise<void> =>
  * promise handed to `waitUntil` resolves once the record's sink call settled (a function sink)
  * or the sink flushed (a sink object).
  */
+/** Content types of streamed answers, whose record is written when the stream ends: SSE, and Bedrock's event stream. */
+const STREAMED = ['text/event-stream', 'application/vnd.amazon.eventstream'];
+
 export class UsageDelivery {
   private readonly unclaimed = new Map<string, Deliver>();
   private readonly waiting = new Map<string, (deliver: Deliver) => void>();
   private inFlight = 0;
 
-  /** `options.usage` wrapped so deliveries can be awaited; undefined stays undefined. */
-  wrap(option: UsageOption | undefined): UsageOption | undefined {
-    if (option === undefined) return undefined;
+  /**
+   * `options.usage` wrapped so deliveries can be awaited. Without a sink, records are still
+   * watched: a stream's record is written after its settle, so waiting for it keeps the isolate
+   * alive until the spend is counted in the store.
+   */
+  wrap(option: UsageOption | undefined): UsageOption {
+    if (option === undefined) return (record: UsageRecord) => this.delivered(record.request_id, WRITTEN);
     if (typeof option === 'function') {
       const fn = option;
       return (record: UsageRecord) => {
@@ -78,9 +88,9 @@ export class UsageDelivery {
     const deliver = this.unclaimed.get(id);
     if (deliver !== undefined) {
       this.unclaimed.delete(id);
-      return deliver();
+      return deliver === WRITTEN ? null : deliver();
     }
-    if (response.body === null || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return null;
+    if (response.body === null || !STREAMED.some((type) => (response.headers.get('content-type') ?? '').startsWith(type))) return null;
     return new Promise<Deliver>((resolve) => this.waiting.set(id, resolve)).then((d) => d());
   }
 
