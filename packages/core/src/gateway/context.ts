@@ -53,6 +53,13 @@ export class RequestContext {
    * upstream reports beyond them cannot be true, and is held to them when settled.
    */
   costBounded = false;
+  /**
+   * The prompt bound is a true bound, not a per-item allowance: the prompt holds no image or file
+   * (sized at `sizing.imageTokens` / `fileTokens`, which a long video passes). Set by admission.
+   */
+  promptBoundFirm = false;
+  /** The model's context window, when the registry names one: no prompt is billed beyond it. */
+  contextWindow: number | null = null;
   /** The output bound admission priced (all choices, thinking included): what the upstream can bill as output at most. */
   outputBound = Number.POSITIVE_INFINITY;
   /** What the request does: generate (the default), count_tokens or embed. */

@@ -42,12 +42,17 @@ const MAX_COUNT = 1_000_000_000;
 
 /**
  * Usage held to what the request can have used: with admission's bounds in force (`costBounded`),
- * prompt kinds together to the prompt bound (input first given up, then cache writes, then cache
- * reads) and output to the output bound; every count to `MAX_COUNT` whatever the bounds. The same
- * object when nothing had to change; else a copy marked unmeasured.
+ * output to the output bound (the upstream was told it), and prompt kinds together (input first
+ * given up, then cache writes, then cache reads) to the prompt bound where that bound is firm,
+ * else to the model's context window. Firm: the prompt holds no media (an image or file counts at
+ * an allowance a long video passes), and reached the upstream untranslated or without tools (a
+ * translation may inline schema references). Every count to `MAX_COUNT` whatever the bounds. The
+ * same object when nothing had to change; else a copy marked unmeasured.
  */
 export function heldToBounds(ctx: RequestContext, usage: Usage): Usage {
-  const promptMax = ctx.costBounded ? Math.min(ctx.promptBound, MAX_COUNT) : MAX_COUNT;
+  const firm = ctx.promptBoundFirm && (ctx.upstreamFormat === ctx.entryFormat || ctx.toolsDeclared.length === 0);
+  const promptCeiling = firm ? ctx.promptBound : Math.max(ctx.promptBound, ctx.contextWindow ?? MAX_COUNT);
+  const promptMax = ctx.costBounded ? Math.min(promptCeiling, MAX_COUNT) : MAX_COUNT;
   const outputMax = ctx.costBounded ? Math.min(ctx.outputBound, MAX_COUNT) : MAX_COUNT;
   const prompt = usage.input + usage.cacheRead + usage.cacheWrite + usage.cacheWrite1h;
   if (prompt <= promptMax && usage.output <= outputMax && Math.max(usage.input, usage.cacheRead, usage.cacheWrite, usage.cacheWrite1h) <= MAX_COUNT)

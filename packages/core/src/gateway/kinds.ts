@@ -328,6 +328,7 @@ async function embed(
   ctx.promptBound = embedTokenBound(embedRequest);
   ctx.outputBound = 0;
   ctx.costBounded = true;
+  ctx.promptBoundFirm = true;
   let admission: Admission;
   try {
     admission = await admitKind(ctx, deps, principal, model, maxWorstCase(list, { promptTokens: ctx.promptBound, outputTokens: 0 }), ctx.promptBound);

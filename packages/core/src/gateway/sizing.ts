@@ -83,3 +83,9 @@ export function promptTokenBound(request: IRRequest, options: SizingOptions = {}
   // Inline media data in the body is at least as long as the canonical data (JSON escapes only lengthen it).
   return Math.max(total, rawBytes - mediaBytes + media + perRequest + toolUse);
 }
+
+/** Whether the prompt holds an image or a file: what the prompt bound sizes at a per-item allowance, not exactly. */
+export function holdsMedia(request: IRRequest): boolean {
+  const media = (p: ContentPart): boolean => p.type === 'image' || p.type === 'file' || (p.type === 'tool_result' && p.content.some(media));
+  return request.messages.some((m) => m.content.some(media));
+}

@@ -181,6 +181,54 @@ describe('usage an upstream reports beyond what the request could use', () => {
   });
 });
 
+describe('honest usage where the prompt bound is an allowance, not a bound', () => {
+  async function gemini(billed: number, options: { contextWindow?: number } = {}) {
+    const { key, hash } = await createVirtualKey();
+    const records: UsageRecord[] = [];
+    const gateway = createGateway({
+      registry: billingRegistry({ maxOutputTokens: 8000, ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }) }),
+      policy: {
+        spend: { rules: [{ id: 'daily', matches: [{ match: { scope: 'all', window: 'daily', at_or_above_usd: '100' }, actions: [{ type: 'block' }] }] }] },
+      },
+      identity: { virtual_keys: [{ hash, principal: { user: 'alice' } }] },
+      secrets: { UPSTREAM_KEY: 'sk' },
+      fetch: async () =>
+        Response.json({
+          candidates: [{ content: { role: 'model', parts: [{ text: 'A summary.' }] }, finishReason: 'STOP', index: 0 }],
+          usageMetadata: { promptTokenCount: billed, candidatesTokenCount: 3, totalTokenCount: billed + 3 },
+        }),
+      store: createMemoryStore({ sweepIntervalMs: 0 }),
+      usage: (r) => void records.push(r),
+    });
+    gateways.push(gateway);
+    const answer = await gateway.handle(
+      new Request('http://gw/v1beta/models/gemini-x:generateContent', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          contents: [{ role: 'user', parts: [{ fileData: { mimeType: 'video/mp4', fileUri: 'gs://bucket/lecture-1h.mp4' } }, { text: 'Summarize' }] }],
+          generationConfig: { maxOutputTokens: 1000 },
+        }),
+      }),
+    );
+    return { gateway, records, status: answer.status };
+  }
+
+  it('a request on an hour of video is charged what the upstream billed, up to the model’s context window', async () => {
+    // ~300 tokens a second of video: an hour is about 1.06M, far past the 200,000 a file is sized at.
+    const { gateway, records, status } = await gemini(1_060_000, { contextWindow: 2_000_000 });
+    expect(status).toBe(200);
+    expect(records[0]!.usage).toMatchObject({ input: 1_060_000, measured: true });
+    expect(gateway.stats().usageDistrusted).toBe(0);
+  });
+
+  it('past the context window it is held there', async () => {
+    const { gateway, records } = await gemini(5_000_000, { contextWindow: 2_000_000 });
+    expect(records[0]!.usage).toMatchObject({ input: 2_000_000, measured: false });
+    expect(gateway.stats().usageDistrusted).toBe(1);
+  });
+});
+
 describe('usage reported in a form that is not counts', () => {
   for (const [name, usage] of [
     ['counts as strings', { prompt_tokens: '10', completion_tokens: '100', total_tokens: '110' }],

@@ -16,6 +16,7 @@ import { completeReply, errorReply, guessFormat } from './render.js';
 import { notOfferedError } from './not-offered.js';
 import { respond } from './respond.js';
 import { requestBounds, type RequestBounds } from './bounds.js';
+import { holdsMedia } from './sizing.js';
 import { earlyRefusal } from './early-check.js';
 import { fallbackRefusal } from './fallbacks.js';
 import { buildUpstreamCall, upstreamBody, type UpstreamTarget } from './upstream.js';
@@ -228,6 +229,8 @@ export async function walk(request: GatewayRequest, ctx: RequestContext, deps: W
     ctx.promptBound = bounds.promptTokens;
     ctx.outputBound = bounds.outputTokens;
     ctx.costBounded = bounds.unbounded.length === 0;
+    ctx.promptBoundFirm = !holdsMedia(ir);
+    ctx.contextWindow = m.capabilities.context_window ?? null;
     if (!substituted) asked = { first: candidates[0]!, bounds };
     const input: AdmissionInput = {
       ctx,
