@@ -73,9 +73,59 @@ function geminiAnswer(candidates: Array<string[] | null>) {
   };
 }
 
+/** A Responses answer carrying these output items. */
+function responsesAnswer(output: unknown[], tools: unknown[] = []) {
+  return {
+    id: 'resp_1',
+    object: 'response',
+    created_at: 1,
+    status: 'completed',
+    model: 'echo-1',
+    output,
+    tools,
+    usage: { input_tokens: 5, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 10 },
+  };
+}
+
+/** The same answer streamed item by item, ending with the whole response. */
+function responsesStream(output: unknown[]): string[] {
+  const event = (data: Record<string, unknown>) => `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`;
+  const whole = responsesAnswer(output);
+  return [
+    event({ type: 'response.created', sequence_number: 0, response: { ...whole, status: 'in_progress', output: [], usage: null } }),
+    ...output.flatMap((item, i) => [
+      event({ type: 'response.output_item.added', sequence_number: 2 * i + 1, output_index: i, item }),
+      event({ type: 'response.output_item.done', sequence_number: 2 * i + 2, output_index: i, item }),
+    ]),
+    event({ type: 'response.completed', sequence_number: 2 * output.length + 1, response: whole }),
+  ];
+}
+
+/** An Anthropic answer with these content blocks. */
+function anthropicAnswer(content: unknown[]) {
+  return {
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model: 'echo-1',
+    content,
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 5, output_tokens: 5 },
+  };
+}
+
 async function gatewayOver(policy: unknown) {
-  const answer: { chat: Array<Call[] | null>; gemini: Array<string[] | null> } = { chat: [null], gemini: [null] };
+  const answer: { chat: Array<Call[] | null>; gemini: Array<string[] | null>; responses: unknown[]; anthropic: unknown[] } = {
+    chat: [null],
+    gemini: [null],
+    responses: [],
+    anthropic: [],
+  };
   const upstream = await startMockUpstream({
+    [echoModel('openai_responses')]: (_r, body) =>
+      body.stream === true ? chunkedResponse(responsesStream(answer.responses), {}, 0) : Response.json(responsesAnswer(answer.responses)),
+    [echoModel('anthropic_messages')]: () => Response.json(anthropicAnswer(answer.anthropic)),
     [echoModel('openai_chat')]: (_r, body) => (body.stream === true ? chunkedResponse(chatStream(answer.chat), {}, 0) : Response.json(chatAnswer(answer.chat))),
     [echoModel('gemini_generate_content')]: () => Response.json(geminiAnswer(answer.gemini)),
   });
@@ -187,5 +237,85 @@ describe('streams under a tool guard', () => {
     expect(text).not.toContain('/etc/passwd');
     expect(text).toContain('withheld');
     expect(records[0]).toMatchObject({ status: 'rejected', reason: 'tool_call_blocked:unnamed' });
+  });
+});
+
+const message = (text: string) => ({
+  id: 'msg_1',
+  type: 'message',
+  status: 'completed',
+  role: 'assistant',
+  content: [{ type: 'output_text', text, annotations: [] }],
+});
+const customCall = (name: string) => ({ id: 'ctc_1', type: 'custom_tool_call', status: 'completed', call_id: 'call_1', name, input: 'cat /etc/passwd' });
+const shellCall = {
+  id: 'lsh_1',
+  type: 'local_shell_call',
+  status: 'completed',
+  call_id: 'call_2',
+  action: { type: 'exec', command: ['cat', '/etc/passwd'], env: {} },
+};
+const computerCall = { id: 'cu_1', type: 'computer_call', status: 'completed', call_id: 'call_3', action: { type: 'screenshot' }, pending_safety_checks: [] };
+const responsesRequest = (extra: Record<string, unknown> = {}) => ({
+  model: echoModel('openai_responses'),
+  input: 'hi',
+  tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: {} } }],
+  ...extra,
+});
+
+describe('OpenAI Responses answers: every output item the client runs is guarded', () => {
+  it.each([
+    ['a custom tool call the request did not declare', [message('ok'), customCall('shell')], {}, 'shell'],
+    ['a custom tool call of another name than the one declared', [customCall('wire_money')], { tools: [{ type: 'custom', name: 'shell' }] }, 'wire_money'],
+    ['a local shell call the request did not declare', [shellCall], {}, 'local_shell'],
+    ['a computer call the request did not declare', [computerCall], {}, 'computer_use_preview'],
+    ['a call item of a kind the gateway cannot name', [{ id: 'x_1', type: 'teleport_call', call_id: 'c' }], {}, 'unnamed'],
+  ] as Array<[string, unknown[], Record<string, unknown>, string]>)('withholds %s: 502, relayed as bytes', async (_name, output, extra, tool) => {
+    const { answer, records, post } = await gatewayOver(POLICY);
+    answer.responses = output;
+    const res = await post('/v1/responses', responsesRequest(extra));
+    const text = await res.text();
+    expect(res.status).toBe(502);
+    expect(text).not.toContain('/etc/passwd');
+    expect(records[0]).toMatchObject({ status: 'rejected', reason: `tool_call_blocked:${tool}` });
+  });
+
+  it('withholds a translated answer (OpenAI Chat client) whose Responses upstream called an undeclared custom tool', async () => {
+    const { answer, records, post } = await gatewayOver(POLICY);
+    answer.responses = [message('ok'), customCall('shell')];
+    const res = await post('/v1/chat/completions', chat({ n: 1, model: echoModel('openai_responses') }));
+    expect(res.status).toBe(502);
+    expect(records[0]).toMatchObject({ status: 'rejected', reason: 'tool_call_blocked:shell' });
+  });
+
+  it('relays the upstream bytes when each call item is declared and allowed', async () => {
+    const policy = { tools: { allow_lists: [{ id: 'payments', match: { bus: ['payments'] }, allow: ['get_*', 'shell', 'local_shell'] }] } };
+    const { answer, post } = await gatewayOver(policy);
+    answer.responses = [customCall('shell'), shellCall];
+    const res = await post('/v1/responses', responsesRequest({ tools: [{ type: 'custom', name: 'shell' }, { type: 'local_shell' }] }));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(responsesAnswer(answer.responses));
+  });
+
+  it.each([
+    ['a Responses client (same format)', '/v1/responses', () => responsesRequest({ stream: true })],
+    ['an OpenAI Chat client (translated)', '/v1/chat/completions', () => chat({ n: 1, stream: true, model: echoModel('openai_responses') })],
+  ])('stops a stream at a custom tool call for %s with an in-stream error', async (_name, path, body) => {
+    const { answer, records, post } = await gatewayOver(POLICY);
+    answer.responses = [message('ok'), customCall('shell')];
+    const res = await post(path, body());
+    const text = await res.text();
+    expect(text).not.toContain('/etc/passwd');
+    expect(text).toContain('withheld');
+    expect(records[0]).toMatchObject({ status: 'rejected', reason: 'tool_call_blocked:unnamed' });
+  });
+
+  it('stops a Responses stream at a local shell call', async () => {
+    const { answer, records, post } = await gatewayOver(POLICY);
+    answer.responses = [shellCall];
+    const text = await (await post('/v1/responses', responsesRequest({ stream: true }))).text();
+    expect(text).not.toContain('/etc/passwd');
+    expect(text).toContain('withheld');
+    expect(records[0]).toMatchObject({ reason: 'tool_call_blocked:unnamed' });
   });
 });

@@ -6,8 +6,10 @@
  * carries the item id and the first encrypted content) and keeps its last block open until
  * output_item.done, whose final encrypted_content arrives as a `signature` event (issuer openai).
  * `.done` events and output_item.done only add what the deltas did not already deliver (servers
- * that send no deltas still decode). Unknown event types and items (built-in tool calls) are
- * ignored; invalid JSON becomes an error event; a stream that ends without response.completed,
+ * that send no deltas still decode). A call item the client is asked to run that the IR cannot
+ * carry (`custom_tool_call`, `computer_call`, `local_shell_call`, …) becomes an unnamed tool call
+ * without arguments, so a tool guard withholds it rather than the stream losing it unseen. Other
+ * unknown event types and items (the server's own tool calls) are ignored; invalid JSON becomes an error event; a stream that ends without response.completed,
  * response.incomplete or response.failed is reported as `stream_incomplete`.
  */
 import type { StreamDecoder } from '../codec.js';
@@ -17,6 +19,7 @@ import type { SseMessage } from '../sse/parse.js';
 import { asNumber, asString, isObject, parseJson, type JsonObject } from '../shared/guards.js';
 import { decodeError } from './errors.js';
 import { decodeFinishReason } from './finish-reason.js';
+import { isOpaqueClientCall } from './tool-calls.js';
 import { decodeUsage } from './usage.js';
 
 type Emit = (event: StreamEvent) => void;
@@ -29,7 +32,7 @@ interface Slot {
 }
 
 interface ItemState {
-  type: 'message' | 'function_call' | 'reasoning' | 'other';
+  type: 'message' | 'function_call' | 'reasoning' | 'opaque_call' | 'other';
   /** message: content_index → slot; reasoning: summary_index → slot; function_call: 0 → slot. */
   slots: Map<number, Slot>;
   /** reasoning: the block that is open and not yet given a summary part (-1 when none). */
@@ -95,7 +98,8 @@ export function createStreamDecoder(): StreamDecoder {
   const onItemAdded = (emit: Emit, at: number, item: JsonObject): ItemState => {
     const known = items.get(at);
     if (known !== undefined) return known;
-    const type = item.type === 'message' || item.type === 'function_call' || item.type === 'reasoning' ? item.type : 'other';
+    const type =
+      item.type === 'message' || item.type === 'function_call' || item.type === 'reasoning' ? item.type : isOpaqueClientCall(item) ? 'opaque_call' : 'other';
     const state: ItemState = { type, slots: new Map(), spare: undefined, current: undefined, encrypted: undefined, done: false };
     items.set(at, state);
     const itemId = asString(item.id);
@@ -112,6 +116,17 @@ export function createStreamDecoder(): StreamDecoder {
       const slot = openSlot(emit, block);
       state.slots.set(0, slot);
       deliver(emit, 'args', slot, asString(item.arguments) ?? '', true);
+    } else if (type === 'opaque_call') {
+      // Its input (custom tool text, shell commands, computer actions) is not relayed as arguments.
+      hasToolCalls = true;
+      const block: Extract<StreamEvent, { type: 'block_start' }>['block'] = {
+        kind: 'tool_call',
+        id: asString(item.call_id) ?? itemId ?? '',
+        name: '',
+        issuer: 'openai',
+      };
+      if (itemId !== undefined) block.itemId = itemId;
+      state.slots.set(0, openSlot(emit, block));
     } else if (type === 'reasoning') {
       state.encrypted = asString(item.encrypted_content);
       const block: Extract<StreamEvent, { type: 'block_start' }>['block'] = { kind: 'reasoning', issuer: 'openai' };
@@ -167,6 +182,8 @@ export function createStreamDecoder(): StreamDecoder {
       const slot = state.slots.get(0);
       if (slot !== undefined) deliver(emit, 'args', slot, asString(item.arguments) ?? '', true);
       closeSlot(emit, slot);
+    } else if (state.type === 'opaque_call') {
+      closeSlot(emit, state.slots.get(0));
     } else if (state.type === 'reasoning') {
       const summary = Array.isArray(item.summary) ? item.summary : [];
       summary.forEach((part, k) => {

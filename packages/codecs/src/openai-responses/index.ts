@@ -9,6 +9,7 @@ import { decodeError, renderError } from './errors.js';
 import { FORMAT, KNOWN_REQUEST_FIELDS } from './schemas.js';
 import { statefulFeatures } from './stateful.js';
 import { costFields } from './cost-fields.js';
+import { answerToolCalls } from './tool-calls.js';
 
 /**
  * The OpenAI Responses API (`POST /v1/responses`). No identity filter: Responses streams always
@@ -28,10 +29,11 @@ export const openaiResponsesCodec: Codec = {
   decodeError,
   statefulFeatures,
   costFields,
+  answerToolCalls,
 };
 
 export { decodeRequest, encodeRequest, decodeResponse, encodeResponse, createStreamDecoder, createStreamEncoder };
 export { decodeError, renderError };
-export { statefulFeatures, costFields };
+export { statefulFeatures, costFields, answerToolCalls };
 export { decodeUsage, encodeUsage } from './usage.js';
 export { decodeFinishReason, encodeFinishReason } from './finish-reason.js';

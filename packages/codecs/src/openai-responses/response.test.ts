@@ -220,3 +220,27 @@ describe('openai_responses upstream failures and errors', () => {
     });
   });
 });
+
+describe('openai_responses answerToolCalls', () => {
+  it('names every output item the client runs, as the request names its tool', () => {
+    const body = {
+      output: [
+        { type: 'message', content: [] },
+        { type: 'reasoning', summary: [] },
+        { type: 'function_call', name: 'get_weather', call_id: 'a', arguments: '{}' },
+        { type: 'custom_tool_call', name: 'shell', call_id: 'b', input: 'ls' },
+        { type: 'custom_tool_call', name: '', call_id: 'c', input: 'ls' },
+        { type: 'local_shell_call', call_id: 'd', action: { type: 'exec', command: ['ls'] } },
+        { type: 'shell_call', call_id: 'e' },
+        { type: 'apply_patch_call', call_id: 'f' },
+        { type: 'computer_call', call_id: 'g' },
+        { type: 'mcp_approval_request', server_label: 'deepwiki', name: 'ask' },
+        { type: 'web_search_call', status: 'completed' },
+        { type: 'teleport_call' },
+      ],
+    };
+    expect(codec.answerToolCalls!(body)).toEqual(['get_weather', 'shell', null, 'local_shell', 'shell', 'apply_patch', 'computer_use_preview', 'mcp', null]);
+    expect(codec.answerToolCalls!({ output: [{ type: 'computer_call' }], tools: [{ type: 'computer' }] })).toEqual(['computer']);
+    expect(codec.answerToolCalls!({ output: 'x' })).toEqual([]);
+  });
+});
