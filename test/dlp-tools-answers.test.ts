@@ -319,3 +319,54 @@ describe('OpenAI Responses answers: every output item the client runs is guarded
     expect(records[0]).toMatchObject({ reason: 'tool_call_blocked:unnamed' });
   });
 });
+
+describe('Anthropic answers: server and MCP tool calls are held to the request and the lists', () => {
+  const anthropic = (extra: Record<string, unknown> = {}) => ({
+    model: echoModel('anthropic_messages'),
+    max_tokens: 100,
+    messages: [{ role: 'user', content: 'hi' }],
+    tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: {} } }],
+    ...extra,
+  });
+  const mcpUse = { type: 'mcp_tool_use', id: 'mcptoolu_1', name: 'drop_table', server_name: 'db', input: { table: 'users' } };
+  const MCP_POLICY = { tools: { allow_lists: [{ id: 'payments', match: { bus: ['payments'] }, allow: ['get_*', 'mcp', 'web_search'] }] } };
+
+  it('withholds an MCP tool call when the request declared no MCP server: 502', async () => {
+    const { answer, records, post } = await gatewayOver(MCP_POLICY);
+    answer.anthropic = [{ type: 'text', text: 'ok' }, mcpUse];
+    const res = await post('/v1/messages', anthropic());
+    const text = await res.text();
+    expect(res.status).toBe(502);
+    expect(text).not.toContain('drop_table');
+    expect(records[0]).toMatchObject({ status: 'rejected', reason: 'tool_call_blocked:mcp' });
+  });
+
+  it('withholds a server tool call the request did not declare: 502', async () => {
+    const { answer, records, post } = await gatewayOver(MCP_POLICY);
+    answer.anthropic = [{ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'x' } }];
+    const res = await post('/v1/messages', anthropic());
+    expect(res.status).toBe(502);
+    expect(records[0]).toMatchObject({ reason: 'tool_call_blocked:web_search' });
+  });
+
+  it('refuses the request itself when the lists do not allow its MCP servers: 403', async () => {
+    const { records, post } = await gatewayOver(POLICY);
+    const res = await post('/v1/messages', anthropic({ mcp_servers: [{ type: 'url', url: 'https://db.example/mcp', name: 'db' }] }));
+    expect(res.status).toBe(403);
+    expect(records[0]).toMatchObject({ reason: 'tool_not_allowed:mcp' });
+  });
+
+  it('relays the upstream bytes when the MCP servers and server tools are declared and allowed', async () => {
+    const { answer, post } = await gatewayOver(MCP_POLICY);
+    answer.anthropic = [{ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'x' } }, mcpUse];
+    const res = await post(
+      '/v1/messages',
+      anthropic({
+        tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+        mcp_servers: [{ type: 'url', url: 'https://db.example/mcp', name: 'db' }],
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(anthropicAnswer(answer.anthropic));
+  });
+});

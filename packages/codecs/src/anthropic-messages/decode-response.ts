@@ -51,3 +51,31 @@ export function decodeResponse(body: unknown): DecodedResponse {
   if (Object.keys(fields).length > 0) response.vendor = { format: FORMAT, fields };
   return { response, warnings };
 }
+
+/** Server tool calls the server names by a sub-tool of the tool the request declares. */
+const SERVER_TOOL: Readonly<Record<string, string>> = {
+  bash_code_execution: 'code_execution',
+  text_editor_code_execution: 'code_execution',
+};
+
+/**
+ * Every tool call of a whole answer (`Codec.answerToolCalls`), by the name the request side
+ * gives its tool: `tool_use` and `server_tool_use` by their `name` (the code execution tool's
+ * `bash_code_execution` and `text_editor_code_execution` as `code_execution`), `mcp_tool_use`
+ * as `mcp`, the name of the MCP connector's servers. A call without a name is null.
+ */
+export function answerToolCalls(body: unknown): Array<string | null> {
+  const blocks = isObject(body) ? asArray(body['content']) : undefined;
+  if (blocks === undefined) return [];
+  const out: Array<string | null> = [];
+  for (const block of blocks) {
+    if (!isObject(block)) continue;
+    const type = block['type'];
+    if (type === 'mcp_tool_use') out.push('mcp');
+    else if (type === 'tool_use' || type === 'server_tool_use') {
+      const name = asString(block['name']);
+      out.push(name === undefined || name === '' ? null : type === 'server_tool_use' ? (SERVER_TOOL[name] ?? name) : name);
+    }
+  }
+  return out;
+}

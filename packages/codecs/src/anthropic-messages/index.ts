@@ -1,7 +1,7 @@
 import type { Codec } from '../codec.js';
 import { createStreamDecoder } from './decode-stream.js';
 import { decodeRequest } from './decode-request.js';
-import { decodeResponse } from './decode-response.js';
+import { answerToolCalls, decodeResponse } from './decode-response.js';
 import { createStreamEncoder } from './encode-stream.js';
 import { encodeRequest } from './encode-request.js';
 import { encodeResponse } from './encode-response.js';
@@ -23,7 +23,19 @@ export const anthropicMessagesCodec: Codec = {
   renderError,
   decodeError,
   costFields,
+  answerToolCalls,
 };
 
-export { createStreamDecoder, createStreamEncoder, decodeRequest, encodeRequest, decodeResponse, encodeResponse, renderError, decodeError, costFields };
+export {
+  createStreamDecoder,
+  createStreamEncoder,
+  decodeRequest,
+  encodeRequest,
+  decodeResponse,
+  encodeResponse,
+  renderError,
+  decodeError,
+  costFields,
+  answerToolCalls,
+};
 export { DEFAULT_MAX_TOKENS } from './encode-request.js';

@@ -206,3 +206,21 @@ describe('anthropic_messages response encoding from other formats', () => {
     }
   });
 });
+
+describe('anthropic_messages answerToolCalls', () => {
+  it('names tool, server tool and MCP tool calls as the request names their tools', () => {
+    const body = {
+      content: [
+        { type: 'text', text: 'hi' },
+        { type: 'tool_use', id: 'a', name: 'get_weather', input: {} },
+        { type: 'server_tool_use', id: 'b', name: 'web_search', input: {} },
+        { type: 'server_tool_use', id: 'c', name: 'bash_code_execution', input: {} },
+        { type: 'web_search_tool_result', tool_use_id: 'b', content: [] },
+        { type: 'mcp_tool_use', id: 'd', name: 'drop_table', server_name: 'db', input: {} },
+        { type: 'tool_use', id: 'e', input: {} },
+      ],
+    };
+    expect(codec.answerToolCalls!(body)).toEqual(['get_weather', 'web_search', 'code_execution', 'mcp', null]);
+    expect(codec.answerToolCalls!({ content: 'x' })).toEqual([]);
+  });
+});

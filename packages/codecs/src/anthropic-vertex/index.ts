@@ -60,6 +60,7 @@ export const anthropicVertexCodec: Codec = {
   decodeError,
   // The body is Anthropic's once out of the envelope, and so are its cost-bearing fields.
   costFields: anthropic.costFields,
+  answerToolCalls: anthropic.answerToolCalls,
 };
 
 export { toVertexEnvelope, fromVertexEnvelope, VERTEX_ANTHROPIC_VERSION } from './envelope.js';
