@@ -115,6 +115,17 @@ function anthropicAnswer(content: unknown[]) {
   };
 }
 
+/** The same answer streamed, each block whole at its content_block_start. */
+function anthropicStream(content: unknown[]): string[] {
+  const event = (data: Record<string, unknown>) => `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`;
+  return [
+    event({ type: 'message_start', message: { ...anthropicAnswer([]), stop_reason: null } }),
+    ...content.flatMap((block, index) => [event({ type: 'content_block_start', index, content_block: block }), event({ type: 'content_block_stop', index })]),
+    event({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } }),
+    event({ type: 'message_stop' }),
+  ];
+}
+
 async function gatewayOver(policy: unknown) {
   const answer: { chat: Array<Call[] | null>; gemini: Array<string[] | null>; responses: unknown[]; anthropic: unknown[] } = {
     chat: [null],
@@ -125,7 +136,8 @@ async function gatewayOver(policy: unknown) {
   const upstream = await startMockUpstream({
     [echoModel('openai_responses')]: (_r, body) =>
       body.stream === true ? chunkedResponse(responsesStream(answer.responses), {}, 0) : Response.json(responsesAnswer(answer.responses)),
-    [echoModel('anthropic_messages')]: () => Response.json(anthropicAnswer(answer.anthropic)),
+    [echoModel('anthropic_messages')]: (_r, body) =>
+      body.stream === true ? chunkedResponse(anthropicStream(answer.anthropic), {}, 0) : Response.json(anthropicAnswer(answer.anthropic)),
     [echoModel('openai_chat')]: (_r, body) => (body.stream === true ? chunkedResponse(chatStream(answer.chat), {}, 0) : Response.json(chatAnswer(answer.chat))),
     [echoModel('gemini_generate_content')]: () => Response.json(geminiAnswer(answer.gemini)),
   });
@@ -368,5 +380,13 @@ describe('Anthropic answers: server and MCP tool calls are held to the request a
     );
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(anthropicAnswer(answer.anthropic));
+  });
+
+  it('never relays a streamed MCP tool call under a tool guard', async () => {
+    const { answer, post } = await gatewayOver(MCP_POLICY);
+    answer.anthropic = [{ type: 'text', text: 'ok' }, mcpUse];
+    const text = await (await post('/v1/messages', anthropic({ stream: true }))).text();
+    expect(text).toContain('ok');
+    expect(text).not.toContain('drop_table');
   });
 });
