@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_DETECTORS, OutputGuard, redactionMarker, type OutputAction, type OutputRules } from './index.js';
+import { BREAK_RUN } from './normalize.js';
 
 const SURROGATE = 'qwxzplmn@hxkvbe.example';
 const ORIGINAL = 'jane.doe@acme.io';
@@ -96,5 +97,78 @@ describe('output guard: texts a client may receive joined', () => {
     const whole = new OutputGuard(rules({ credit_card: 'block' }));
     expect(whole.wholeParts([A, B, C])).toEqual(['', '', '']);
     expect(whole.blocked).toBe('credit_card');
+  });
+});
+
+describe('output guard: invisible padding holds back a bounded amount', () => {
+  const scanning: OutputRules = {
+    restore: new Map(),
+    detectors: [BUILTIN_DETECTORS.email, BUILTIN_DETECTORS.credit_card, BUILTIN_DETECTORS.phone, BUILTIN_DETECTORS.secret],
+    action: () => 'redact',
+    marker: redactionMarker,
+  };
+  const window = OutputGuard.windowOf(scanning);
+  /**
+   * The most held at once, and the text judged in all: a push scans what is held and the push
+   * once they pass the window (below it nothing can go out, and nothing is scanned).
+   */
+  function feed(chunks: Iterable<string>): { held: number; judged: number; input: number; out: string } {
+    const guard = new OutputGuard(scanning);
+    let held = 0;
+    let judged = 0;
+    let input = 0;
+    let out = '';
+    for (const chunk of chunks) {
+      if (guard.held + chunk.length > window) judged += guard.held + chunk.length;
+      input += chunk.length;
+      out += guard.push(chunk);
+      held = Math.max(held, guard.held);
+    }
+    out += guard.end();
+    return { held, judged, input, out };
+  }
+  function* repeat(first: string, chunk: string, times: number): Iterable<string> {
+    yield first;
+    for (let i = 0; i < times; i++) yield chunk;
+  }
+
+  it('a long run of zero-width spaces is a break: what is before it goes out', () => {
+    const chunk = '\u200b'.repeat(100);
+    const run = feed(repeat('Hello ', chunk, 200));
+    expect(run.held).toBeLessThanOrEqual(window + chunk.length);
+    expect(run.out).toBe('Hello ' + chunk.repeat(200));
+  });
+
+  it('200,000 zero-width spaces are judged in linear work', () => {
+    const run = feed(repeat('Hello ', '\u200b'.repeat(100), 2000));
+    // Each push judges what is held and the push: never the whole answer again.
+    expect(run.judged).toBeLessThanOrEqual(2 * run.input);
+    expect(run.held).toBeLessThanOrEqual(window + 100);
+  });
+
+  it('padding that is no break still holds at most (BREAK_RUN + 1) × the window', () => {
+    const dense = 'a' + '\u200b\u2060\u200b'; // three invisible units after each letter: no break
+    const run = feed(repeat('', dense.repeat(25), 400));
+    expect(run.held).toBeGreaterThan(window);
+    expect(run.held).toBeLessThanOrEqual((BREAK_RUN + 1) * window + BREAK_RUN + dense.length * 25);
+    const marks = '7\u0301\u0302\u0303'; // marks on a digit are dropped too
+    expect(feed(repeat('', marks.repeat(25), 400)).held).toBeLessThanOrEqual((BREAK_RUN + 1) * window + BREAK_RUN + marks.length * 25);
+  });
+
+  it('a card padded short of a break is found streamed, one past it in neither', () => {
+    const pad = (n: number) => `Card 4111 1111${'\u200b'.repeat(n)} 1111 1111 end`;
+    for (const [n, found] of [
+      [BREAK_RUN - 1, true],
+      [BREAK_RUN, false],
+    ] as const) {
+      const whole = new OutputGuard(scanning).whole(pad(n));
+      expect(streamed(new OutputGuard(scanning), pad(n))).toBe(whole);
+      expect(whole.includes('[REDACTED:CREDIT_CARD]')).toBe(found);
+    }
+  });
+
+  it('a card with a combining mark on each digit is redacted, marks and all, streamed', () => {
+    const card = [...'4111111111111111'].map((d) => d + '\u0301').join('');
+    expect(streamed(new OutputGuard(scanning), `pay ${card} now`)).toBe('pay [REDACTED:CREDIT_CARD] now');
   });
 });
