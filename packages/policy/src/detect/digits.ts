@@ -1,6 +1,6 @@
 /**
  * Digit groups: the runs of ASCII digits in a text, each with the short gap (one or two of
- * space, hyphen, dot, slash or parentheses) that joins it to the group before, if any. Card,
+ * space, hyphen, dot, slash, underscore or parentheses) that joins it to the group before, if any. Card,
  * SSN, phone and IPv4 detectors read the same groups; they are computed once per text (the last
  * text is remembered), in one linear pass.
  */
@@ -13,7 +13,7 @@ export interface DigitGroups {
   count: number;
 }
 
-const isGapChar = (c: number): boolean => c === 32 || c === 45 || c === 46 || c === 47 || c === 40 || c === 41;
+const isGapChar = (c: number): boolean => c === 32 || c === 45 || c === 46 || c === 47 || c === 95 || c === 40 || c === 41;
 
 let lastText: string | null = null;
 let last: DigitGroups | null = null;

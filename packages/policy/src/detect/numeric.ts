@@ -8,11 +8,14 @@ import { at, isAlpha, isWord, luhnValid } from './chars.js';
 import { digitGroups, digitsOf, groupLength, type DigitGroups } from './digits.js';
 import type { Detector, Finding } from './types.js';
 
-/** No letter or underscore glued to either end (a hash, an identifier, a version like v1.2.3.4). */
+/**
+ * No letter glued to either end (a hash, a version like v1.2.3.4). An underscore separates, as
+ * in `get_4111111111111111` or `4111_1111_1111_1111`: a number is read out of a snake-case name.
+ */
 function freeStanding(text: string, start: number, end: number): boolean {
   const before = at(text, start - 1);
   const after = at(text, end);
-  return !(before >= 0 && (isAlpha(before) || before === 95)) && !(after >= 0 && (isAlpha(after) || after === 95));
+  return !(before >= 0 && isAlpha(before)) && !(after >= 0 && isAlpha(after));
 }
 
 /** The issuer prefixes of the card networks in use (Visa, Mastercard, Amex, Discover, JCB, Diners, UnionPay, Maestro). */
@@ -61,6 +64,18 @@ function cardAt(text: string, g: DigitGroups, i: number): number {
   const sep = g.gaps[i + 1];
   if (first <= 6 && (sep === ' ' || sep === '-')) {
     while (last + 1 < g.count && g.gaps[last + 1] === sep && total + groupLength(g, last + 1) <= 19) total += groupLength(g, ++last);
+  } else if (first <= 6 && (sep === '_' || sep === '.' || sep === '/')) {
+    // Grouped by `4111_1111_1111_1111`, `4111.1111.1111.1111`, `4111/1111/1111/1111`: the whole
+    // run, each group as a card prints it (at most 6 digits), so a decimal (`5.1234567890123`), a
+    // version or an OID is not read as a card.
+    if (g.gaps[i] === sep) return -1;
+    while (last + 1 < g.count && g.gaps[last + 1] === sep) {
+      const len = groupLength(g, last + 1);
+      if (len > 6 || total + len > 19) return -1;
+      total += len;
+      last++;
+    }
+    return total >= 13 && freeStanding(text, g.starts[i]!, g.ends[last]!) && luhnValid(digitsOf(text, g, i, last)) ? last : -1;
   }
   for (let j = last; j >= i; j--) {
     if (total >= 13 && freeStanding(text, g.starts[i]!, g.ends[j]!) && luhnValid(digitsOf(text, g, i, j))) return j;
