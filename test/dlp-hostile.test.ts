@@ -301,6 +301,112 @@ describe('tool-call arguments are JSON', () => {
   });
 });
 
+describe('request text that is not a JSON string value', () => {
+  const CARD = '4111111111111111';
+  const fn = (name: string, parameters: Record<string, unknown> = { type: 'object', properties: {} }) => ({ type: 'function', function: { name, parameters } });
+  const called = (args: string, name = 'get_weather') => ({
+    tools: [fn(name)],
+    messages: [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name, arguments: args } }] },
+      { role: 'tool', tool_call_id: 'call_0', content: 'done' },
+    ],
+  });
+  const HIDDEN: Array<[string, Record<string, unknown>, string]> = [
+    ['a number in history arguments', called(`{"card": ${CARD}}`), 'messages[1].content[0].arguments (outside its strings)'],
+    ['a key in history arguments', called(`{"${CARD}": "x"}`), 'messages[1].content[0].arguments (a key)'],
+    ['a tool name', { tools: [fn('get_weather'), fn(`get_${CARD}`)] }, 'tools[].name'],
+    ['a tool name in history', called('{}', `get_${CARD}`), 'messages[1].content[0].name'],
+    [
+      'a number in a schema enum',
+      { tools: [fn('f', { type: 'object', properties: { n: { type: 'integer', enum: [Number(CARD)] } } })] },
+      'tools[0].parameters (a number)',
+    ],
+    [
+      'a schema default and examples',
+      { tools: [fn('f', { type: 'object', properties: { n: { type: 'integer', default: Number(CARD), examples: [Number(CARD)] } } })] },
+      'tools[0].parameters (a number)',
+    ],
+    [
+      'a key in schema properties',
+      { tools: [fn('f', { type: 'object', properties: { [`card ${CARD}`]: { type: 'string' } } })] },
+      'tools[0].parameters (a key)',
+    ],
+    ['a metadata key', { metadata: { [CARD]: 'x' } }, 'metadata (a key)'],
+    [
+      'a response format key',
+      { response_format: { type: 'json_schema', json_schema: { name: 'r', schema: { type: 'object', properties: { [CARD]: { type: 'string' } } } } } },
+      'response_format.schema (a key)',
+    ],
+  ];
+
+  it.each(HIDDEN)('%s is found: under block, 400 and nothing sent', async (_what, extra) => {
+    const { gateway, records } = gatewayWith({ dlp: { default: { credit_card: 'block' } } });
+    const from = seen.length;
+    const res = await post(gateway, { model: echoModel('openai_chat'), messages: [{ role: 'user', content: 'hi' }], ...extra });
+    expect(res.status).toBe(400);
+    expect(seen.length).toBe(from);
+    expect(records[0]).toMatchObject({ reason: 'dlp_block:credit_card', dlp: { credit_card: { action: 'block' } } });
+    await gateway.close();
+  });
+
+  it.each(HIDDEN)('%s cannot be rewritten: under redact or pseudonymize, 400 naming the field, nothing sent', async (_what, extra, field) => {
+    for (const action of ['redact', 'pseudonymize']) {
+      const { gateway, records } = gatewayWith({ dlp: { default: { credit_card: action } } });
+      const from = seen.length;
+      const res = await post(gateway, { model: echoModel('openai_chat'), messages: [{ role: 'user', content: 'hi' }], ...extra });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { error: { message: string } };
+      expect(body.error.message).toContain(`(credit_card) in ${field}`);
+      expect(body.error.message).not.toContain(CARD);
+      expect(seen.length).toBe(from);
+      expect(records[0]).toMatchObject({ reason: 'dlp_unrewritable:credit_card' });
+      await gateway.close();
+    }
+  });
+
+  it('in the caller’s own format (Anthropic), and only reported in shadow mode; `log` counts and sends', async () => {
+    const { gateway } = gatewayWith({ dlp: { default: { credit_card: 'redact' } } });
+    const res = await gateway.fetch('http://gw/v1/messages', {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: echoModel('anthropic_messages'),
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [{ name: `get_${CARD}`, input_schema: { type: 'object', properties: {} } }],
+      }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    await gateway.close();
+
+    const shadow = gatewayWith({ enforcement: 'shadow', dlp: { default: { credit_card: 'redact' } } });
+    expect(
+      (await post(shadow.gateway, { model: echoModel('openai_chat'), messages: [{ role: 'user', content: 'hi' }], metadata: { [CARD]: 'x' } })).status,
+    ).toBe(200);
+    expect(shadow.records[0]!.would_block).toContain('dlp_unrewritable:credit_card');
+    await shadow.gateway.close();
+
+    const logging = gatewayWith({ dlp: { default: { credit_card: 'log' } } });
+    const from = seen.length;
+    expect((await post(logging.gateway, { model: echoModel('openai_chat'), ...called(`{"card":${CARD}}`) })).status).toBe(200);
+    expect(JSON.stringify(seen.slice(from).map((s) => s.body))).toContain(CARD);
+    expect(logging.records[0]!.dlp).toEqual({ credit_card: { action: 'log', count: 1 } });
+    await logging.gateway.close();
+  });
+
+  it('string values in arguments are rewritten in place: numbers and layout stay as the client wrote them', async () => {
+    const { gateway } = gatewayWith({ dlp: { default: { email: 'redact' } } });
+    const from = seen.length;
+    const args = '{"n": 12345678901234567890, "note": "mail jane.doe@acme.io"}';
+    expect((await post(gateway, { model: echoModel('openai_chat'), ...called(args) })).status).toBe(200);
+    const sent = seen.slice(from)[0]!.body as { messages: Array<{ tool_calls?: Array<{ function: { arguments: string } }> }> };
+    expect(sent.messages[1]!.tool_calls![0]!.function.arguments).toBe('{"n": 12345678901234567890, "note": "mail [REDACTED:EMAIL]"}');
+    await gateway.close();
+  });
+});
+
 describe('shadow mode on answers', () => {
   it('scans and counts what the model says with the action it would take, reports a block in would_block, changes nothing', async () => {
     const { gateway, openai, records } = gatewayWith({

@@ -42,6 +42,12 @@ export interface RequestDlpResult {
   counts: Record<string, DlpCount>;
   /** The first entity whose action is `block`, when one was found. */
   blocked: string | null;
+  /**
+   * The first value the policy would redact or pseudonymize in a place that cannot be rewritten
+   * without breaking the request (a tool name, a JSON key or number), and that place: such a
+   * request is refused rather than sent with the value or broken.
+   */
+  unrewritable?: { entity: string; field: string } | null;
   /** For the answer: surrogates to restore, detectors to run; null when there is nothing to do. */
   output: OutputRules | null;
   /**
@@ -149,7 +155,8 @@ async function apply(prepared: PreparedDlp, input: RequestDlpInput): Promise<Req
   // 1. Find, in every text (recognizers run concurrently, each within its time). Where findings
   // overlap, the stricter action wins: a value the policy blocks is never hidden by a logged one.
   const strictness = (entity: string): number => actionStrictness(decision.actions[entity] ?? 'allow');
-  const texts = requestTexts(input.ir);
+  const visited = requestTexts(input.ir);
+  const texts = visited.map((v) => v.text);
   const findings: Finding[][] = await Promise.all(
     texts.map(async (text) => {
       if (text.length === 0) return [];
@@ -162,15 +169,22 @@ async function apply(prepared: PreparedDlp, input: RequestDlpInput): Promise<Req
   // 2. Decide and count.
   const counts: Record<string, DlpCount> = {};
   let blocked: string | null = null;
+  let unrewritable: { entity: string; field: string } | null = null;
   const pseudonyms = new Map<string, string>(); // `${entity}\0${value}` → surrogate
   for (let t = 0; t < texts.length; t++) {
+    const field = visited[t]!.field;
     for (const f of findings[t]!) {
       const action = decision.actions[f.entity] ?? 'allow';
       if (action === 'allow') continue;
       const c = (counts[f.entity] ??= { action, count: 0 });
       c.count++;
       if (action === 'block' && blocked === null) blocked = f.entity;
-      if (action === 'pseudonymize') pseudonyms.set(`${f.entity}\u0000${texts[t]!.slice(f.start, f.end)}`, '');
+      if (action !== 'redact' && action !== 'pseudonymize') continue;
+      // A tool name, JSON key or number: rewriting it could break the request (a call naming a
+      // tool that is no longer declared, a schema's `required` naming a renamed key, a marker
+      // where a number must be), so the request is refused instead.
+      if (field !== undefined) unrewritable ??= { entity: f.entity, field };
+      else if (action === 'pseudonymize') pseudonyms.set(`${f.entity}\u0000${texts[t]!.slice(f.start, f.end)}`, '');
     }
   }
   // The answer's rules: restore what was pseudonymized; with scan_responses, run the detectors.
@@ -179,12 +193,12 @@ async function apply(prepared: PreparedDlp, input: RequestDlpInput): Promise<Req
     const a = decision.actions[entity] ?? 'allow';
     return a === 'block' ? 'block' : a === 'redact' || a === 'pseudonymize' ? 'redact' : 'log';
   };
-  if (blocked !== null && input.enforce) return { ir: input.ir, counts, blocked, output: null, scanned: true };
+  if ((blocked !== null || unrewritable !== null) && input.enforce) return { ir: input.ir, counts, blocked, unrewritable, output: null, scanned: true };
   if (!input.enforce) {
     // Shadow mode changes nothing: the request goes as sent; the answer is scanned and counted.
     const output =
       outputDetectors.length === 0 ? null : { restore: new Map<string, string>(), detectors: outputDetectors, action: outputAction, marker: redactionMarker };
-    return { ir: input.ir, counts, blocked, output, scanned: false };
+    return { ir: input.ir, counts, blocked, unrewritable, output, scanned: false };
   }
 
   // 3. Surrogates: one per value, distinct from every value and every other surrogate.
@@ -220,7 +234,7 @@ async function apply(prepared: PreparedDlp, input: RequestDlpInput): Promise<Req
   // 5. The answer's rules.
   const output: OutputRules | null =
     restore.size === 0 && outputDetectors.length === 0 ? null : { restore, detectors: outputDetectors, action: outputAction, marker: redactionMarker };
-  return { ir, counts, blocked, output, scanned: true };
+  return { ir, counts, blocked, unrewritable: null, output, scanned: true };
 }
 
 const prepared = new WeakMap<Policy, WeakMap<readonly Recognizer[], PreparedDlp>>();

@@ -71,6 +71,21 @@ export function dlpStage(engine: DlpEngine, options: DlpStageOptions): DlpDeps {
         }
         if (!ctx.wouldBlock.includes(reason)) ctx.wouldBlock.push(reason);
       }
+      const unrewritable = result.unrewritable ?? null;
+      if (result.blocked === null && unrewritable !== null) {
+        const reason = `dlp_unrewritable:${unrewritable.entity}`;
+        if (enforce) {
+          return {
+            ok: false,
+            error: new GatewayError(
+              'invalid_request',
+              `The request contains data the policy rewrites (${unrewritable.entity}) in ${unrewritable.field}, which cannot be rewritten without breaking the request; it was not sent.`,
+            ),
+            reason,
+          };
+        }
+        if (!ctx.wouldBlock.includes(reason)) ctx.wouldBlock.push(reason);
+      }
       return { ok: true, ir: result.ir, reencode: result.scanned, output: result.output === null ? null : engine.guardAnswer(result.output, enforce) };
     },
   };
