@@ -30,6 +30,9 @@ const seen: Seen[] = [];
 let key: string;
 let identity: unknown;
 
+/** A base64 blob that reads as a Google API key at its start: legit encoded data, not to be scanned. */
+const BLOB = `AIza${'SyA1234567890abcdefghijklmnopqrstu'}/${'A'.repeat(60)}==`;
+
 /** Whole answers with more than content: OpenAI Chat with log-probabilities, annotations and audio; Responses echoing the request. */
 const RAW: Record<string, Scenario> = {
   // The model glues a card number to the email surrogate it was sent.
@@ -76,6 +79,29 @@ const RAW: Record<string, Scenario> = {
         },
       ],
       usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 },
+    }),
+  // A hostile upstream hides an SSN in annotation ids, beside a legit base64 blob.
+  'opaque.openai_chat': () =>
+    Response.json({
+      id: 'chatcmpl_1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'echo-1',
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'stop',
+          message: {
+            role: 'assistant',
+            content: 'ok',
+            annotations: [
+              { type: 'url_citation', id: 'SSN 536-22-1234', url_citation: { start_index: 0, end_index: 2, url: 'https://a.example/', title: 't' } },
+              { type: 'file_citation', id: '536-22-1234', data: BLOB, status: 'completed' },
+            ],
+          },
+        },
+      ],
+      usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
     }),
   'raw.openai_responses': (_request, body) =>
     Response.json({
@@ -160,7 +186,7 @@ afterAll(async () => {
 function gatewayWith(policy: unknown): { gateway: Gateway; records: UsageRecord[]; openai: OpenAI; anthropic: Anthropic } {
   const records: UsageRecord[] = [];
   const gateway = createGateway({
-    registry: echoRegistry(upstream.url, [...Object.keys(VARIANTS), 'raw', 'glue', 'split', 'splitlong', 'splitsur']),
+    registry: echoRegistry(upstream.url, [...Object.keys(VARIANTS), 'raw', 'glue', 'opaque', 'split', 'splitlong', 'splitsur']),
     policy: policy as PolicyFileInput,
     identity: identity as never,
     secrets: ECHO_SECRETS,
@@ -467,6 +493,25 @@ describe('what a whole answer carries beside its content', () => {
     expect(body.choices[0]!.message.annotations[0]!.url_citation.title).toBe('Contact [REDACTED:EMAIL]');
     expect(body.choices[0]!.logprobs).toBeNull();
     await gateway.close();
+  });
+
+  it('values under id-like keys are read unless they look opaque: an SSN in an annotation id is redacted, a base64 blob kept', async () => {
+    const { gateway, records } = gatewayWith({ dlp: { default: { us_ssn: 'redact', secret: 'block' }, scan_responses: true } });
+    const res = await post(gateway, { model: echoModel('openai_chat', 'opaque'), messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { choices: Array<{ message: { annotations: Array<Record<string, unknown>> } }> };
+    const [first, second] = body.choices[0]!.message.annotations;
+    expect(first).toMatchObject({ type: 'url_citation', id: 'SSN [REDACTED:US_SSN]' });
+    expect(second).toEqual({ type: 'file_citation', id: '[REDACTED:US_SSN]', data: BLOB, status: 'completed' });
+    expect(records[0]!.dlp_response).toEqual({ us_ssn: { action: 'redact', count: 2 } });
+    await gateway.close();
+
+    const blocking = gatewayWith({ dlp: { default: { us_ssn: 'block' }, scan_responses: true } });
+    const withheld = await post(blocking.gateway, { model: echoModel('openai_chat', 'opaque'), messages: [{ role: 'user', content: 'hi' }] });
+    expect(withheld.status).toBe(502);
+    expect(await withheld.text()).not.toContain('536-22');
+    expect(blocking.records[0]!.reason).toBe('dlp_block:us_ssn');
+    await blocking.gateway.close();
   });
 
   it('surrogates in what a Responses upstream echoes (instructions, metadata) are restored for the client', async () => {

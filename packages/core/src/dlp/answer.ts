@@ -11,7 +11,7 @@ import { GatewayError, type Response as IRResponse, type StreamEvent, type Assis
 import { OutputGuard, type OutputRules } from '@tollgate/policy/detectors';
 import type { AnswerDlp } from '../gateway/answer-guard.js';
 import type { RequestContext } from '../gateway/context.js';
-import { OPAQUE_KEYS, mapJson } from '../gateway/ir-texts.js';
+import { OPAQUE_KEYS, mapJson, type Opaque } from '../gateway/ir-texts.js';
 
 /**
  * Vendor fields that hold the answer's text split into tokens (log-probabilities): a value
@@ -44,6 +44,27 @@ function withoutTokens(value: unknown): unknown {
   }
   return changed ? out : value;
 }
+
+/** Keys whose values are encoded: base64 media and audio, signatures, encrypted reasoning. */
+const BLOB_KEYS: ReadonlySet<string> = new Set(['data', 'file_data', 'encrypted_content', 'signature', 'thought_signature', 'thoughtSignature', 'image_url']);
+/** An enum value (`url_citation`, `completed`, `assistant`): lower-case letters, no digit. */
+const ENUM_WORD = /^[a-z][a-z_]*$/;
+/** Base64 or base64url, or a base64 data URL, as encoded blobs are sent. */
+const BASE64 = /^(?:data:[a-z]+\/[\w.+-]+;base64,)?[A-Za-z0-9+/_-]+={0,2}$/;
+
+/**
+ * What of an answer's extras is not read: a value under an opaque key (`OPAQUE_KEYS`) only when
+ * it looks opaque — an enum word, or under a blob key an encoded blob of at least 64
+ * characters (DLP does not decode encodings). Anything else there is read like any text: an
+ * upstream can put `SSN 536-22-1234` in an annotation's `id` or `data`, and an id is short.
+ */
+const ANSWER_OPAQUE: Opaque = {
+  has(key, value) {
+    if (!OPAQUE_KEYS.has(key) || typeof value !== 'string') return false;
+    if (ENUM_WORD.test(value)) return true;
+    return BLOB_KEYS.has(key) && value.length >= 64 && BASE64.test(value);
+  },
+};
 
 const noRestore: OutputRules = { restore: new Map(), detectors: [], action: () => 'log', marker: () => '' };
 
@@ -165,7 +186,7 @@ export function answerDlp(rules: OutputRules, enforced: boolean): AnswerDlp {
           blocked = g.blocked;
           return out;
         },
-        OPAQUE_KEYS,
+        ANSWER_OPAQUE,
       ) as Record<string, unknown>;
       if (blocked !== null) return { error: dlpRefusal(ctx, blocked) };
       if (fields !== vendor.fields) {

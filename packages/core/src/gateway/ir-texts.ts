@@ -40,8 +40,16 @@ export const OPAQUE_KEYS: ReadonlySet<string> = new Set([
  */
 export type TextVisitor = (text: string, field?: string) => string;
 
+/**
+ * Which values of a JSON value are opaque, never text: a set of keys, or a test of a key and
+ * its value (the answer side skips a key's value only when it looks opaque).
+ */
+export interface Opaque {
+  has(key: string, value: unknown): boolean;
+}
+
 /** No key is opaque in the client's own JSON (tool arguments, schemas, metadata). */
-const NONE: ReadonlySet<string> = new Set();
+const NONE: Opaque = new Set<string>();
 
 /** The keys and numbers met walking a JSON value: texts that cannot be rewritten. */
 interface Fixed {
@@ -49,7 +57,7 @@ interface Fixed {
   numbers: string[];
 }
 
-function walk(value: unknown, fn: TextVisitor, opaque: ReadonlySet<string>, fixed: Fixed | null): unknown {
+function walk(value: unknown, fn: TextVisitor, opaque: Opaque, fixed: Fixed | null): unknown {
   if (typeof value === 'string') return fn(value);
   if (typeof value === 'number') {
     fixed?.numbers.push(String(value));
@@ -69,7 +77,7 @@ function walk(value: unknown, fn: TextVisitor, opaque: ReadonlySet<string>, fixe
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       fixed?.keys.push(k);
-      const r = opaque.has(k) ? v : walk(v, fn, opaque, fixed);
+      const r = opaque.has(k, v) ? v : walk(v, fn, opaque, fixed);
       if (r !== v) changed = true;
       out[k] = r;
     }
@@ -90,7 +98,7 @@ function visitFixed(fn: TextVisitor, texts: readonly string[], field: string): v
  * Every string value of a JSON value, skipping the values of `opaque` keys. With `field`, its
  * keys and its numbers are visited too, after them, as texts that cannot be rewritten.
  */
-export function mapJson(value: unknown, fn: TextVisitor, opaque: ReadonlySet<string> = NONE, field?: string): unknown {
+export function mapJson(value: unknown, fn: TextVisitor, opaque: Opaque = NONE, field?: string): unknown {
   if (field === undefined) return walk(value, fn, opaque, null);
   const fixed: Fixed = { keys: [], numbers: [] };
   const out = walk(value, fn, opaque, fixed);
